@@ -1,0 +1,193 @@
+// bench/common/bench.hpp: shared infrastructure of the C++ benchmark binaries.
+//
+// The contract every kernel keeps is bench/KERNELS.md.  A kernel is one function
+// `bench::output fn(const bench::args&)` registered with BENCH_KERNEL("name", fn) in the
+// system's source file (bench/<kernel>/<system>.cpp); the binary of that system finds it
+// through the per-binary registry, so adding a kernel needs no edit anywhere else.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+namespace bench {
+
+// ---------------------------------------------------------------------------------------
+// Random numbers, identical in C++ and Rust (KERNELS.md, "Random numbers").
+
+inline std::uint64_t splitmix64(std::uint64_t& state) noexcept {
+    state += 0x9E3779B97F4A7C15ULL;
+    std::uint64_t z = state;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    return z ^ (z >> 31);
+}
+
+// A double in [0, 1): the top 53 bits of one splitmix64 step times 2^-53.
+inline double uniform01(std::uint64_t& state) noexcept {
+    return static_cast<double>(splitmix64(state) >> 11) * 0x1.0p-53;
+}
+
+// splitmix64(state) % n (n > 0).
+inline std::uint64_t below(std::uint64_t& state, std::uint64_t n) noexcept {
+    return splitmix64(state) % n;
+}
+
+// A generator with state a ^ (b * 0x9E3779B97F4A7C15) stepped once by splitmix64.
+inline std::uint64_t hash2(std::uint64_t a, std::uint64_t b) noexcept {
+    std::uint64_t state = a ^ (b * 0x9E3779B97F4A7C15ULL);
+    return splitmix64(state);
+}
+
+// ---------------------------------------------------------------------------------------
+// Command line and result.
+
+// The parsed command line: BIN --kernel K --size S --workers P [--policy NAME] [--variant V]
+struct args {
+    std::string kernel;
+    std::string size;      // "test", "quick" or "full"
+    std::string policy;    // weft only; empty = the library default
+    std::string variant;   // empty = the kernel's only/default variant
+    unsigned workers = 1;
+};
+
+enum class size_class { test, quick, full };
+
+// The size class of a.size; throws usage_error on anything else (main validates first).
+size_class size_of(const args& a);
+
+// Picks the value for the size class: pick(a, test_value, quick_value, full_value).
+template <class T>
+T pick(const args& a, T test, T quick, T full) {
+    switch (size_of(a)) {
+        case size_class::test: return test;
+        case size_class::quick: return quick;
+        case size_class::full: return full;
+    }
+    return full;
+}
+
+// A bad command line (unknown variant, bad worker count, ...): the binary exits with 2.
+struct usage_error : std::invalid_argument {
+    using std::invalid_argument::invalid_argument;
+};
+
+// What a kernel hands back: the timed run's seconds, its checksum (decimal), and whether
+// the checksum equals the oracle.
+struct output {
+    double time_s = 0.0;
+    std::string checksum;
+    bool ok = false;
+    std::string expected;  // the oracle's checksum, for the message on a mismatch
+};
+
+using kernel_fn = output (*)(const args&);
+
+// ---------------------------------------------------------------------------------------
+// Registry (one table per binary; function-local static, so static initialisation order
+// between translation units does not matter).
+
+struct kernel_entry {
+    const char* name;
+    kernel_fn fn;
+};
+
+std::vector<kernel_entry>& registry();
+
+struct registrar {
+    registrar(const char* name, kernel_fn fn) { registry().push_back({name, fn}); }
+};
+
+#define BENCH_DETAIL_CAT2(a, b) a##b
+#define BENCH_DETAIL_CAT(a, b) BENCH_DETAIL_CAT2(a, b)
+// BENCH_KERNEL("fib", run_fib);  at namespace scope in the system's kernel file.
+#define BENCH_KERNEL(name, fn)                                                        \
+    static const ::bench::registrar BENCH_DETAIL_CAT(bench_registrar_, __COUNTER__) { \
+        name, fn                                                                      \
+    }
+
+// ---------------------------------------------------------------------------------------
+// Per-system hooks, defined once per binary by bench/common/system_<system>.cpp.
+
+// The system's name as printed in the JSON ("serial", "weft", "tbb", "omp-gcc", ...).
+const char* system_name();
+// Validates the command line for this system and sets the thread count up (throws
+// usage_error / std::invalid_argument on a bad one: exit code 2).
+void system_setup(const args& a);
+// The policy name printed in the JSON ("" for systems without policies).
+std::string system_policy();
+// Called by measure() right before / right after the timed run (weft: reset the counters,
+// then take them).
+void system_before_timed();
+void system_after_timed();
+// Extra members of the JSON line, each starting with a comma (weft: ,"stats":{...}).
+std::string system_extra_json();
+
+// ---------------------------------------------------------------------------------------
+// Timing.
+
+// Keeps the compiler from treating v as known (and so from merging repeated identical
+// computations such as the reps of a kernel).
+template <class T>
+inline T opaque(T v) noexcept {
+    static_assert(std::is_integral_v<T> || std::is_pointer_v<T>);
+    asm volatile("" : "+r"(v));
+    return v;
+}
+
+// Seconds of one call of f, on std::chrono::steady_clock.
+template <class F>
+double time_it(F&& f) {
+    const auto t0 = std::chrono::steady_clock::now();
+    std::forward<F>(f)();
+    const auto t1 = std::chrono::steady_clock::now();
+    return std::chrono::duration<double>(t1 - t0).count();
+}
+
+template <class R>
+struct timed {
+    double time_s;
+    R result;
+};
+
+// The warm-up rule of KERNELS.md: prepare(); run() once untimed unless the size is full;
+// then prepare(); run() once timed (the system hooks around it).  prepare() is untimed and
+// restores whatever run() modifies (e.g. copies the input matrix back).
+template <class Prepare, class Run>
+auto measure(const args& a, Prepare&& prepare, Run&& run) -> timed<decltype(run())> {
+    using R = decltype(run());
+    static_assert(!std::is_void_v<R>, "a kernel run returns its checksum material");
+    if (size_of(a) != size_class::full) {
+        prepare();
+        R warm = run();
+        (void)warm;
+    }
+    prepare();
+    system_before_timed();
+    const auto t0 = std::chrono::steady_clock::now();
+    R r = run();
+    const auto t1 = std::chrono::steady_clock::now();
+    system_after_timed();
+    return timed<R>{std::chrono::duration<double>(t1 - t0).count(), std::move(r)};
+}
+
+template <class Run>
+auto measure(const args& a, Run&& run) -> timed<decltype(run())> {
+    return measure(a, [] {}, std::forward<Run>(run));
+}
+
+// Builds the output of a kernel whose checksum is an integer, against the oracle.
+template <class T>
+output result(double time_s, T checksum, T oracle) {
+    static_assert(std::is_integral_v<T>);
+    return output{time_s, std::to_string(checksum), checksum == oracle, std::to_string(oracle)};
+}
+
+// Throws usage_error unless the variant is empty (kernels that have only one variant).
+void require_default_variant(const args& a);
+
+}  // namespace bench

@@ -1,0 +1,20 @@
+// bench/common/system_serial.cpp: the serial elision (baseline Ts).  One thread: --workers 1.
+#include "bench.hpp"
+
+namespace bench {
+
+const char* system_name() { return "serial"; }
+
+void system_setup(const args& a) {
+    if (a.workers != 1)
+        throw usage_error("the serial system runs on one thread: --workers must be 1 (got " +
+                          std::to_string(a.workers) + ")");
+    if (!a.policy.empty()) throw usage_error("--policy is only for the weft system");
+}
+
+std::string system_policy() { return ""; }
+void system_before_timed() {}
+void system_after_timed() {}
+std::string system_extra_json() { return ""; }
+
+}  // namespace bench

@@ -1,0 +1,67 @@
+// bench/common/system_weft.cpp: the weft pool of a benchmark run.
+//
+// The pool is built from --workers and --policy (absent: the library default, which
+// WEFT_POLICY may set); the counters of the timed run (reset right before it, read right
+// after it) are printed as "stats" in the JSON line.
+#include "system_weft.hpp"
+
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "bench.hpp"
+
+namespace bench {
+namespace {
+std::unique_ptr<weft::pool> the_pool;
+std::optional<weft::counters> timed_counters;
+}  // namespace
+
+weft::pool& weft_pool() {
+    if (!the_pool) throw std::logic_error("bench::weft_pool() used before system_setup");
+    return *the_pool;
+}
+
+const char* system_name() { return "weft"; }
+
+void system_setup(const args& a) {
+    weft::config cfg;
+    cfg.workers = a.workers;
+    // parse_policy throws std::invalid_argument naming the accepted values: exit code 2.
+    if (!a.policy.empty()) cfg.policy = weft::parse_policy(a.policy);
+    the_pool = std::make_unique<weft::pool>(cfg);
+}
+
+std::string system_policy() { return std::string(weft::to_string(weft_pool().policy())); }
+
+void system_before_timed() { weft_pool().reset_stats(); }
+
+void system_after_timed() { timed_counters = weft_pool().stats().total; }
+
+std::string system_extra_json() {
+    if (!timed_counters) return "";
+    const weft::counters& c = *timed_counters;
+    std::string s = ",\"stats\":{";
+    bool first = true;
+    auto field = [&](const char* name, std::uint64_t v) {
+        s += first ? "\"" : ",\"";
+        first = false;
+        s += name;
+        s += "\":";
+        s += std::to_string(v);
+    };
+    field("joins", c.joins);
+    field("loop_iterations", c.loop_iterations);
+    field("promotions", c.promotions);
+    field("steals", c.steals);
+    field("steal_attempts", c.steal_attempts);
+    field("leapfrogs", c.leapfrogs);
+    field("deque_checks", c.deque_checks);
+    field("idle_ns", c.idle_ns);
+    field("heap_peak_bytes", c.heap_peak_bytes);
+    field("live_threads_peak", c.live_threads_peak);
+    s += "}";
+    return s;
+}
+
+}  // namespace bench
