@@ -1,0 +1,193 @@
+// bench/bfs: level-synchronous breadth-first search on a random geometric graph (LS §7.3,
+// whose BFS ran on the DIMACS10 rgg_n_2_24 graph; here the graph is generated).
+//
+// Input (KERNELS.md): n = 2000 / 200000 / 4000000 nodes (test / quick / full), seed 11; node i
+// is at (x_i, y_i) = (uniform01, uniform01), drawn in the order x_0, y_0, x_1, y_1, ...  With
+// r = sqrt(10 / (pi * n)) (average degree 10), i and j != i are neighbours iff
+// dx*dx + dy*dy < r*r (doubles; dx = x_i - x_j, dy = y_i - y_j).  CSR, neighbours ascending.
+//
+// Algorithm (every system): level[v] = UNVISITED (all ones) for all v, then level[0] = 0 and
+// frontier = {0}; per level d, a parallel loop over the frontier, and for each frontier node u a
+// parallel loop over its neighbours v: if level[v] reads UNVISITED and a compare-and-swap
+// UNVISITED -> d+1 on level[v] succeeds, v is appended to the next frontier at the slot given by
+// a fetch_add on a shared counter (so the order of a frontier is nondeterministic, the levels
+// are not).  The serial elision keeps the atomics (it is the same code with the loops serial).
+//
+// Timed: the search only; the level array is reset to UNVISITED and the two frontier buffers are
+// allocated before the clock starts (bench::measure's prepare step).
+//
+// Checksum: (number of reached nodes) * 2^32 + (sum of the levels of reached nodes), wrapping;
+// the oracle is a plain queue BFS of the same graph.
+#pragma once
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <cstdint>
+#include <memory>
+#include <numbers>
+#include <vector>
+
+#include "../common/bench.hpp"
+
+namespace bench::bfs {
+
+inline constexpr std::uint32_t unvisited = 0xFFFFFFFFu;
+
+struct graph {
+    std::uint32_t n = 0;
+    std::vector<std::uint64_t> offsets;   // n + 1
+    std::vector<std::uint32_t> targets;   // offsets[n]
+};
+
+inline graph generate(std::uint32_t n) {
+    std::uint64_t g = 11;
+    std::vector<double> x(n), y(n);
+    for (std::uint32_t i = 0; i < n; ++i) {
+        x[i] = uniform01(g);
+        y[i] = uniform01(g);
+    }
+    const double r = std::sqrt(10.0 / (std::numbers::pi * static_cast<double>(n)));
+    const double r2 = r * r;
+
+    // Buckets of a k x k grid whose cells are at least r wide: neighbours lie in the 3 x 3 cells
+    // around a node's own.  (Only an accelerator: the edge set is defined by the test above.)
+    const std::uint32_t k = std::max<std::uint32_t>(1, static_cast<std::uint32_t>(1.0 / r));
+    auto cell_of = [&](double v) {
+        return std::min<std::uint32_t>(k - 1, static_cast<std::uint32_t>(v * k));
+    };
+    std::vector<std::uint32_t> cell_start(static_cast<std::size_t>(k) * k + 1, 0);
+    std::vector<std::uint32_t> cell(n);
+    for (std::uint32_t i = 0; i < n; ++i) {
+        cell[i] = cell_of(y[i]) * k + cell_of(x[i]);
+        ++cell_start[cell[i] + 1];
+    }
+    for (std::size_t c = 0; c < static_cast<std::size_t>(k) * k; ++c)
+        cell_start[c + 1] += cell_start[c];
+    std::vector<std::uint32_t> members(n);
+    {
+        std::vector<std::uint32_t> fill(cell_start.begin(), cell_start.end() - 1);
+        for (std::uint32_t i = 0; i < n; ++i) members[fill[cell[i]]++] = i;
+    }
+
+    graph G;
+    G.n = n;
+    G.offsets.resize(static_cast<std::size_t>(n) + 1);
+    G.targets.reserve(static_cast<std::size_t>(n) * 11);
+    G.offsets[0] = 0;
+    for (std::uint32_t i = 0; i < n; ++i) {
+        const std::size_t start = G.targets.size();
+        const std::int64_t cx = cell[i] % k, cy = cell[i] / k;
+        for (std::int64_t yy = cy - 1; yy <= cy + 1; ++yy) {
+            if (yy < 0 || yy >= static_cast<std::int64_t>(k)) continue;
+            for (std::int64_t xx = cx - 1; xx <= cx + 1; ++xx) {
+                if (xx < 0 || xx >= static_cast<std::int64_t>(k)) continue;
+                const std::size_t c = static_cast<std::size_t>(yy) * k + static_cast<std::size_t>(xx);
+                for (std::uint32_t m = cell_start[c]; m < cell_start[c + 1]; ++m) {
+                    const std::uint32_t j = members[m];
+                    if (j == i) continue;
+                    const double dx = x[i] - x[j], dy = y[i] - y[j];
+                    if (dx * dx + dy * dy < r2) G.targets.push_back(j);
+                }
+            }
+        }
+        std::sort(G.targets.begin() + static_cast<std::ptrdiff_t>(start), G.targets.end());
+        G.offsets[i + 1] = G.targets.size();
+    }
+    return G;
+}
+
+inline graph input(const args& a) {
+    require_default_variant(a);
+    return generate(pick<std::uint32_t>(a, 2000, 200000, 4000000));
+}
+
+// The mutable state of one search, allocated once.
+struct state {
+    explicit state(std::uint32_t n)
+        : level(new std::atomic<std::uint32_t>[n]), current(new std::uint32_t[n]),
+          next(new std::uint32_t[n]), n(n) {}
+
+    // Untimed: every node unvisited.
+    void reset() {
+        for (std::uint32_t v = 0; v < n; ++v) level[v].store(unvisited, std::memory_order_relaxed);
+        next_size.store(0, std::memory_order_relaxed);
+    }
+
+    // The claim of v for level d: test, then compare-and-swap; the winner appends v.
+    void visit(std::uint32_t v, std::uint32_t d) {
+        if (level[v].load(std::memory_order_relaxed) != unvisited) return;
+        std::uint32_t expected = unvisited;
+        if (level[v].compare_exchange_strong(expected, d, std::memory_order_relaxed))
+            next[next_size.fetch_add(1, std::memory_order_relaxed)] = v;
+    }
+
+    // Between levels (serially, after the level's loop has joined): next becomes current.
+    // Returns the new frontier's size.
+    std::uint32_t advance() {
+        std::swap(current, next);
+        return next_size.exchange(0, std::memory_order_relaxed);
+    }
+
+    // Level 0: the source.
+    std::uint32_t start() {
+        level[0].store(0, std::memory_order_relaxed);
+        current[0] = 0;
+        return 1;
+    }
+
+    std::unique_ptr<std::atomic<std::uint32_t>[]> level;
+    std::unique_ptr<std::uint32_t[]> current, next;
+    alignas(64) std::atomic<std::uint32_t> next_size{0};
+    std::uint32_t n;
+};
+
+// Reached-node count * 2^32 + sum of levels.
+inline std::uint64_t checksum(const state& s) {
+    std::uint64_t reached = 0, sum = 0;
+    for (std::uint32_t v = 0; v < s.n; ++v) {
+        const std::uint32_t l = s.level[v].load(std::memory_order_relaxed);
+        if (l != unvisited) {
+            ++reached;
+            sum += l;
+        }
+    }
+    return (reached << 32) + sum;
+}
+
+// The serial elision: the loops of every system's search, run serially.
+inline std::uint64_t serial(const graph& G, state& s) {
+    std::uint32_t size = s.start();
+    for (std::uint32_t d = 1; size != 0; ++d) {
+        for (std::uint32_t i = 0; i < size; ++i) {
+            const std::uint32_t u = s.current[i];
+            for (std::uint64_t e = G.offsets[u]; e < G.offsets[u + 1]; ++e) s.visit(G.targets[e], d);
+        }
+        size = s.advance();
+    }
+    return checksum(s);
+}
+
+// The oracle: a FIFO-queue BFS.
+inline std::uint64_t oracle(const graph& G) {
+    std::vector<std::uint32_t> level(G.n, unvisited), queue;
+    queue.reserve(G.n);
+    level[0] = 0;
+    queue.push_back(0);
+    std::uint64_t reached = 0, sum = 0;
+    for (std::size_t h = 0; h < queue.size(); ++h) {
+        const std::uint32_t u = queue[h];
+        ++reached;
+        sum += level[u];
+        for (std::uint64_t e = G.offsets[u]; e < G.offsets[u + 1]; ++e) {
+            const std::uint32_t v = G.targets[e];
+            if (level[v] == unvisited) {
+                level[v] = level[u] + 1;
+                queue.push_back(v);
+            }
+        }
+    }
+    return (reached << 32) + sum;
+}
+
+}  // namespace bench::bfs
