@@ -1,0 +1,16 @@
+#include "stress.hpp"
+
+namespace {
+
+bench::output run(const bench::args& a) {
+    using namespace bench::stress;
+    const input_t in = input(a);
+    auto t = bench::measure(a, [&] {
+        return repeat(in, [](unsigned d, std::uint64_t leaf) { return serial_tree(d, 0, leaf); });
+    });
+    return bench::result(t.time_s, t.result, oracle(in));
+}
+
+}  // namespace
+
+BENCH_KERNEL("stress", run);

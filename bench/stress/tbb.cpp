@@ -1,0 +1,27 @@
+#include <tbb/parallel_invoke.h>
+
+#include "stress.hpp"
+
+namespace {
+
+using namespace bench::stress;
+
+std::uint64_t tree(unsigned depth, std::uint64_t index, std::uint64_t leaf) {
+    if (depth == 0) return leaf_work(index, leaf);
+    std::uint64_t x = 0, y = 0;
+    tbb::parallel_invoke([&] { x = tree(depth - 1, 2 * index, leaf); },
+                         [&] { y = tree(depth - 1, 2 * index + 1, leaf); });
+    return x + y;
+}
+
+bench::output run(const bench::args& a) {
+    const input_t in = input(a);
+    auto t = bench::measure(a, [&] {
+        return repeat(in, [](unsigned d, std::uint64_t leaf) { return tree(d, 0, leaf); });
+    });
+    return bench::result(t.time_s, t.result, oracle(in));
+}
+
+}  // namespace
+
+BENCH_KERNEL("stress", run);
