@@ -13,8 +13,10 @@ std::uint64_t solve(const board& b, int d, int n) {
     if (d == n) return 1;
     std::uint64_t counts[max_n];
     const board* bp = &b;
+    // An unsigned loop variable: clang 14 warns about sign comparison in its taskloop code.
+    const unsigned long columns = static_cast<unsigned long>(n);
 #pragma omp taskloop shared(counts) firstprivate(bp, d, n)
-    for (int c = 0; c < n; ++c) counts[c] = column(*bp, d, c, n, solve);
+    for (unsigned long c = 0; c < columns; ++c) counts[c] = column(*bp, d, static_cast<int>(c), n, solve);
     std::uint64_t s = 0;
     for (int c = 0; c < n; ++c) s += counts[c];
     return s;

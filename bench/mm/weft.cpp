@@ -1,0 +1,22 @@
+#include "../common/system_weft.hpp"
+#include "mm.hpp"
+
+namespace {
+
+bench::output run(const bench::args& a) {
+    using namespace bench::mm;
+    const input_t in = input(a);
+    std::vector<double> c(in.n * in.n);
+    auto t = bench::measure(a, [&] {
+        return bench::weft_pool().run([&] {
+            return repeat(in, c, [&](double* cp) {
+                weft::parallel_for(std::size_t{0}, in.n, [&](std::size_t i) { row(in, cp, i); });
+            });
+        });
+    });
+    return bench::result(t.time_s, t.result, oracle(in));
+}
+
+}  // namespace
+
+BENCH_KERNEL("mm", run);

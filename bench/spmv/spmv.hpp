@@ -1,0 +1,96 @@
+// bench/spmv (LS, declarative): y = M·x for a CSR matrix, a parallel loop over the rows and
+// in each row a parallel reduce over its nonzeros (one task per nonzero in the declarative
+// style).  Generation (seed 7), row by row, for each nonzero: col = below(g, cols), then
+// value = below(g, 17) - 8 (as double); then, from the same generator, x[c] = below(g, 9) - 4
+// for c = 0 .. cols-1.  Repeated reps times.
+// Sizes (rows, cols, nnz/row, reps) = (200, 100, 10, 1) / (20000, 5000, 100, 5) /
+// (80000, 5000, 500, 3).
+// Checksum: the wrapping sum over reps and rows of (int64)y[r], printed as a signed 64-bit
+// number.  The values are small integers, so every summation order is exact; the oracle is
+// one serial product's sum times reps.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "../common/bench.hpp"
+
+namespace bench::spmv {
+
+struct input_t {
+    std::size_t rows = 0, cols = 0, nnz_per_row = 0;
+    unsigned reps = 0;
+    std::vector<std::size_t> row_ptr;  // rows + 1
+    std::vector<std::uint32_t> col;    // nnz
+    std::vector<double> val;           // nnz
+    std::vector<double> x;             // cols
+};
+
+inline input_t input(const args& a) {
+    require_default_variant(a);
+    input_t in;
+    in.rows = pick<std::size_t>(a, 200, 20000, 80000);
+    in.cols = pick<std::size_t>(a, 100, 5000, 5000);
+    in.nnz_per_row = pick<std::size_t>(a, 10, 100, 500);
+    in.reps = pick(a, 1u, 5u, 3u);
+    std::uint64_t g = 7;
+    const std::size_t nnz = in.rows * in.nnz_per_row;
+    in.row_ptr.resize(in.rows + 1);
+    in.col.resize(nnz);
+    in.val.resize(nnz);
+    std::size_t k = 0;
+    for (std::size_t r = 0; r < in.rows; ++r) {
+        in.row_ptr[r] = k;
+        for (std::size_t e = 0; e < in.nnz_per_row; ++e, ++k) {
+            in.col[k] = static_cast<std::uint32_t>(below(g, in.cols));
+            in.val[k] = static_cast<double>(static_cast<std::int64_t>(below(g, 17)) - 8);
+        }
+    }
+    in.row_ptr[in.rows] = k;
+    in.x.resize(in.cols);
+    for (double& v : in.x) v = static_cast<double>(static_cast<std::int64_t>(below(g, 9)) - 4);
+    return in;
+}
+
+// One nonzero's term (the map of the row's reduce).
+inline double term(const input_t& in, std::size_t k) { return in.val[k] * in.x[in.col[k]]; }
+
+// Row r, serially.
+inline double row_serial(const input_t& in, std::size_t r) {
+    double s = 0.0;
+    for (std::size_t k = in.row_ptr[r]; k < in.row_ptr[r + 1]; ++k) s += term(in, k);
+    return s;
+}
+
+// The wrapping sum of (int64)y[r] (computed in uint64: two's complement wrapping).
+inline std::uint64_t rows_sum(const std::vector<double>& y) {
+    std::uint64_t s = 0;
+    for (double v : y) s += static_cast<std::uint64_t>(static_cast<std::int64_t>(v));
+    return s;
+}
+
+// reps times: parallel_rows(y) computes y (however the system likes), then its sum.
+template <class Rows>
+std::uint64_t repeat(const input_t& in, std::vector<double>& y, Rows&& parallel_rows) {
+    std::uint64_t s = 0;
+    for (unsigned r = 0; r < in.reps; ++r) {
+        parallel_rows(y.data());
+        s += rows_sum(y);
+    }
+    return s;
+}
+
+inline std::uint64_t oracle(const input_t& in) {
+    std::vector<double> y(in.rows);
+    for (std::size_t r = 0; r < in.rows; ++r) y[r] = row_serial(in, r);
+    return rows_sum(y) * in.reps;
+}
+
+// The output: the checksum as a signed 64-bit number.
+inline output result(double time_s, std::uint64_t checksum, std::uint64_t oracle) {
+    return bench::result(time_s, static_cast<std::int64_t>(checksum),
+                         static_cast<std::int64_t>(oracle));
+}
+
+}  // namespace bench::spmv
