@@ -1,0 +1,68 @@
+// weft — configuration, policies and counters (SPEC §2, §4, §6).
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace weft {
+
+// The schedulers of SPEC §4.  `automatic` means: WEFT_POLICY if set, else the library default.
+enum class policy {
+  automatic,
+  serial,     // everything inline on the caller: the serial elision
+  ws,         // eager child-stealing work stealing (LS §2.2 "SP")
+  ws_ap,      // ws with TBB's auto partitioner for loops (LS l.136-153)
+  wool,       // Wool's direct task stack, private tasks, trip wire, leapfrogging (WOOL §I)
+  lazy_df,    // depth-first lazy scheduling, THR = 1 (LS §3.3)
+  lazy_df2,   // the same with THR = 2 (LS §6.2)
+  lazy_bf,    // breadth-first lazy scheduling (LS §6.1, Algorithm 3)
+  heartbeat,  // heartbeat scheduling (HB §2-4)
+  adf,        // AsyncDF (NAR Ch. 3)
+  dfd,        // DFDeques (NAR Ch. 6)
+  fifo,       // breadth-first global FIFO (NAR l.2700)
+};
+
+// The WEFT_POLICY names: "auto", "serial", "ws", "ws-ap", "wool", "lazy-df", "lazy-df2", "lazy-bf",
+// "heartbeat", "adf", "dfd", "fifo".  parse_policy throws std::invalid_argument listing them.
+policy parse_policy(std::string_view name);
+std::string_view to_string(policy p) noexcept;
+// The policies this build implements (the others are named but rejected with "not implemented").
+std::vector<policy> implemented_policies();
+
+// A field left at its default is taken from the environment when set there (WEFT_WORKERS,
+// WEFT_POLICY, WEFT_HEARTBEAT_US, WEFT_QUOTA, WEFT_TRACE); bad values raise std::invalid_argument.
+struct config {
+  unsigned workers = 0;                      // 0 = automatic (hardware threads)
+  weft::policy policy = weft::policy::automatic;
+  std::chrono::microseconds heartbeat{0};    // 0 = default period N (heartbeat policy only)
+  std::size_t quota_bytes = 0;               // 0 = default K (adf and dfd only)
+  std::string trace_path;                    // empty = no trace
+};
+
+// Per-worker counters (SPEC §6).  Cheap enough to stay on in release builds: each worker writes
+// its own, unshared.
+struct counters {
+  std::uint64_t joins = 0;             // joins and scope spawns
+  std::uint64_t loop_iterations = 0;   // iterations run by parallel_for / parallel_reduce
+  std::uint64_t promotions = 0;        // latent items made stealable
+  std::uint64_t steals = 0;            // successful steals (including leapfrogs)
+  std::uint64_t steal_attempts = 0;    // all steal attempts
+  std::uint64_t leapfrogs = 0;         // tasks stolen back from a thief while blocked in a join
+  std::uint64_t deque_checks = 0;      // polls that looked at the worker's own deque (lazy policies)
+  std::uint64_t idle_ns = 0;           // time spent looking for work or asleep
+  std::uint64_t heap_peak_bytes = 0;   // high-water mark of weft::malloc bytes
+  std::uint64_t live_threads_peak = 0; // most promoted tasks in flight at once (fibers under adf/dfd/fifo)
+
+  counters& operator+=(const counters& o) noexcept;
+};
+
+struct stats {
+  counters total;                // sums; heap_peak_bytes and live_threads_peak: see pool::stats
+  std::vector<counters> workers;
+};
+
+}  // namespace weft

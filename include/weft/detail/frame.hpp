@@ -1,0 +1,84 @@
+// weft — the latent-work record shared by every policy: the frame of a worker's direct task stack.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <exception>
+
+#if defined(__GNUC__) || defined(__clang__)
+#define WEFT_INLINE inline __attribute__((always_inline))
+#define WEFT_NOINLINE __attribute__((noinline))
+// Task wrappers are stored in the state word (WOOL Fig. 3: TASK(w) is the wrapper's address), so
+// their low three bits must be free for EMPTY/DONE/STOLEN(i) and the public tag.  gcc and clang
+// honour function alignment.
+#define WEFT_TASK_FN __attribute__((aligned(8)))
+#else
+#error "weft needs gcc or clang (function alignment, always_inline, initial-exec TLS)"
+#endif
+
+namespace weft::detail {
+
+struct frame;
+struct worker;
+using task_fn = void (*)(frame*);
+
+// The state word of WOOL §I.a / Fig. 3, packed in one pointer-sized word as the paper does:
+//   TASK(w)    the wrapper's address (aligned to 8, so the low three bits are 0); under `wool`,
+//              bit 2 tags a task in a public slot: only a tagged task may be stolen (see
+//              sched_wool.cpp for why the tag lives in the state word and not beside it)
+//   EMPTY      transient during a steal, or no task in the slot
+//   STOLEN(i)  taken by worker i (needed for leapfrogging)
+//   DONE       a stolen task that its thief has finished
+namespace task_state {
+inline constexpr std::uintptr_t empty = 1;
+inline constexpr std::uintptr_t done = 3;
+inline constexpr std::uintptr_t public_tag = 4;
+constexpr bool is_task(std::uintptr_t s) noexcept { return s != 0 && (s & 3) == 0; }
+constexpr bool is_public_task(std::uintptr_t s) noexcept { return s != 0 && (s & 7) == public_tag; }
+constexpr bool is_stolen(std::uintptr_t s) noexcept { return (s & 3) == 2; }
+constexpr std::uintptr_t stolen(unsigned thief) noexcept { return (std::uintptr_t(thief) << 2) | 2; }
+constexpr unsigned thief_of(std::uintptr_t s) noexcept { return unsigned(s >> 2); }
+inline std::uintptr_t task(task_fn f) noexcept { return reinterpret_cast<std::uintptr_t>(f); }
+inline task_fn wrapper(std::uintptr_t s) noexcept { return reinterpret_cast<task_fn>(s & ~std::uintptr_t(7)); }
+}  // namespace task_state
+
+// One slot of a worker's task stack.  Frames live in place in a per-worker array (WOOL §I.a):
+// a join writes its slot with plain stores; only promotion makes it visible to thieves.
+struct alignas(64) frame {
+  std::atomic<std::uintptr_t> state{task_state::empty};
+  // The job (the join record / spawn record on the owner's side).  Relaxed: it is published by the
+  // release store of `state` (Wool) or of the deque's bottom index (deque policies).
+  std::atomic<void*> job{nullptr};
+  // Owner-private: the join must synchronize with thieves.  Deque policies: the frame was pushed on
+  // the deque (reset when joined).  wool: the slot is public (WOOL §I.b; a property of the slot,
+  // kept across joins).  Thieves never read it.
+  bool promoted = false;
+  // A stolen task's exception, written by the thief before DONE, taken by the owner after it.
+  std::exception_ptr error;
+};
+
+// Reasons for a poll to leave the fast path; any set bit sends the next join/spawn to the slow path.
+namespace poll_bit {
+inline constexpr std::uint32_t external = 1u << 0;     // this thread is no worker: use the global pool
+inline constexpr std::uint32_t always = 1u << 1;       // ws: promote every join
+inline constexpr std::uint32_t notify = 1u << 2;       // a thief asks for more (wool's trip wire)
+inline constexpr std::uint32_t public_next = 1u << 3;  // wool: the next push lands in a public slot
+inline constexpr std::uint32_t heartbeat = 1u << 4;    // a heartbeat is due
+}  // namespace poll_bit
+
+// The owner's private fast-path state, in thread-local storage so that a join reaches it with
+// %fs-relative addressing.  `poll` is also written by other threads (thieves, the timer) with
+// fetch_or; the owner reads it with a relaxed load: a poll is one load and one branch.
+struct hot_state {
+  std::atomic<std::uint32_t> poll{poll_bit::external};
+  frame* top = nullptr;  // next free slot of the task stack
+  // Owner-private counters (SPEC §6).  Read by pool::stats() after the run that wrote them has
+  // returned (the root's completion orders them); reading them during a run is racy by design.
+  std::uint64_t joins = 0;
+  std::uint64_t loop_iterations = 0;
+  worker* self = nullptr;
+};
+
+extern constinit thread_local hot_state tls_hot __attribute__((tls_model("initial-exec")));
+
+}  // namespace weft::detail

@@ -1,0 +1,55 @@
+// weft — the runtime's entry points used by the public templates.  Everything here is a slow path:
+// the fast path (join's push, poll and inline pop) is in join.hpp and never calls into this file.
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <cstddef>
+#include <exception>
+#include <mutex>
+
+#include "frame.hpp"
+
+namespace weft::detail {
+
+class runtime;
+
+// What reclaim() found for a promoted frame at its join.
+enum class reclaimed : unsigned char {
+  run_inline,  // nobody took it: the owner runs the branch itself
+  stolen,      // a thief ran it to completion (DONE): its result or error is in the record
+};
+
+// Called by a join or spawn that took the slow path, right after pushing `fr`: the policy decides
+// whether to promote, and which latent item (SPEC §3: "when" and "which").
+void on_poll(hot_state& h, frame* fr);
+// The join of a promoted frame: take it back (deque pop / Wool's exchange) or wait for its thief,
+// leapfrogging meanwhile (WOOL §I.b).
+reclaimed reclaim(hot_state& h, frame* fr);
+// The first branch threw: the frame must be taken back or its thief waited for before the
+// exception leaves the join.  Returns true when a thief ran the branch (its result, if any, must be
+// destroyed; its own error is dropped: the first branch's exception comes first in serial order).
+bool abandon(hot_state& h, frame* fr);
+// Frames left for a spawn must stay below this slot (one frame of headroom per nested join).
+frame* spawn_limit(hot_state& h) noexcept;
+
+runtime* runtime_of(const worker* w) noexcept;
+
+// A call of pool::run from outside the pool: queued for a worker, the caller sleeps until done.
+struct root_job {
+  void (*body)(root_job*) = nullptr;
+  std::exception_ptr error;
+  std::mutex m;
+  std::condition_variable cv;
+  bool done = false;                   // guarded by m
+  std::atomic<bool> done_hint{false};  // lets the caller spin briefly before sleeping
+};
+void submit(runtime* rt, root_job& job);  // queues the job for a worker; returns at once
+void wait_for(root_job& job);              // sleeps until the job's body has finished
+inline void submit_and_wait(runtime* rt, root_job& job) {
+  submit(rt, job);
+  wait_for(job);
+}
+runtime* global_runtime();  // pool::global()'s runtime
+
+}  // namespace weft::detail

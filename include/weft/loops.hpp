@@ -1,0 +1,97 @@
+// weft — parallel loops (SPEC §2).  No grain size is needed for speed: the policy decides where a
+// loop's range is split.  `weft::grain` is an optional amortizing hint only (LS "ppt").
+#pragma once
+
+#include <concepts>
+#include <cstddef>
+#include <stdexcept>
+#include <type_traits>
+#include <utility>
+
+#include "detail/join.hpp"
+#include "pool.hpp"
+
+namespace weft {
+
+// The smallest range a split may produce.  Must be at least 1.
+struct grain {
+  std::size_t value;
+  explicit grain(std::size_t v) : value(v) {
+    if (v == 0) throw std::invalid_argument("weft::grain: must be at least 1 (got 0)");
+  }
+};
+
+namespace detail {
+
+template <class I>
+using uindex_t = std::make_unsigned_t<I>;
+
+template <class I>
+WEFT_INLINE uindex_t<I> range_size(I lo, I hi) noexcept {
+  return uindex_t<I>(uindex_t<I>(hi) - uindex_t<I>(lo));
+}
+
+template <class I>
+WEFT_INLINE I range_mid(I lo, I hi) noexcept {
+  return I(uindex_t<I>(lo) + range_size(lo, hi) / 2);
+}
+
+// Splitting by halves through join: every split is a join whose second half is latent work, so the
+// policy's promotion decides which halves become stealable (ws: all of them, eagerly).
+template <class I, class Body>
+void for_split(I lo, I hi, Body& body, uindex_t<I> grain) {
+  if (range_size(lo, hi) > grain) {
+    const I mid = range_mid(lo, hi);
+    weft::join([&] { for_split(lo, mid, body, grain); }, [&] { for_split(mid, hi, body, grain); });
+    return;
+  }
+  for (I i = lo; i < hi; ++i) body(i);
+  tls_hot.loop_iterations += range_size(lo, hi);
+}
+
+template <class T, class I, class Map, class Combine>
+T reduce_split(I lo, I hi, Map& map, Combine& combine, uindex_t<I> grain) {
+  if (range_size(lo, hi) > grain) {
+    const I mid = range_mid(lo, hi);
+    auto [x, y] = weft::join([&] { return reduce_split<T>(lo, mid, map, combine, grain); },
+                             [&] { return reduce_split<T>(mid, hi, map, combine, grain); });
+    return combine(std::move(x), std::move(y));
+  }
+  T acc = map(lo);
+  for (I i = I(lo + 1); i < hi; ++i) acc = combine(std::move(acc), map(i));
+  tls_hot.loop_iterations += range_size(lo, hi);
+  return acc;
+}
+
+template <class I>
+uindex_t<I> grain_for(std::size_t g) noexcept {
+  return g > std::size_t(uindex_t<I>(-1)) ? uindex_t<I>(-1) : uindex_t<I>(g);
+}
+
+}  // namespace detail
+
+// Runs body(i) for every i in [lo, hi) (any integer types; an empty or reversed range runs nothing).
+template <std::integral L, std::integral H, class Body>
+void parallel_for(L lo, H hi, Body&& body, grain g = grain{1}) {
+  using I = std::common_type_t<L, H>;
+  if (!(I(lo) < I(hi))) return;
+  if (detail::tls_hot.self == nullptr) {
+    pool::global().run([&] { parallel_for(lo, hi, body, g); });
+    return;
+  }
+  detail::for_split<I>(I(lo), I(hi), body, detail::grain_for<I>(g.value));
+}
+
+// combine(init, combine(map(lo), ..., map(hi-1))) with combine applied in index order (it must be
+// associative; it need not be commutative).  An empty range gives init.
+template <std::integral L, std::integral H, class T, class Map, class Combine>
+T parallel_reduce(L lo, H hi, T init, Map&& map, Combine&& combine, grain g = grain{1}) {
+  using I = std::common_type_t<L, H>;
+  if (!(I(lo) < I(hi))) return init;
+  if (detail::tls_hot.self == nullptr)
+    return pool::global().run([&] { return parallel_reduce(lo, hi, std::move(init), map, combine, g); });
+  T rest = detail::reduce_split<T, I>(I(lo), I(hi), map, combine, detail::grain_for<I>(g.value));
+  return combine(std::move(init), std::move(rest));
+}
+
+}  // namespace weft

@@ -1,0 +1,88 @@
+// weft — the pool: workers, a policy, counters (SPEC §2).
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <type_traits>
+#include <utility>
+
+#include "config.hpp"
+#include "detail/join.hpp"
+#include "detail/runtime.hpp"
+
+namespace weft {
+
+class pool {
+ public:
+  pool();                              // workers and policy from the environment
+  explicit pool(const config& cfg);    // throws std::invalid_argument on a bad setting
+  ~pool();                             // waits for the workers to stop; no run may be in flight
+  pool(const pool&) = delete;
+  pool& operator=(const pool&) = delete;
+
+  // Runs f inside the pool and returns its result; blocks the caller.  Called from a worker of this
+  // pool, f simply runs inline.  Several threads may call run at once.  An exception thrown by f,
+  // or by any branch it forks, leaves run after every branch has finished.
+  template <class F>
+  std::invoke_result_t<F&> run(F&& f);
+
+  unsigned size() const noexcept;
+  weft::policy policy() const noexcept;
+  const weft::config& config() const noexcept;  // as resolved: environment applied, defaults filled
+
+  // Per-worker counters and their totals.  total.heap_peak_bytes is the pool's heap high-water mark
+  // (exact); total.live_threads_peak is the sum of the per-worker peaks (an upper bound on the
+  // number in flight at once).  Read them between runs: counters being written by a run in
+  // progress are read without synchronization.
+  weft::stats stats() const;
+  void reset_stats();
+
+  // The pool used by join/parallel_*/scope called from a thread that is no worker: created on first
+  // use from the environment, like Rayon's global pool.
+  static pool& global();
+
+ private:
+  friend detail::runtime* detail::global_runtime();
+  std::unique_ptr<detail::runtime> rt_;
+};
+
+namespace detail {
+
+template <class F>
+struct typed_root_job : root_job {
+  using R = std::invoke_result_t<F&>;
+  F* f;
+  std::optional<std::conditional_t<std::is_void_v<R>, unit, R>> result;
+  explicit typed_root_job(F* fn) : f(fn) {
+    body = [](root_job* j) {
+      auto* self = static_cast<typed_root_job*>(j);
+      if constexpr (std::is_void_v<R>) {
+        (*self->f)();
+        self->result.emplace();
+      } else {
+        self->result.emplace((*self->f)());
+      }
+    };
+  }
+};
+
+bool runs_in(const runtime* rt) noexcept;  // is this thread a worker of rt?
+
+template <class F, class G>
+WEFT_NOINLINE std::pair<ret_t<F>, ret_t<G>> join_external(F& f, G& g) {
+  return pool::global().run([&] { return weft::join(f, g); });
+}
+
+}  // namespace detail
+
+template <class F>
+std::invoke_result_t<F&> pool::run(F&& f) {
+  using R = std::invoke_result_t<F&>;
+  if (detail::runs_in(rt_.get())) return f();
+  detail::typed_root_job<std::remove_reference_t<F>> job(&f);
+  detail::submit_and_wait(rt_.get(), job);
+  if (job.error) std::rethrow_exception(job.error);
+  if constexpr (!std::is_void_v<R>) return std::move(*job.result);
+}
+
+}  // namespace weft

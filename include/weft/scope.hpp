@@ -1,0 +1,106 @@
+// weft — SPAWN/SYNC style fork-join (SPEC §2).  A spawned task is latent work, like a join's second
+// branch; sync() joins the spawned tasks, youngest first, running inline the ones nobody stole.
+#pragma once
+
+#include <cstddef>
+#include <exception>
+#include <memory>
+#include <new>
+#include <type_traits>
+#include <utility>
+
+#include "detail/join.hpp"
+#include "detail/runtime.hpp"
+
+namespace weft {
+
+class scope {
+ public:
+  scope() noexcept;
+  // Syncs.  If a task threw and sync() was not called, the exception leaves the destructor — unless
+  // the scope is being destroyed by another exception, in which case the tasks' errors are dropped.
+  ~scope() noexcept(false);
+  scope(const scope&) = delete;
+  scope& operator=(const scope&) = delete;
+
+  // Spawns f() (a copy of the callable is kept until sync).  Spawned on the thread that made the
+  // scope, at the scope's own nesting level, the task is latent work of this worker; spawned from
+  // anywhere else (another worker, or inside a join branch opened after the scope), it runs at once
+  // — the serial elision — since its frame could not outlive that branch.  On a thread that is no
+  // worker, tasks run in the global pool.
+  template <class F>
+  void spawn(F&& f);
+
+  // Waits for every spawned task; rethrows the exception of the earliest-spawned task that threw.
+  void sync();
+
+ private:
+  struct record {
+    record* prev = nullptr;
+    detail::frame* fr = nullptr;   // its slot (worker mode)
+    detail::root_job* job = nullptr;  // external mode: the job in the global pool
+    std::size_t index = 0;         // spawn order, for the serial order of errors
+    void (*run_inline)(record*) = nullptr;
+    void (*destroy)(record*) = nullptr;
+  };
+  template <class F>
+  struct typed_record;
+
+  void* allocate(std::size_t bytes, std::size_t align);
+  void note_error(std::size_t index, std::exception_ptr e) noexcept;
+  void spawn_external(record* r);
+  void run_now(record* r) noexcept;
+  void finish(record* r) noexcept;
+
+  detail::hot_state* owner_;
+  detail::frame* expected_top_;
+  record* last_ = nullptr;
+  std::size_t spawned_ = 0;
+  std::size_t error_index_ = 0;
+  std::exception_ptr error_;
+  int uncaught_;
+  // Records live in an inline buffer, then in heap chunks freed at sync.
+  struct chunk;
+  chunk* chunks_ = nullptr;
+  std::size_t used_ = 0;
+  alignas(std::max_align_t) unsigned char inline_buf_[512];
+};
+
+template <class F>
+struct scope::typed_record : record {
+  F fn;
+  template <class A>
+  explicit typed_record(A&& a) : fn(std::forward<A>(a)) {
+    run_inline = [](record* r) { static_cast<typed_record*>(r)->fn(); };
+    destroy = [](record* r) { static_cast<typed_record*>(r)->~typed_record(); };
+  }
+  // Runs on a thief.
+  WEFT_TASK_FN static void run(detail::frame* fr) {
+    auto* self = static_cast<typed_record*>(fr->job.load(std::memory_order_relaxed));
+    try {
+      self->fn();
+    } catch (...) {
+      fr->error = std::current_exception();
+    }
+  }
+};
+
+template <class F>
+void scope::spawn(F&& f) {
+  using Fn = std::decay_t<F>;
+  auto* r = ::new (allocate(sizeof(typed_record<Fn>), alignof(typed_record<Fn>)))
+      typed_record<Fn>(std::forward<F>(f));
+  r->index = spawned_++;
+  detail::hot_state& h = detail::tls_hot;
+  if (h.self == nullptr && owner_ == &h) return spawn_external(r);
+  if (owner_ != &h || h.top != expected_top_ || h.top >= detail::spawn_limit(h)) return run_now(r);
+  detail::frame* fr = h.top;
+  r->fr = fr;
+  r->prev = last_;
+  last_ = r;
+  detail::push(h, fr, r, &typed_record<Fn>::run);
+  expected_top_ = h.top;
+  if (h.poll.load(std::memory_order_relaxed)) [[unlikely]] detail::on_poll(h, fr);
+}
+
+}  // namespace weft

@@ -1,0 +1,17 @@
+// weft — a runtime for fine-grained nested parallelism.  The whole public API (SPEC §2):
+//
+//   weft::pool p;  p.run(f);  p.size();  p.stats();  p.reset_stats();  weft::pool::global()
+//   auto [a, b] = weft::join(f, g);
+//   weft::parallel_for(lo, hi, body [, weft::grain{n}]);
+//   T t = weft::parallel_reduce(lo, hi, init, map, combine [, weft::grain{n}]);
+//   weft::scope s; s.spawn(f); s.sync();
+//   weft::malloc / weft::free / weft::allocator<T>
+//   weft::config, weft::policy, weft::parse_policy, weft::to_string, weft::counters, weft::stats
+#pragma once
+
+#include "config.hpp"
+#include "detail/join.hpp"
+#include "loops.hpp"
+#include "memory.hpp"
+#include "pool.hpp"
+#include "scope.hpp"

@@ -1,0 +1,84 @@
+// weft — the stealable deque of promoted items: a fixed-capacity Chase-Lev deque of frame pointers.
+// The owner pushes and pops at the bottom; thieves take the oldest item at the top.
+//
+// Memory orders follow Lê, Pop, Cohen, Zappa Nardelli (PPoPP 2013), with the two seq_cst fences
+// folded into seq_cst accesses so that ThreadSanitizer, which does not model fences, sees the
+// happens-before edges: pop's store of `bottom` and steal's load of `top` must not be reordered
+// with the following load of the other index (the store-load ordering of Dekker's protocol);
+// steal's acquire of `bottom` pairs with push's release so that a stolen frame's fields are
+// visible to the thief.
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+
+#include "weft/detail/frame.hpp"
+
+namespace weft::detail {
+
+class chase_lev_deque {
+ public:
+  explicit chase_lev_deque(std::size_t capacity)
+      : mask_(round_up(capacity) - 1), slots_(new std::atomic<frame*>[mask_ + 1]) {}
+
+  // Owner.  False when full: the item then simply stays latent (promotion is always optional).
+  bool push(frame* f) noexcept {
+    const std::int64_t b = bottom_.load(std::memory_order_relaxed);
+    const std::int64_t t = top_.load(std::memory_order_acquire);
+    if (b - t > std::int64_t(mask_)) return false;
+    slots_[std::size_t(b) & mask_].store(f, std::memory_order_relaxed);
+    bottom_.store(b + 1, std::memory_order_release);
+    return true;
+  }
+
+  // Owner: the youngest item, or nullptr when a thief took the last one.
+  frame* pop() noexcept {
+    const std::int64_t b = bottom_.load(std::memory_order_relaxed) - 1;
+    bottom_.store(b, std::memory_order_seq_cst);
+    std::int64_t t = top_.load(std::memory_order_seq_cst);
+    if (t > b) {
+      bottom_.store(b + 1, std::memory_order_relaxed);
+      return nullptr;
+    }
+    frame* f = slots_[std::size_t(b) & mask_].load(std::memory_order_relaxed);
+    if (t == b) {  // the last item: race the thieves for it
+      if (!top_.compare_exchange_strong(t, t + 1, std::memory_order_seq_cst,
+                                        std::memory_order_relaxed))
+        f = nullptr;
+      bottom_.store(b + 1, std::memory_order_relaxed);
+    }
+    return f;
+  }
+
+  // Thief: the oldest item, or nullptr (empty, or lost a race).
+  frame* steal() noexcept {
+    std::int64_t t = top_.load(std::memory_order_seq_cst);
+    const std::int64_t b = bottom_.load(std::memory_order_seq_cst);
+    if (t >= b) return nullptr;
+    frame* f = slots_[std::size_t(t) & mask_].load(std::memory_order_relaxed);
+    if (!top_.compare_exchange_strong(t, t + 1, std::memory_order_seq_cst,
+                                      std::memory_order_relaxed))
+      return nullptr;
+    return f;
+  }
+
+  // A racy size: exact for the owner up to concurrent steals, a hint for everyone else.
+  std::int64_t size() const noexcept {
+    return bottom_.load(std::memory_order_relaxed) - top_.load(std::memory_order_relaxed);
+  }
+
+ private:
+  static std::size_t round_up(std::size_t n) noexcept {
+    std::size_t p = 1;
+    while (p < n) p <<= 1;
+    return p;
+  }
+  const std::size_t mask_;
+  std::unique_ptr<std::atomic<frame*>[]> slots_;
+  alignas(64) std::atomic<std::int64_t> top_{0};
+  alignas(64) std::atomic<std::int64_t> bottom_{0};
+};
+
+}  // namespace weft::detail

@@ -1,0 +1,165 @@
+// weft — `wool`: Wool's direct task stack (WOOL §I, Fig. 3).  Task descriptors stay in place in the
+// worker's frame array; thieves steal the bottom-most one, synchronizing on its state word (a CAS
+// from TASK to EMPTY, then a check of `bot`); the owner joins with one atomic exchange.  Private
+// tasks (WOOL §I.b): only slots [0, pub) are public; a join of a private task is the fast path's
+// plain pop.  A thief that steals at or above the trip wire sets the owner's `notify` poll bit, and
+// the owner makes more slots public at its next join or spawn; after inlining many public tasks in
+// a row, the owner makes the top public slot private again.
+//
+// Where C++ and the shared fast path force a difference from the C original:
+// * The fast path's push is the same for every policy and writes an untagged TASK(w).  A push into
+//   a public slot takes the slow path (the `public_next` poll bit is set exactly while top < pub)
+//   and tags the state word (TASK(w) | public_tag).  Thieves steal only tagged tasks.  Keeping the
+//   public mark in the state word, instead of in a flag beside it, means a thief can never take a
+//   private task on a stale reading of the flag: the owner's private join does not synchronize, so
+//   that would run the task twice.  The owner's own view of which slots are public is
+//   `frame::promoted`, which thieves never read.
+// * The task's closure lives in the caller's C++ frame (the lambda), the descriptor holds a pointer
+//   to it (`job`); Wool copies the arguments into the descriptor.
+// * A blocked join leapfrogs transitively (the thief, then whoever the thief waits for), see
+//   runtime::wait_stolen.
+#include <algorithm>
+
+#include "runtime.hpp"
+
+namespace weft::detail {
+
+namespace {
+
+constexpr std::size_t initial_public = 4;    // public slots at start
+constexpr std::size_t trip_distance = 2;     // the trip wire: the 2nd highest public slot
+constexpr std::size_t grow_by = 4;           // slots made public per notification
+constexpr std::uint32_t privatize_after = 64;  // consecutive public inlines before shrinking
+
+class wool_scheduler final : public scheduler {
+ public:
+  explicit wool_scheduler(runtime& rt) : rt_(rt) {}
+
+  std::uint32_t initial_poll_bits(worker& w) override {
+    w.pub = std::min(initial_public, w.stack.capacity());
+    for (std::size_t k = 0; k < w.pub; ++k) w.stack.begin()[k].promoted = true;
+    set_trip(w);
+    w.bot.store(w.stack.begin(), std::memory_order_relaxed);
+    return w.pub > 0 ? poll_bit::public_next : 0;
+  }
+
+  void on_poll(worker& w, hot_state& h, frame* fr) override {
+    if (h.poll.load(std::memory_order_relaxed) & poll_bit::notify) {
+      h.poll.fetch_and(~poll_bit::notify, std::memory_order_relaxed);
+      grow(w, h);
+    }
+    if (fr->promoted) publish(w, fr);
+    update_public_next(w, h);
+  }
+
+  reclaimed reclaim(worker& w, hot_state& h, frame* fr) override {
+    // WOOL Fig. 3 join_f / RTS_join.  EMPTY is transient: a thief between its CAS and its decision.
+    std::uintptr_t s = fr->state.exchange(task_state::empty, std::memory_order_acq_rel);
+    while (s == task_state::empty) {
+      do {
+        cpu_relax();
+        s = fr->state.load(std::memory_order_acquire);
+      } while (s == task_state::empty);
+      if (task_state::is_task(s)) s = fr->state.exchange(task_state::empty, std::memory_order_acq_rel);
+    }
+    if (w.live > 0) --w.live;
+    if (task_state::is_task(s)) {
+      maybe_privatize(w, fr);
+      update_public_next(w, h);
+      return reclaimed::run_inline;
+    }
+    w.inlined_public = 0;
+    if (s != task_state::done) rt_.wait_stolen(w, fr, task_state::thief_of(s));
+    // The thief set bot above this slot; the joined slot is now the bottom, owned by us.
+    w.bot.store(fr, std::memory_order_release);
+    update_public_next(w, h);
+    return reclaimed::stolen;
+  }
+
+  // WOOL Fig. 3 RTS_steal.
+  bool steal(worker& thief, worker& victim) override {
+    frame* t = victim.bot.load(std::memory_order_acquire);
+    if (t >= victim.stack.end()) return false;
+    std::uintptr_t s = t->state.load(std::memory_order_acquire);
+    if (!task_state::is_public_task(s)) return false;
+    if (!t->state.compare_exchange_strong(s, task_state::empty, std::memory_order_acq_rel,
+                                          std::memory_order_relaxed))
+      return false;
+    if (victim.bot.load(std::memory_order_acquire) != t) {
+      // The owner joined past this slot and pushed again meanwhile: back off.  Restoring is safe:
+      // the slot holds a public task, whose owner spins on EMPTY at its join until we are done.
+      t->state.store(s, std::memory_order_release);
+      return false;
+    }
+    t->state.store(task_state::stolen(thief.index), std::memory_order_release);
+    victim.bot.store(t + 1, std::memory_order_release);
+    if (std::size_t(t - victim.stack.begin()) >= victim.trip.load(std::memory_order_relaxed))
+      victim.hot->poll.fetch_or(poll_bit::notify, std::memory_order_relaxed);  // the trip wire
+    if (has_stealable(victim)) rt_.notify_work();
+    rt_.execute_stolen(thief, t, task_state::wrapper(s));
+    return true;
+  }
+
+  bool has_stealable(const worker& victim) const override {
+    const frame* t = victim.bot.load(std::memory_order_relaxed);
+    return t < victim.stack.end() && task_state::is_public_task(t->state.load(std::memory_order_relaxed));
+  }
+
+ private:
+  // Tag a task in a public slot: from this store on, thieves may take it.
+  void publish(worker& w, frame* fr) {
+    const std::uintptr_t s = fr->state.load(std::memory_order_relaxed);
+    if (!task_state::is_task(s) || (s & task_state::public_tag)) return;
+    fr->state.store(s | task_state::public_tag, std::memory_order_release);
+    w.note_promotion();
+    rt_.notify_work();
+  }
+
+  // A thief tripped the wire: make `grow_by` more slots public, including live private tasks in
+  // them (which become stealable at once: they are the oldest private ones, the biggest).
+  void grow(worker& w, hot_state& h) {
+    const std::size_t limit = w.stack.capacity();
+    const std::size_t top = std::size_t(h.top - w.stack.begin());
+    const std::size_t old_pub = w.pub;
+    w.pub = std::min(limit, w.pub + grow_by);
+    for (std::size_t k = old_pub; k < w.pub; ++k) {
+      frame& f = w.stack.begin()[k];
+      f.promoted = true;
+      if (k < top) publish(w, &f);
+    }
+    set_trip(w);
+  }
+
+  // WOOL §I.b: "the owner makes tasks private again after inlining many public ones".  The owner
+  // holds the task (its exchange returned TASK), so no thief can be taking it.
+  void maybe_privatize(worker& w, frame* fr) {
+    if (++w.inlined_public < privatize_after) return;
+    w.inlined_public = 0;
+    const std::size_t k = std::size_t(fr - w.stack.begin());
+    if (k + 1 != w.pub || w.pub <= 1) return;
+    fr->promoted = false;
+    --w.pub;
+    set_trip(w);
+  }
+
+  static void set_trip(worker& w) {
+    w.trip.store(w.pub > trip_distance ? w.pub - trip_distance : 0, std::memory_order_relaxed);
+  }
+
+  // Keep the `public_next` poll bit equal to (top < pub), so that every push into a public slot
+  // takes the slow path and gets tagged.
+  static void update_public_next(worker& w, hot_state& h) {
+    const bool want = std::size_t(h.top - w.stack.begin()) < w.pub;
+    const bool has = (h.poll.load(std::memory_order_relaxed) & poll_bit::public_next) != 0;
+    if (want && !has) h.poll.fetch_or(poll_bit::public_next, std::memory_order_relaxed);
+    if (!want && has) h.poll.fetch_and(~poll_bit::public_next, std::memory_order_relaxed);
+  }
+
+  runtime& rt_;
+};
+
+}  // namespace
+
+std::unique_ptr<scheduler> make_wool_scheduler(runtime& rt) { return std::make_unique<wool_scheduler>(rt); }
+
+}  // namespace weft::detail

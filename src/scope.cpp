@@ -1,0 +1,141 @@
+// weft — scope: spawn/sync on top of the join machinery.
+#include <cstddef>
+#include <cstdlib>
+#include <new>
+#include <stdexcept>
+
+#include "runtime.hpp"
+#include "weft/scope.hpp"
+
+namespace weft {
+
+struct scope::chunk {
+  chunk* next;
+  std::size_t size;
+  alignas(std::max_align_t) unsigned char data[1];
+};
+
+namespace {
+
+// A spawned task of a scope made on a thread that is no worker: it runs in the global pool.
+struct external_job : detail::root_job {
+  void (*fn)(void*) = nullptr;
+  void* record = nullptr;
+};
+
+}  // namespace
+
+scope::scope() noexcept
+    : owner_(&detail::tls_hot), expected_top_(detail::tls_hot.top), uncaught_(std::uncaught_exceptions()) {}
+
+scope::~scope() noexcept(false) {
+  if (std::uncaught_exceptions() > uncaught_) {
+    try {
+      sync();
+    } catch (...) {
+      // Already unwinding from another exception: the tasks' errors are dropped.
+    }
+    return;
+  }
+  sync();
+}
+
+void* scope::allocate(std::size_t bytes, std::size_t align) {
+  if (align > alignof(std::max_align_t)) throw std::bad_alloc();  // over-aligned closures: unsupported
+  const std::size_t aligned = (used_ + align - 1) / align * align;
+  if (aligned + bytes <= sizeof(inline_buf_)) {
+    used_ = aligned + bytes;
+    return inline_buf_ + aligned;
+  }
+  // Each record beyond the inline buffer gets its own block (spawns past 512 bytes of closures are
+  // the slow case anyway); blocks are chained and freed at sync.
+  const std::size_t header = offsetof(chunk, data);
+  void* mem = std::malloc(header + bytes);
+  if (mem == nullptr) throw std::bad_alloc();
+  auto* c = static_cast<chunk*>(mem);
+  c->next = chunks_;
+  c->size = bytes;
+  chunks_ = c;
+  return c->data;
+}
+
+void scope::note_error(std::size_t index, std::exception_ptr e) noexcept {
+  if (!error_ || index < error_index_) {
+    error_ = std::move(e);
+    error_index_ = index;
+  }
+}
+
+void scope::run_now(record* r) noexcept {
+  try {
+    r->run_inline(r);
+  } catch (...) {
+    note_error(r->index, std::current_exception());
+  }
+  r->destroy(r);
+}
+
+void scope::spawn_external(record* r) {
+  auto* job = ::new (allocate(sizeof(external_job), alignof(external_job))) external_job();
+  job->fn = [](void* rec) {
+    auto* rr = static_cast<record*>(rec);
+    rr->run_inline(rr);
+  };
+  job->record = r;
+  job->body = [](detail::root_job* j) {
+    auto* ej = static_cast<external_job*>(j);
+    ej->fn(ej->record);
+  };
+  r->job = job;
+  r->prev = last_;
+  last_ = r;
+  detail::submit(detail::global_runtime(), *job);
+}
+
+void scope::finish(record* r) noexcept {
+  last_ = r->prev;
+  r->destroy(r);
+}
+
+void scope::sync() {
+  detail::hot_state& h = detail::tls_hot;
+  while (record* r = last_) {
+    if (r->job != nullptr) {  // external mode
+      auto* job = static_cast<external_job*>(r->job);
+      detail::wait_for(*job);
+      if (job->error) note_error(r->index, job->error);
+      finish(r);
+      job->~external_job();
+      continue;
+    }
+    if (h.top != r->fr + 1)
+      throw std::logic_error("weft::scope::sync: called at a different nesting level than spawn");
+    detail::frame* fr = r->fr;
+    h.top = fr;
+    expected_top_ = fr;  // a task run inline here may spawn into this scope again, above fr
+    if (fr->promoted && detail::reclaim(h, fr) == detail::reclaimed::stolen) {
+      if (fr->error) {
+        note_error(r->index, std::move(fr->error));
+        fr->error = nullptr;
+      }
+      finish(r);
+      continue;
+    }
+    last_ = r->prev;
+    run_now(r);
+  }
+  expected_top_ = h.top;
+  while (chunks_ != nullptr) {
+    chunk* next = chunks_->next;
+    std::free(chunks_);
+    chunks_ = next;
+  }
+  used_ = 0;
+  if (error_) {
+    std::exception_ptr e = std::move(error_);
+    error_ = nullptr;
+    std::rethrow_exception(e);
+  }
+}
+
+}  // namespace weft
