@@ -120,6 +120,9 @@ const char* system_name();
 void system_setup(const args& a);
 // The policy name printed in the JSON ("" for systems without policies).
 std::string system_policy();
+// Runs the kernel (its input generation, warm-up, timed run and oracle) in the system's
+// context (tbb: inside a task_arena of --workers slots; others: a plain call).
+output system_run(kernel_fn fn, const args& a);
 // Called by measure() right before / right after the timed run (weft: reset the counters,
 // then take them).
 void system_before_timed();

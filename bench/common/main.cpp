@@ -130,7 +130,7 @@ int run(int argc, char** argv) {
     }
 
     bench::system_setup(a);
-    const bench::output out = fn(a);
+    const bench::output out = bench::system_run(fn, a);
 
     char time_buf[64];
     std::snprintf(time_buf, sizeof time_buf, "%.9g", out.time_s);

@@ -1,22 +1,35 @@
-// bench/common/system_tbb.cpp: oneTBB, thread count through tbb::global_control.
+// bench/common/system_tbb.cpp: oneTBB with --workers threads.
+//
+// tbb::global_control(max_allowed_parallelism, P) caps the whole process at P threads, and
+// the kernel runs inside a tbb::task_arena of P slots: the default arena would be sized to
+// the hardware and so never give P threads when P exceeds the core count.
 #include <memory>
 
 #include <tbb/global_control.h>
+#include <tbb/task_arena.h>
 
 #include "bench.hpp"
 
 namespace bench {
 namespace {
 std::unique_ptr<tbb::global_control> limit;
-}
+std::unique_ptr<tbb::task_arena> arena;
+}  // namespace
 
 const char* system_name() { return "tbb"; }
 
 void system_setup(const args& a) {
     if (!a.policy.empty()) throw usage_error("--policy is only for the weft system");
-    // Lives until exit: every TBB algorithm of the run uses at most a.workers threads.
+    // Both live until exit.
     limit = std::make_unique<tbb::global_control>(
         tbb::global_control::max_allowed_parallelism, a.workers);
+    arena = std::make_unique<tbb::task_arena>(static_cast<int>(a.workers));
+}
+
+output system_run(kernel_fn fn, const args& a) {
+    output out;
+    arena->execute([&] { out = fn(a); });
+    return out;
 }
 
 std::string system_policy() { return ""; }

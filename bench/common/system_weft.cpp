@@ -34,6 +34,8 @@ void system_setup(const args& a) {
 
 std::string system_policy() { return std::string(weft::to_string(weft_pool().policy())); }
 
+output system_run(kernel_fn fn, const args& a) { return fn(a); }
+
 void system_before_timed() { weft_pool().reset_stats(); }
 
 void system_after_timed() { timed_counters = weft_pool().stats().total; }
