@@ -69,8 +69,8 @@ struct typed_root_job : root_job {
 bool runs_in(const runtime* rt) noexcept;  // is this thread a worker of rt?
 
 template <class F, class G>
-WEFT_NOINLINE std::pair<ret_t<F>, ret_t<G>> join_external(F& f, G& g) {
-  return pool::global().run([&] { return weft::join(f, g); });
+WEFT_NOINLINE std::pair<ret_t<F>, ret_t<G>> join_external(F f, G g) {
+  return pool::global().run([&] { return weft::join(std::move(f), std::move(g)); });
 }
 
 }  // namespace detail

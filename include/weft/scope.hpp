@@ -76,7 +76,7 @@ struct scope::typed_record : record {
   }
   // Runs on a thief.
   WEFT_TASK_FN static void run(detail::frame* fr) {
-    auto* self = static_cast<typed_record*>(fr->job.load(std::memory_order_relaxed));
+    auto* self = *std::launder(reinterpret_cast<typed_record**>(fr->payload));
     try {
       self->fn();
     } catch (...) {
@@ -98,7 +98,8 @@ void scope::spawn(F&& f) {
   r->fr = fr;
   r->prev = last_;
   last_ = r;
-  detail::push(h, fr, r, &typed_record<Fn>::run);
+  ::new (fr->payload) typed_record<Fn>*(r);
+  detail::push_frame(h, fr, &typed_record<Fn>::run);
   expected_top_ = h.top;
   if (h.poll.load(std::memory_order_relaxed)) [[unlikely]] detail::on_poll(h, fr);
 }

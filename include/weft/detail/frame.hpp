@@ -2,6 +2,7 @@
 #pragma once
 
 #include <atomic>
+#include <cstddef>
 #include <cstdint>
 #include <exception>
 
@@ -44,18 +45,22 @@ inline task_fn wrapper(std::uintptr_t s) noexcept { return reinterpret_cast<task
 
 // One slot of a worker's task stack.  Frames live in place in a per-worker array (WOOL §I.a):
 // a join writes its slot with plain stores; only promotion makes it visible to thieves.
+inline constexpr std::size_t frame_payload_bytes = 40;
+
 struct alignas(64) frame {
   std::atomic<std::uintptr_t> state{task_state::empty};
-  // The job (the join record / spawn record on the owner's side).  Relaxed: it is published by the
-  // release store of `state` (Wool) or of the deque's bottom index (deque policies).
-  std::atomic<void*> job{nullptr};
   // Owner-private: the join must synchronize with thieves.  Deque policies: the frame was pushed on
   // the deque (reset when joined).  wool: the slot is public (WOOL §I.b; a property of the slot,
   // kept across joins).  Thieves never read it.
   bool promoted = false;
   // A stolen task's exception, written by the thief before DONE, taken by the owner after it.
   std::exception_ptr error;
+  // The latent work itself, written by the owner with plain stores and published by the release
+  // that promotes the frame: a small closure copied in place with room for its result (WOOL keeps a
+  // task's arguments in its descriptor the same way), or a pointer to a record on the owner's stack.
+  alignas(8) unsigned char payload[frame_payload_bytes];
 };
+static_assert(sizeof(frame) == 64, "a frame is one cache line");
 
 // Reasons for a poll to leave the fast path; any set bit sends the next join/spawn to the slow path.
 namespace poll_bit {

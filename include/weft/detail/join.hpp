@@ -1,9 +1,11 @@
 // weft — join, the fast path.  Read this file top to bottom: it is the whole cost of a join that is
-// never promoted (SPEC §3): a poll (one load, one branch), three plain stores to push the frame, the
-// first branch, one store to pop, one load and branch to see that nobody promoted it, the second
-// branch.  Everything else is out of line.
+// never promoted (SPEC §3): a poll (one load, one branch), a few plain stores to push the frame (the
+// second branch's closure copied in place, the wrapper, the new top), the first branch, one store
+// to pop, one load and branch to see that nobody promoted it, the second branch.  Everything else
+// is out of line.
 #pragma once
 
+#include <cstddef>
 #include <new>
 #include <type_traits>
 #include <utility>
@@ -37,85 +39,139 @@ WEFT_INLINE ret_t<F> call(F& f) {
   }
 }
 
-// The second branch of a join as a thief sees it: the closure, and room for its result.
+constexpr std::size_t align_up(std::size_t n, std::size_t a) noexcept { return (n + a - 1) / a * a; }
+
+// Where the second branch of a join lives while it is latent.
+//
+// In place (the common case: a lambda capturing by reference): a copy of the closure and room for
+// its result fit in the frame's payload.  The copy is what a thief runs; the owner runs the
+// original.  Only for closures whose copy behaves the same: trivially copyable and callable as
+// const (not `mutable`).
 template <class G>
-struct join_record {
+struct branch_in_frame {
   using result_type = ret_t<G>;
-  G* g;
-  alignas(result_type) unsigned char result[sizeof(result_type)];
+  static constexpr std::size_t result_offset = align_up(sizeof(G), alignof(result_type));
+  static constexpr bool fits = std::is_trivially_copyable_v<G> && std::is_invocable_v<const G&> &&
+                               alignof(G) <= 8 && alignof(result_type) <= 8 &&
+                               result_offset + sizeof(result_type) <= frame_payload_bytes;
 
-  result_type& value() noexcept { return *std::launder(reinterpret_cast<result_type*>(result)); }
-
-  // Runs on a thief (WOOL Fig. 3 wrap_f): the result goes into the owner's record.
+  struct holder {
+    explicit holder(G*) noexcept {}
+  };
+  WEFT_INLINE static void store(frame* fr, G& g, holder&) noexcept { ::new (fr->payload) G(g); }
+  static G& branch(frame* fr) noexcept { return *std::launder(reinterpret_cast<G*>(fr->payload)); }
+  static result_type& value(frame* fr) noexcept {
+    return *std::launder(reinterpret_cast<result_type*>(fr->payload + result_offset));
+  }
+  // Runs on a thief (WOOL Fig. 3 wrap_f).
   WEFT_TASK_FN static void run(frame* fr) {
-    auto* rec = static_cast<join_record*>(fr->job.load(std::memory_order_relaxed));
     try {
-      ::new (static_cast<void*>(rec->result)) result_type(call(*rec->g));
+      ::new (static_cast<void*>(fr->payload + result_offset)) result_type(call(branch(fr)));
     } catch (...) {
       fr->error = std::current_exception();
     }
   }
 };
 
-// Push: plain stores only.  The state store is a release so that, under Wool's protocol, a thief
-// that reads TASK(w) also sees `job` (WOOL §I.a: "the write which makes the task stealable is the
-// last write"); on x86 a release store is an ordinary mov.
-WEFT_INLINE void push(hot_state& h, frame* fr, void* job, task_fn run) noexcept {
-  fr->job.store(job, std::memory_order_relaxed);
-  fr->state.store(task_state::task(run), std::memory_order_release);
+// Otherwise: a record on the owner's stack (the closure's address, room for the result), and its
+// address in the payload.
+template <class G>
+struct branch_on_stack {
+  using result_type = ret_t<G>;
+  struct holder {
+    G* g;
+    alignas(result_type) unsigned char result[sizeof(result_type)];  // left uninitialized
+    explicit holder(G* branch) noexcept : g(branch) {}
+  };
+  WEFT_INLINE static void store(frame* fr, G&, holder& h) noexcept {
+    ::new (fr->payload) holder*(&h);
+  }
+  static holder& record(frame* fr) noexcept { return **std::launder(reinterpret_cast<holder**>(fr->payload)); }
+  static G& branch(frame* fr) noexcept { return *record(fr).g; }
+  static result_type& value(frame* fr) noexcept {
+    return *std::launder(reinterpret_cast<result_type*>(record(fr).result));
+  }
+  WEFT_TASK_FN static void run(frame* fr) {
+    try {
+      ::new (static_cast<void*>(record(fr).result)) result_type(call(branch(fr)));
+    } catch (...) {
+      fr->error = std::current_exception();
+    }
+  }
+};
+
+template <class G>
+using branch_t = std::conditional_t<branch_in_frame<G>::fits, branch_in_frame<G>, branch_on_stack<G>>;
+
+// Push: plain stores only (relaxed).  Nothing is published here: a frame becomes visible to thieves
+// only through a promotion, which is an out-of-line call (so the compiler has written everything the
+// branch needs to memory by then) ending in a release store — the deque's bottom index, or Wool's
+// tagged state word (WOOL §I.a: "the write which makes the task stealable is the last write").
+WEFT_INLINE void push_frame(hot_state& h, frame* fr, task_fn run) noexcept {
+  fr->state.store(task_state::task(run), std::memory_order_relaxed);
   h.top = fr + 1;
   ++h.joins;
 }
 
-// The join of a promoted frame: out of line, it costs synchronization with thieves anyway.
+// The join of a promoted frame: out of line, it costs synchronization with thieves anyway.  It finds
+// the branch through the frame (the in-place copy, or the record's pointer), so the fast path need
+// not keep the closure's address alive.
 template <class A, class G>
-WEFT_NOINLINE std::pair<A, ret_t<G>> join_promoted(hot_state& h, frame* fr, join_record<G>& rec,
-                                                   A&& a, G& g) {
-  if (reclaim(h, fr) == reclaimed::run_inline) return {std::move(a), call(g)};
+WEFT_NOINLINE std::pair<A, ret_t<G>> join_promoted(hot_state& h, frame* fr, A a) {
+  using B = branch_t<G>;
+  if (reclaim(h, fr) == reclaimed::run_inline) return {std::move(a), call(B::branch(fr))};
   if (fr->error) {
     std::exception_ptr e = std::move(fr->error);
     fr->error = nullptr;
     std::rethrow_exception(e);
   }
-  std::pair<A, ret_t<G>> out{std::move(a), std::move(rec.value())};
-  rec.value().~ret_t<G>();
+  std::pair<A, ret_t<G>> out{std::move(a), std::move(B::value(fr))};
+  B::value(fr).~ret_t<G>();
   return out;
+}
+
+// The first branch threw while the second was promoted: take it back or wait for its thief.
+template <class G>
+WEFT_NOINLINE void join_unwind(hot_state& h, frame* fr) noexcept {
+  if (abandon(h, fr) && !fr->error) branch_t<G>::value(fr).~ret_t<G>();
+  fr->error = nullptr;  // the first branch's exception comes first in serial order
 }
 
 // After the push: run the first branch, pop, and run the second inline unless it was promoted.
 template <class F, class G>
-WEFT_INLINE std::pair<ret_t<F>, ret_t<G>> join_pushed(hot_state& h, frame* fr, join_record<G>& rec,
-                                                      F& f, G& g) {
+WEFT_INLINE std::pair<ret_t<F>, ret_t<G>> join_pushed(hot_state& h, frame* fr, F& f, G& g) {
   ret_t<F> a = [&] {
     try {
       return call(f);
     } catch (...) {
       h.top = fr;
-      if (fr->promoted && abandon(h, fr) && !fr->error)
-        rec.value().~ret_t<G>();
-      fr->error = nullptr;
+      if (fr->promoted) join_unwind<G>(h, fr);
       throw;
     }
   }();
   h.top = fr;
   if (fr->promoted) [[unlikely]]
-    return join_promoted(h, fr, rec, std::move(a), g);
+    return join_promoted<ret_t<F>, G>(h, fr, std::move(a));
   return {std::move(a), call(g)};
 }
 
 template <class F, class G>
-WEFT_NOINLINE std::pair<ret_t<F>, ret_t<G>> join_external(F& f, G& g);
+WEFT_NOINLINE std::pair<ret_t<F>, ret_t<G>> join_external(F f, G g);
 
-// A poll found a reason to leave the fast path: not a worker, or the policy wants to look.
+// A poll found a reason to leave the fast path: not a worker, or the policy wants to look.  The
+// branches come by value (moved), so that their addresses do not escape from the fast path: that
+// would force the compiler to keep the closures in memory on the fast path too.
 template <class F, class G>
-WEFT_NOINLINE std::pair<ret_t<F>, ret_t<G>> join_slow(F& f, G& g) {
+WEFT_NOINLINE std::pair<ret_t<F>, ret_t<G>> join_slow(F f, G g) {
+  using B = branch_t<G>;
   hot_state& h = tls_hot;
-  if (h.self == nullptr) return join_external(f, g);
-  join_record<G> rec{&g};
+  if (h.self == nullptr) return join_external(std::move(f), std::move(g));
+  typename B::holder holder(&g);
   frame* fr = h.top;
-  push(h, fr, &rec, &join_record<G>::run);
+  B::store(fr, g, holder);
+  push_frame(h, fr, &B::run);
   on_poll(h, fr);
-  return join_pushed(h, fr, rec, f, g);
+  return join_pushed(h, fr, f, g);
 }
 
 }  // namespace detail
@@ -125,15 +181,17 @@ WEFT_NOINLINE std::pair<ret_t<F>, ret_t<G>> join_slow(F& f, G& g) {
 template <class F, class G>
 WEFT_INLINE auto join(F&& f, G&& g) {
   using namespace detail;
-  using Fn = std::remove_reference_t<F>;
-  using Gn = std::remove_reference_t<G>;
+  using Fn = std::remove_cvref_t<F>;
+  using Gn = std::remove_cvref_t<G>;
+  using B = branch_t<Gn>;
   hot_state& h = tls_hot;
   if (h.poll.load(std::memory_order_relaxed)) [[unlikely]]
-    return join_slow<Fn, Gn>(f, g);
-  join_record<Gn> rec{&g};
+    return join_slow<Fn, Gn>(Fn(std::forward<F>(f)), Gn(std::forward<G>(g)));
+  typename B::holder holder(&g);
   frame* fr = h.top;
-  push(h, fr, &rec, &join_record<Gn>::run);
-  return join_pushed<Fn, Gn>(h, fr, rec, f, g);
+  B::store(fr, g, holder);
+  push_frame(h, fr, &B::run);
+  return join_pushed<Fn, Gn>(h, fr, f, g);
 }
 
 }  // namespace weft
