@@ -1,0 +1,379 @@
+"""Tests of the benchmark driver bench/run.py against the fake binaries of
+bench/tools/fake_bench.py (no real benchmark binary is needed).
+
+    python3 -m pytest bench/test_run.py -q
+"""
+import csv
+import importlib.util
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(HERE / "tools"))
+
+import fake_bench  # noqa: E402
+import run  # noqa: E402
+
+HAVE_MPL = importlib.util.find_spec("matplotlib") is not None
+
+
+class Env:
+    """A directory of fake weft-bench-<system> binaries plus their behaviour file."""
+
+    def __init__(self, tmp_path, monkeypatch):
+        self.tmp = tmp_path
+        self.bins = tmp_path / "bins"
+        self.out = tmp_path / "out"
+        self.log = tmp_path / "calls.log"
+        self.cfg_path = tmp_path / "fake.json"
+        self.monkeypatch = monkeypatch
+        self.configure({})
+        fake_bench.install(self.bins, fake_bench.SYSTEMS)
+
+    def configure(self, cfg):
+        cfg = dict(cfg)
+        cfg.setdefault("log", str(self.log))
+        self.cfg_path.write_text(json.dumps(cfg))
+        self.monkeypatch.setenv("FAKE_BENCH_CONFIG", str(self.cfg_path))
+
+    def only(self, systems):
+        for p in self.bins.iterdir():
+            p.unlink()
+        fake_bench.install(self.bins, systems)
+
+    def run(self, *args, mode="test"):
+        argv = ["--mode", mode, "--bin-dir", str(self.bins), "--out", str(self.out),
+                *args]
+        return run.main(argv)
+
+    def results(self):
+        return json.loads((self.out / "results.json").read_text())
+
+    def report(self):
+        return (self.out / "latest.md").read_text()
+
+    def calls(self):
+        return self.log.read_text().split("\n")[:-1] if self.log.exists() else []
+
+    def median(self, kernel, workers, label, variant=""):
+        for m in self.results()["medians"]:
+            if (m["kernel"], m["workers"], m["label"], m["variant"]) == \
+                    (kernel, workers, label, variant):
+                return m
+        raise KeyError((kernel, workers, label, variant))
+
+
+@pytest.fixture
+def env(tmp_path, monkeypatch):
+    monkeypatch.delenv("WEFT_POLICY", raising=False)
+    return Env(tmp_path, monkeypatch)
+
+
+# --- the fake itself obeys the protocol --------------------------------------------------
+
+def test_fake_follows_protocol(env, capsys):
+    assert fake_bench.main(["--system", "weft", "--kernel", "fib", "--size", "test",
+                            "--workers", "2"]) == 0
+    line = json.loads(capsys.readouterr().out)
+    assert line["system"] == "weft" and line["policy"] == "lazy-bf" and line["ok"] is True
+    assert "joins" in line["stats"] and "steals" in line["stats"]
+    assert fake_bench.main(["--system", "tbb", "--kernel", "nope", "--size", "test",
+                            "--workers", "1"]) == 2
+    assert fake_bench.main(["--system", "tbb", "--kernel", "fib", "--size", "huge",
+                            "--workers", "1"]) == 2
+    assert fake_bench.main(["--system", "tbb", "--kernel", "fib", "--size", "test",
+                            "--workers", "0"]) == 2
+    assert fake_bench.main(["--system", "tbb", "--kernel", "list"]) == 0
+    assert "fib" in capsys.readouterr().out.split()
+
+
+# --- medians and alternation -------------------------------------------------------------
+
+def test_medians_of_every_run(env):
+    env.configure({"times": {"serial/fib/1": [0.5, 0.1, 0.3, 0.2, 0.4],
+                             "weft/fib/1": [0.6, 0.6, 0.9, 0.3, 0.45]}})
+    env.only(["serial", "weft"])
+    assert env.run("--kernels", "fib", "--workers", "1", "--runs", "5") == 0
+    res = env.results()
+    assert len([r for r in res["runs"] if r["label"] == "serial"]) == 5
+    s = env.median("fib", 1, "serial")
+    w = env.median("fib", 1, "weft:default")
+    assert s["median_s"] == pytest.approx(0.3) and s["n_ok"] == 5
+    assert s["min_s"] == pytest.approx(0.1) and s["max_s"] == pytest.approx(0.5)
+    assert w["median_s"] == pytest.approx(0.6)
+    assert w["t_over_ts"] == pytest.approx(2.0)
+    assert w["reported_policy"] == "lazy-bf"
+    rows = list(csv.DictReader((env.out / "results.csv").open()))
+    row = [r for r in rows if r["label"] == "weft:default"][0]
+    assert float(row["median_s"]) == pytest.approx(0.6)
+    assert float(row["t_over_ts"]) == pytest.approx(2.0)
+    assert "| fib | 300 ms | 2.00 |" in env.report()
+
+
+def test_runs_alternate_round_robin(env):
+    env.only(["serial", "weft", "tbb"])
+    assert env.run("--kernels", "fib,nqueens", "--workers", "1,2", "--runs", "3",
+                   "--policies", "default,ws") == 0
+    calls = [c.split(" ")[0] for c in env.calls()]
+    # first the probe that asks weft for its default policy's name
+    expected = ["weft/fib/1"]
+    for k in ["fib", "nqueens"]:
+        for w in [1, 2]:
+            for _ in range(3):
+                expected += [f"serial/{k}/{w}", f"weft/{k}/{w}", f"weft:ws/{k}/{w}",
+                             f"tbb/{k}/{w}"]
+    # then the steal-cost group is absent: stress is not among the kernels
+    assert calls == expected
+    seqs = [r["seq"] for r in env.results()["runs"]]
+    assert seqs == sorted(seqs) and len(seqs) == len(expected) - 1
+
+
+def test_refuses_fewer_than_five_runs_outside_test_mode(env):
+    with pytest.raises(SystemExit) as e:
+        env.run("--runs", "3", mode="quick")
+    assert e.value.code == 2
+    with pytest.raises(SystemExit):
+        env.run("--runs", "4", mode="full")
+    assert not env.calls()
+
+
+def test_default_policy_not_run_twice(env):
+    env.only(["serial", "weft"])
+    assert env.run("--kernels", "fib", "--workers", "1", "--policies",
+                   "default,lazy-bf,ws") == 0
+    labels = [c["label"] for c in env.results()["configs"] if not c["missing"]]
+    assert labels == ["serial", "weft:default", "weft:ws"]
+    assert len([r for r in env.results()["runs"] if r["system"] == "weft"]) == 2
+    assert env.results()["meta"]["default_policy"] == "lazy-bf"
+
+
+# --- missing columns -----------------------------------------------------------------------
+
+def test_missing_binary_is_a_missing_column(env):
+    env.only(["serial", "weft", "tbb"])
+    rc = env.run("--kernels", "fib", "--workers", "1,2")
+    assert rc == 0
+    m = env.median("fib", 1, "rayon")
+    assert m["status"] == "missing" and "weft-bench-rayon not found" in m["reason"]
+    rep = env.report()
+    assert "**rayon** (all kernels): binary weft-bench-rayon not found" in rep
+    assert "| missing |" in rep
+    assert env.results()["meta"]["missing_binaries"]["chili"]
+
+
+def test_unimplemented_policy_is_a_missing_column(env):
+    env.configure({"unimplemented_policies": ["adf"]})
+    env.only(["serial", "weft"])
+    assert env.run("--kernels", "fib,nqueens", "--workers", "1,2", "--runs", "2",
+                   "--policies", "default,adf") == 0
+    for k in ["fib", "nqueens"]:
+        for w in [1, 2]:
+            m = env.median(k, w, "weft:adf")
+            assert m["status"] == "missing"
+            assert "not implemented" in m["reason"]
+    # asked once per kernel, then skipped for its other runs and worker counts
+    adf_runs = [r for r in env.results()["runs"] if r["label"] == "weft:adf"]
+    assert len(adf_runs) == 2
+    assert "**weft:adf** fib: fake_bench: policy 'adf' is not implemented yet" in env.report()
+
+
+def test_kernel_missing_in_one_system(env):
+    env.configure({"missing_kernels": {"tbb": ["nqueens"]},
+                   "kernels": ["fib", "nqueens", "stress"]})
+    env.only(["serial", "weft", "tbb"])
+    fake_bench.install(env.bins, ["rayon"])
+    # rayon's --kernel list lacks quickhull: skipped without running it
+    cfg = json.loads(env.cfg_path.read_text())
+    assert env.run("--kernels", "fib,nqueens,quickhull", "--workers", "1",
+                   "--steal-cost", "none") == 0
+    assert env.median("nqueens", 1, "tbb")["status"] == "missing"
+    assert env.median("fib", 1, "tbb")["status"] == "ok"
+    q = env.median("quickhull", 1, "rayon")
+    assert q["status"] == "missing" and "--kernel list" in q["reason"]
+    assert not [c for c in env.calls() if "quickhull" in c]
+    assert cfg["kernels"] == ["fib", "nqueens", "stress"]
+
+
+def test_no_binary_at_all(env):
+    env.only([])
+    assert env.run("--kernels", "fib", "--workers", "1") == 4
+    assert "Missing columns" in env.report()
+
+
+# --- failures are loud ---------------------------------------------------------------------
+
+def test_wrong_checksum_fails_loudly(env, capsys):
+    env.configure({"wrong": [["tbb", "fib"]]})
+    env.only(["serial", "weft", "tbb"])
+    rc = env.run("--kernels", "fib,nqueens", "--workers", "1,2", "--runs", "2")
+    assert rc == 1
+    err = capsys.readouterr().err
+    assert "WRONG CHECKSUM" in err and "tbb fib" in err
+    m = env.median("fib", 1, "tbb")
+    assert m["status"] == "WRONG" and m["median_s"] is None
+    # the other columns are still measured and the report is still written
+    assert env.median("nqueens", 1, "tbb")["status"] == "ok"
+    rep = env.report()
+    assert "## FAILURES" in rep and "**WRONG** tbb fib P=1 (2 of 2 runs)" in rep
+    assert "| fib |" in rep and "**WRONG**" in rep
+    rows = list(csv.DictReader((env.out / "results.csv").open()))
+    assert any(r["label"] == "tbb" and r["kernel"] == "fib" and r["status"] == "WRONG"
+               for r in rows)
+
+
+def test_checksum_unlike_serial_is_wrong(env):
+    env.configure({"bad_checksum": [["chili", "fib"]]})
+    env.only(["serial", "weft", "chili"])
+    assert env.run("--kernels", "fib", "--workers", "1") == 1
+    m = env.median("fib", 1, "chili")
+    assert m["status"] == "WRONG" and "differs from the serial binary" in m["reason"]
+
+
+def test_crash_is_a_failure(env):
+    env.configure({"crash": [["weft", "fib"]]})
+    env.only(["serial", "weft"])
+    assert env.run("--kernels", "fib", "--workers", "1") == 1
+    m = env.median("fib", 1, "weft:default")
+    assert m["status"] == "FAILED" and "exit code 1" in m["reason"]
+
+
+def test_timeout_is_reported_not_fatal(env):
+    env.configure({"times": {"tbb/fib/1": [5.0]}, "sleep": 1.0})
+    env.only(["serial", "tbb"])
+    assert env.run("--kernels", "fib", "--workers", "1,2", "--timeout", "1") == 0
+    m = env.median("fib", 1, "tbb")
+    assert m["status"] == "timeout" and "timed out after 1 s" in m["reason"]
+    # not retried at the next worker count
+    assert len([r for r in env.results()["runs"] if r["label"] == "tbb"]) == 1
+    assert "timeout" in env.report()
+
+
+# --- figures -------------------------------------------------------------------------------
+
+def test_per_task_overhead_and_granularity(env):
+    # serial 0.1 s, weft 0.15 s at P=1; fake stats: tasks = base * 1e8 = 1e6 (base 0.01),
+    # steals at P=2 = 80
+    env.configure({"times": {"serial/fib/1": [0.1], "weft/fib/1": [0.15],
+                             "serial/fib/2": [0.1], "weft/fib/2": [0.06]}})
+    env.only(["serial", "weft"])
+    assert env.run("--kernels", "fib", "--workers", "1,2") == 0
+    rep = env.report()
+    # (0.15 - 0.1) / 1e6 s = 50 ns per task
+    assert "| fib | 1,000,000 | 50.00 |" in rep
+    # G_T = 0.1 s / 1e6 = 100 ns; G_L(2) = 0.1 s / 80 = 1250 µs
+    assert "| fib | 100 ms | 1,000,000 | 100 | 80 | 1.25e+03 |" in rep
+    assert env.median("fib", 2, "weft:default")["speedup"] == pytest.approx(0.1 / 0.06)
+
+
+def test_slower_than_peer_sentence(env):
+    env.configure({"times": {"serial/fib/1": [0.1], "weft/fib/1": [0.2],
+                             "tbb/fib/1": [0.1], "serial/nqueens/1": [0.1],
+                             "weft/nqueens/1": [0.1], "tbb/nqueens/1": [0.3]}})
+    env.only(["serial", "weft", "tbb"])
+    assert env.run("--kernels", "fib,nqueens", "--workers", "1") == 0
+    rep = env.report()
+    sec = rep.split("## weft default policy vs each peer")[1].split("\n## ")[0]
+    assert "weft:default is policy **lazy-bf**" in sec
+    assert "- **fib**: at 1 worker weft (lazy-bf, 200 ms) is slower than tbb (100 ms; " \
+           "weft takes 2.00× as long)." in sec
+    assert "**nqueens**" not in sec
+    assert "| fib | **0.50** |" in sec and "| nqueens | 3.00 |" in sec
+
+
+def test_steal_cost(env):
+    env.configure({"steal_cost_ns": {"weft": 2000, "tbb": 7000}})
+    env.only(["serial", "weft", "tbb"])
+    assert env.run("--kernels", "stress", "--workers", "1", "--runs", "3",
+                   "--steal-cost", "40000:100") == 0
+    calls = env.calls()
+    sc = [c for c in calls if c.endswith("steal-cost:40000:100")]
+    assert [c.split(" ")[0] for c in sc] == ["weft/stress/2", "tbb/stress/2"] * 3
+    w = env.median("stress", 2, "weft:default", "steal-cost:40000:100")
+    t = env.median("stress", 2, "tbb", "steal-cost:40000:100")
+    assert w["steal_cost_ns"] == pytest.approx(2000, rel=1e-6)
+    assert t["steal_cost_ns"] == pytest.approx(7000, rel=1e-6)
+    assert w["steals_per_tree"] == pytest.approx(1.0)
+    rep = env.report()
+    assert "| weft:default | 2 | 2,000 | 60,000 | 1.00 |" in rep
+    assert "| tbb | 2 | 7,000 |" in rep
+
+
+def test_steal_cost_variant_rejected_is_missing(env):
+    env.configure({"no_variant": ["tbb"]})
+    env.only(["serial", "weft", "tbb"])
+    assert env.run("--kernels", "stress", "--workers", "1") == 0
+    m = env.median("stress", 2, "tbb", "steal-cost:1000:20")
+    assert m["status"] == "missing" and "has no variant" in m["reason"]
+
+
+def test_report_has_every_section(env):
+    env.only(fake_bench.SYSTEMS)
+    assert env.run("--kernels", "fib,stress", "--workers", "1,2", "--policies",
+                   "default,heartbeat") == 0
+    rep = env.report()
+    for heading in ["# weft benchmark results (test mode)", "## Single-worker overhead T1/Ts",
+                    "## Speedup over Ts", "### 2 workers", "## Median times",
+                    "## Per-task overhead", "## Load balancing (weft counters, WOOL §II)",
+                    "### weft:default (lazy-bf)", "### weft:heartbeat",
+                    "## weft default policy vs each peer", "## Steal cost (WOOL Table III)",
+                    "## Plots", "## Missing columns", "## Data"]:
+        assert heading in rep, heading
+    assert "- Command: `python3 " in rep and "--kernels fib,stress" in rep
+    assert "nproc = " in rep and "- Machine: " in rep and "- Date: " in rep
+    assert "**N_T (tasks) = `joins + loop_iterations`**" in rep
+    assert "G_T = Ts / N_T" in rep and "G_L(P) = Ts / N_M" in rep
+    assert "default policy (what `weft-bench-weft` runs without `--policy`) is **lazy-bf**" \
+        in rep
+    meta = env.results()["meta"]
+    assert meta["machine"]["nproc"] >= 1 and meta["machine"]["cpu_model"]
+    assert meta["elapsed_s"] >= 0 and meta["estimated_s"] > 0
+    if HAVE_MPL:
+        for f in ["speedup.png", "overhead.png", "steal_cost.png"]:
+            assert (env.out / f).stat().st_size > 1000
+            assert f"]({f})" in rep
+    else:
+        assert "matplotlib is not installed" in rep
+
+
+def test_progress_line_and_estimate(env, capsys):
+    env.only(["serial", "weft"])
+    assert env.run("--kernels", "fib", "--workers", "1,2", "--runs", "2") == 0
+    err = capsys.readouterr().err
+    assert "runs, estimated" in err
+    assert "elapsed" in err and "left ~" in err and "/8 " in err
+
+
+def test_dry_run_runs_nothing(env, capsys):
+    assert env.run("--kernels", "fib", "--dry-run") == 0
+    # no benchmark run: only the probe asking weft for its default policy's name
+    assert env.calls() == ["weft/fib/1 -"]
+    assert not (env.out / "results.json").exists()
+    assert "estimated" in capsys.readouterr().err
+
+
+def test_quick_defaults(env):
+    a = run.parse_args(["--mode", "quick"])
+    assert a.runs == 5 and a.kernel_list == run.KERNELS
+    assert a.policy_list == ["default", "lazy-bf", "heartbeat"]
+    assert a.steal == (30000, 2000)
+    a = run.parse_args(["--mode", "full"])
+    assert "adf" in a.policy_list and a.runs == 5
+    a = run.parse_args(["--mode", "test", "--kernels", "fib"])
+    assert a.steal is None and a.runs == 1
+    with pytest.raises(SystemExit):
+        run.parse_args(["--systems", "cilk"])
+    with pytest.raises(SystemExit):
+        run.parse_args(["--policies", "magic"])
+
+
+def test_weft_env_is_scrubbed(env, monkeypatch):
+    monkeypatch.setenv("WEFT_POLICY", "ws")
+    env.only(["serial", "weft"])
+    assert env.run("--kernels", "fib", "--workers", "1") == 0
+    # the fake, like the real binary, would take its default policy from WEFT_POLICY
+    assert env.results()["meta"]["default_policy"] == "lazy-bf"
+    assert "WEFT_POLICY" not in run.child_env()

@@ -1,0 +1,256 @@
+#!/usr/bin/env python3
+"""A fake benchmark binary that obeys the protocol of bench/KERNELS.md.
+
+It computes nothing; it exists so that bench/run.py can be tested (bench/test_run.py) and
+tried out without the real C++/Rust binaries:
+
+    python3 bench/tools/fake_bench.py --install /tmp/fakebins      # weft-bench-<system> wrappers
+    python3 bench/run.py --mode test --bin-dir /tmp/fakebins --out /tmp/fakeresults
+
+Each wrapper runs `fake_bench.py --system SYS <protocol arguments>`. Behaviour is
+deterministic and can be steered by a JSON file named by the environment variable
+FAKE_BENCH_CONFIG (or by --config at install time, baked into the wrappers):
+
+    {
+      "log": "/tmp/calls.log",            # one line per timed invocation (see log_line)
+      "kernels": ["fib", "stress"],        # what --kernel list prints (default: all 13)
+      "missing_kernels": {"rayon": ["quickhull"]},   # exit 2: kernel not implemented
+      "unimplemented_policies": ["adf"],   # weft --policy adf: exit 2 "... not implemented"
+      "default_policy": "lazy-bf",         # the policy weft reports without --policy
+      "wrong": [["tbb", "fib"]],           # [system, kernel]: exit 3 (wrong checksum)
+      "bad_checksum": [["chili", "fib"]],  # exit 0, ok, but a checksum unlike the others'
+      "crash": [["omp-gcc", "mm"]],        # exit 1 with a message
+      "no_variant": ["omp-clang"],         # systems that reject every --variant (exit 2)
+      "times": {"serial/fib/1": [0.1, 0.3, 0.2]},   # time_s per call, cycled; key
+                                           # system[:policy]/kernel/workers
+      "base": {"fib": 0.01},               # serial seconds of a kernel (default 0.01)
+      "factor": {"tbb": 1.5},              # T1/Ts of a system or "weft:policy"
+      "steal_cost_ns": {"weft": 2000},     # per steal, for the steal-cost variant
+      "sleep": 0.0                         # really sleep this fraction of time_s
+    }
+
+Exit codes as the protocol says: 0 ok, 2 bad arguments, 3 wrong checksum (1 for "crash").
+"""
+import hashlib
+import json
+import math
+import os
+import sys
+import time
+from pathlib import Path
+
+ALL_KERNELS = ["fib", "nqueens", "stress", "mm", "ssf", "spmv", "bfs", "floyd", "uts-geo",
+               "uts-bin", "tsp", "mergesort", "quickhull"]
+SYSTEMS = ["serial", "weft", "tbb", "omp-gcc", "omp-clang", "rayon", "chili"]
+POLICIES = ["serial", "ws", "ws-ap", "wool", "lazy-df", "lazy-df2", "lazy-bf", "heartbeat",
+            "adf", "dfd", "fifo"]
+DEFAULT_FACTOR = {"serial": 1.0, "weft": 1.3, "tbb": 2.0, "omp-gcc": 4.0, "omp-clang": 3.0,
+                  "rayon": 1.6, "chili": 1.2}
+DEFAULT_STEAL_NS = {"weft": 3000.0, "tbb": 6000.0, "omp-gcc": 9000.0, "omp-clang": 8000.0,
+                    "rayon": 4000.0, "chili": 2500.0}
+
+
+class Usage(Exception):
+    pass
+
+
+def load_config():
+    path = os.environ.get("FAKE_BENCH_CONFIG")
+    if not path:
+        return {}
+    with open(path) as f:
+        return json.load(f)
+
+
+def parse(argv):
+    opts = {}
+    i = 0
+    allowed = {"--system", "--kernel", "--size", "--workers", "--policy", "--variant"}
+    while i < len(argv):
+        a = argv[i]
+        if a not in allowed:
+            raise Usage(f"unknown argument '{a}'")
+        if i + 1 >= len(argv):
+            raise Usage(f"{a} needs a value")
+        opts[a[2:]] = argv[i + 1]
+        i += 2
+    return opts
+
+
+def pair_in(lst, system, kernel):
+    return any(list(p) == [system, kernel] for p in lst or [])
+
+
+def count_calls(log, key):
+    """How many earlier timed calls of this key the log holds (to cycle through times)."""
+    if not log or not os.path.exists(log):
+        return 0
+    with open(log) as f:
+        return sum(1 for line in f if line.split(" ")[0] == key)
+
+
+def checksum_of(kernel, variant, workers, size):
+    if variant.startswith("steal-cost"):
+        # depends on the tree height, like the real variant
+        h = math.ceil(math.log2(workers)) if workers > 1 else 0
+        text = f"{kernel}/{variant}/{h}/{size}"
+    else:
+        text = f"{kernel}/{size}"
+    return str(int(hashlib.sha256(text.encode()).hexdigest()[:12], 16))
+
+
+def main(argv):
+    cfg = load_config()
+    try:
+        o = parse(argv)
+        system = o.get("system", "serial")
+        if system not in SYSTEMS:
+            raise Usage(f"unknown system '{system}'")
+        if "kernel" not in o:
+            raise Usage("--kernel is required")
+        kernels = cfg.get("kernels", ALL_KERNELS)
+        kernel = o["kernel"]
+        if kernel == "list":
+            print("\n".join(sorted(kernels)))
+            return 0
+        if "size" not in o:
+            raise Usage("--size is required")
+        size = o["size"]
+        if size not in ("test", "quick", "full"):
+            raise Usage(f"--size must be test, quick or full (got '{size}')")
+        if "workers" not in o:
+            raise Usage("--workers is required")
+        w = o["workers"]
+        if not w.isdigit() or not 1 <= int(w) <= 4096:
+            raise Usage(f"--workers must be between 1 and 4096 (got '{w}')")
+        workers = int(w)
+        if kernel not in kernels:
+            raise Usage(f"unknown kernel '{kernel}' for system {system}")
+        if kernel in cfg.get("missing_kernels", {}).get(system, []):
+            raise Usage(f"kernel {kernel} is not implemented for system {system}")
+        policy = o.get("policy")
+        if policy is not None and system != "weft":
+            raise Usage("--policy is only for weft")
+        if policy is not None and policy not in POLICIES:
+            raise Usage(f"WEFT_POLICY/--policy: unknown policy '{policy}' "
+                        f"(accepted: {', '.join(POLICIES)})")
+        if policy is not None and policy in cfg.get("unimplemented_policies", []):
+            raise Usage(f"policy '{policy}' is not implemented yet")
+        variant = o.get("variant", "")
+        steal = None
+        if variant:
+            if system in cfg.get("no_variant", []) or kernel != "stress" \
+                    or not variant.startswith("steal-cost:"):
+                raise Usage(f"kernel {kernel} has no variant '{variant}'")
+            parts = variant.split(":")
+            if len(parts) != 3 or not all(p.isdigit() and int(p) > 0 for p in parts[1:]):
+                raise Usage(f"bad variant '{variant}' (steal-cost:<L>:<R>)")
+            steal = (int(parts[1]), int(parts[2]))
+    except Usage as e:
+        print(f"fake_bench: {e}", file=sys.stderr)
+        return 2
+
+    if system == "weft":
+        # like the real binary: without --policy, WEFT_POLICY picks the library default
+        policy_name = policy or os.environ.get("WEFT_POLICY") or cfg.get("default_policy",
+                                                                          "lazy-bf")
+        fkey = f"weft:{policy_name}"
+    else:
+        policy_name = ""
+        fkey = system
+    log = cfg.get("log")
+    key = f"{system}{':' + policy if policy else ''}/{kernel}/{workers}"
+    ncall = count_calls(log, key)
+
+    base = cfg.get("base", {}).get(kernel, 0.01)
+    factors = cfg.get("factor", {})
+    factor = factors.get(fkey, factors.get(system, DEFAULT_FACTOR[system]))
+    extra = {}
+    if steal is not None:
+        leaf_iters, reps = steal
+        h = math.ceil(math.log2(workers)) if workers > 1 else 0
+        leaf = leaf_iters * 1.5e-9
+        costs = cfg.get("steal_cost_ns", {})
+        cost_ns = costs.get(fkey, costs.get(system, DEFAULT_STEAL_NS.get(system, 0.0)))
+        tree = leaf + (cost_ns * 1e-9 * (2 ** h - 1) if h > 0 else 0.0)
+        if system == "serial":
+            tree = leaf * 2 ** h
+        time_s = reps * tree
+        extra = {"leaf_time_s": reps * leaf, "reps": reps, "leaf_iterations": leaf_iters,
+                 "height": h}
+    elif key in cfg.get("times", {}):
+        seq = cfg["times"][key]
+        time_s = seq[ncall % len(seq)]
+    else:
+        speed = 1.0 if system == "serial" else min(workers, 2) * 0.9 + 0.1 * (workers == 1)
+        jitter = 1.0 + 0.02 * ((ncall * 7) % 5 - 2)
+        time_s = base * factor / speed * jitter
+    if cfg.get("sleep"):
+        time.sleep(time_s * cfg["sleep"])
+    if log:
+        with open(log, "a") as f:
+            f.write(f"{key} {variant or '-'}\n")
+
+    checksum = checksum_of(kernel, variant, workers, size)
+    if pair_in(cfg.get("bad_checksum"), system, kernel):
+        checksum = str(int(checksum) + 1)
+    if pair_in(cfg.get("crash"), system, kernel):
+        print(f"fake_bench: error: simulated crash in {kernel}", file=sys.stderr)
+        return 1
+    wrong = pair_in(cfg.get("wrong"), system, kernel)
+    if wrong:
+        checksum = "12345"
+    line = {"kernel": kernel, "system": system, "policy": policy_name, "workers": workers,
+            "size": size, "variant": variant, "time_s": time_s, "checksum": checksum,
+            "ok": not wrong}
+    line.update(extra)
+    if system == "weft":
+        tasks = int(base * 1e8)
+        steals = 0 if workers == 1 else 40 * workers
+        line["stats"] = {"joins": tasks // 2, "loop_iterations": tasks - tasks // 2,
+                         "promotions": steals * 2, "steals": steals,
+                         "steal_attempts": steals * 3, "leapfrogs": steals // 4,
+                         "deque_checks": tasks // 10, "idle_ns": 1000 * steals,
+                         "heap_peak_bytes": 0, "live_threads_peak": workers}
+        if steal is not None:
+            line["stats"]["steals"] = extra["reps"] * (2 ** extra["height"] - 1)
+    print(json.dumps(line, separators=(",", ":")))
+    if wrong:
+        print(f"fake_bench: kernel {kernel}: wrong checksum 12345 (expected {checksum_of(kernel, variant, workers, size)})",
+              file=sys.stderr)
+        return 3
+    return 0
+
+
+def install(directory, systems, config=None):
+    """Writes one executable wrapper weft-bench-<system> per system into directory."""
+    d = Path(directory)
+    d.mkdir(parents=True, exist_ok=True)
+    me = Path(__file__).resolve()
+    paths = []
+    for s in systems:
+        p = d / f"weft-bench-{s}"
+        env = f"FAKE_BENCH_CONFIG='{Path(config).resolve()}' " if config else ""
+        p.write_text(f"#!/bin/sh\n{env}exec '{sys.executable}' '{me}' --system {s} \"$@\"\n")
+        p.chmod(0o755)
+        paths.append(p)
+    return paths
+
+
+if __name__ == "__main__":
+    if len(sys.argv) >= 3 and sys.argv[1] == "--install":
+        systems = SYSTEMS
+        config = None
+        rest = sys.argv[3:]
+        while rest:
+            if rest[0] == "--systems" and len(rest) > 1:
+                systems = rest[1].split(",")
+            elif rest[0] == "--config" and len(rest) > 1:
+                config = rest[1]
+            else:
+                sys.exit(f"usage: {sys.argv[0]} --install DIR [--systems a,b] [--config FILE]")
+            rest = rest[2:]
+        for p in install(sys.argv[2], systems, config):
+            print(p)
+        sys.exit(0)
+    sys.exit(main(sys.argv[1:]))
