@@ -20,7 +20,7 @@ bench::output run(const bench::args& a) {
             for (long r = 0; r < rows; ++r) yp[r] = row_serial(in, static_cast<std::size_t>(r));
         });
     });
-    return result(t.time_s, t.result, oracle(in));
+    return bench::result(t.time_s, t.result, oracle(in));
 }
 
 }  // namespace

@@ -12,7 +12,7 @@ bench::output run(const bench::args& a) {
             for (std::size_t r = 0; r < rows; ++r) yp[r] = row_serial(in, r);
         });
     });
-    return result(t.time_s, t.result, oracle(in));
+    return bench::result(t.time_s, t.result, oracle(in));
 }
 
 }  // namespace

@@ -5,9 +5,10 @@
 // for c = 0 .. cols-1.  Repeated reps times.
 // Sizes (rows, cols, nnz/row, reps) = (200, 100, 10, 1) / (20000, 5000, 100, 5) /
 // (80000, 5000, 500, 3).
-// Checksum: the wrapping sum over reps and rows of (int64)y[r], printed as a signed 64-bit
-// number.  The values are small integers, so every summation order is exact; the oracle is
-// one serial product's sum times reps.
+// Checksum: the wrapping sum over reps and rows of (int64)y[r], taken (and printed) as an
+// unsigned 64-bit number like every other checksum (the Rust variants print the same).
+// The values are small integers, so every summation order is exact; the oracle is one
+// serial product's sum times reps.
 #pragma once
 
 #include <cstddef>
@@ -85,12 +86,6 @@ inline std::uint64_t oracle(const input_t& in) {
     std::vector<double> y(in.rows);
     for (std::size_t r = 0; r < in.rows; ++r) y[r] = row_serial(in, r);
     return rows_sum(y) * in.reps;
-}
-
-// The output: the checksum as a signed 64-bit number.
-inline output result(double time_s, std::uint64_t checksum, std::uint64_t oracle) {
-    return bench::result(time_s, static_cast<std::int64_t>(checksum),
-                         static_cast<std::int64_t>(oracle));
 }
 
 }  // namespace bench::spmv

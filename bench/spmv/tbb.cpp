@@ -26,7 +26,7 @@ bench::output run(const bench::args& a) {
             });
         });
     });
-    return result(t.time_s, t.result, oracle(in));
+    return bench::result(t.time_s, t.result, oracle(in));
 }
 
 }  // namespace
