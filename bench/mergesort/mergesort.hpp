@@ -1,0 +1,120 @@
+// bench/mergesort: recursive merge sort with a parallel merge (HB §5, after PBBS's merge sort),
+// declarative: both halves of the sort are a join and so are both halves of every merge, down to
+// single elements (no cutoff to a serial sort or a serial merge).
+//
+// Input (KERNELS.md): n = 1000 / 1000000 / 100000000 uint64 keys, keys[i] = the i-th
+// splitmix64 output of seed 23.
+//
+// Algorithm (every system), on the array a and a buffer b of the same length:
+//   sort(a, b, n, to_b): sorts a[0, n); the result ends in b when to_b, else in a.
+//     n == 0: nothing; n == 1: b[0] = a[0] when to_b.
+//     otherwise h = n / 2; join(sort(a, b, h, !to_b), sort(a + h, b + h, n - h, !to_b)); then
+//     merge the two sorted halves (in b when to_b, else in a) into the other array.
+//   merge(x, nx, y, ny, out): if nx < ny swap the runs (so x is the larger one, x on ties);
+//     nx == 0: nothing; else mx = nx / 2, p = x[mx], my = the number of y's keys < p
+//     (lower bound by binary search), out[mx + my] = p, and
+//     join(merge(x, mx, y, my, out), merge(x + mx + 1, nx - mx - 1, y + my, ny - my, out + mx + my + 1)).
+// The run sorts keys in a with sort(a, b, n, false).  Timed: the sort only; copying the keys into
+// a (and allocating b) happens before the clock starts.
+//
+// Checksum: sum over i of sorted[i] * (i + 1), wrapping; ok also requires sortedness.  The oracle
+// is std::sort of the same keys.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "../common/bench.hpp"
+
+namespace bench::mergesort {
+
+using key = std::uint64_t;
+
+inline std::vector<key> generate(std::size_t n) {
+    std::vector<key> keys(n);
+    std::uint64_t g = 23;
+    for (auto& k : keys) k = splitmix64(g);
+    return keys;
+}
+
+inline std::vector<key> input(const args& a) {
+    require_default_variant(a);
+    return generate(pick<std::size_t>(a, 1000, 1000000, 100000000));
+}
+
+// Where the larger run's pivot goes in the smaller run: the number of keys < p.
+inline std::size_t lower(const key* y, std::size_t ny, key p) {
+    return static_cast<std::size_t>(std::lower_bound(y, y + ny, p) - y);
+}
+
+// The working arrays of one run.
+struct arrays {
+    explicit arrays(std::size_t n) : a(new key[n]), b(new key[n]), n(n) {}
+    void load(const std::vector<key>& keys) { std::copy(keys.begin(), keys.end(), a.get()); }
+    std::unique_ptr<key[]> a, b;
+    std::size_t n;
+};
+
+// The serial elision.
+inline void merge(const key* x, std::size_t nx, const key* y, std::size_t ny, key* out) {
+    if (nx < ny) {
+        std::swap(x, y);
+        std::swap(nx, ny);
+    }
+    if (nx == 0) return;
+    const std::size_t mx = nx / 2;
+    const key p = x[mx];
+    const std::size_t my = lower(y, ny, p);
+    out[mx + my] = p;
+    merge(x, mx, y, my, out);
+    merge(x + mx + 1, nx - mx - 1, y + my, ny - my, out + mx + my + 1);
+}
+
+inline void sort(key* a, key* b, std::size_t n, bool to_b) {
+    if (n <= 1) {
+        if (n == 1 && to_b) b[0] = a[0];
+        return;
+    }
+    const std::size_t h = n / 2;
+    sort(a, b, h, !to_b);
+    sort(a + h, b + h, n - h, !to_b);
+    if (to_b)
+        merge(a, h, a + h, n - h, b);
+    else
+        merge(b, h, b + h, n - h, a);
+}
+
+// Checksum of the sorted array, and whether it is sorted.
+struct verdict {
+    std::uint64_t sum;
+    bool sorted;
+};
+
+inline verdict check(const key* s, std::size_t n) {
+    std::uint64_t sum = 0;
+    bool sorted = true;
+    for (std::size_t i = 0; i < n; ++i) {
+        sum += s[i] * static_cast<std::uint64_t>(i + 1);
+        if (i > 0 && s[i - 1] > s[i]) sorted = false;
+    }
+    return {sum, sorted};
+}
+
+inline std::uint64_t oracle(std::vector<key> keys) {
+    std::sort(keys.begin(), keys.end());
+    return check(keys.data(), keys.size()).sum;
+}
+
+// The output of a run: the checksum against the oracle, failing on an unsorted array too.
+inline output finish(double time_s, const verdict& v, const std::vector<key>& keys) {
+    output o = result(time_s, v.sum, oracle(keys));
+    if (!v.sorted) {
+        o.ok = false;
+        o.expected += " (and the array is not sorted)";
+    }
+    return o;
+}
+
+}  // namespace bench::mergesort
