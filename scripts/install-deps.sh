@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Installs what weft's build, tests and benchmarks need on a fresh Debian machine (as root, or
+# through sudo): compilers, CMake + Ninja, GoogleTest, oneTBB, OpenMP (gcc's libgomp comes with
+# g++, clang's libomp from libomp-dev), valgrind, hyperfine, Python's pip; then matplotlib and
+# pytest from PyPI, and Rust through the machine's cargo (rustup) if it is missing.
+set -euo pipefail
+packages=(build-essential g++ clang cmake ninja-build googletest libgtest-dev libtbb-dev libomp-dev
+          valgrind hyperfine python3 python3-pip python3-venv git curl ca-certificates)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "install-deps: apt-get install ${missing[*]}"
+  sudo_cmd=""
+  [ "$(id -u)" -eq 0 ] || sudo_cmd="sudo"
+  $sudo_cmd apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+# Python tools in a project-local virtual environment (no system pip changes).
+root=$(cd "$(dirname "$0")/.." && pwd)
+if [ ! -x "$root/.venv/bin/python" ]; then
+  python3 -m venv "$root/.venv"
+fi
+"$root/.venv/bin/python" -m pip install -q --disable-pip-version-check -r "$root/bench/requirements.txt" pytest
+# Rust (for the Rayon and chili peers of the benchmark suite).
+if ! command -v cargo >/dev/null 2>&1; then
+  if [ -x "$HOME/.cargo/bin/cargo" ]; then
+    export PATH="$HOME/.cargo/bin:$PATH"
+  else
+    DEBIAN_FRONTEND=noninteractive ${sudo_cmd:-} apt-get install -y -qq cargo rustc >/dev/null
+  fi
+fi
+echo "install-deps: ok"

@@ -1,0 +1,174 @@
+// weft-overhead — the single-worker cost of a join, and the cost of a steal.
+//
+//   weft-overhead ratio N RUNS [POLICY...]
+//       fib(N) with no cutoff: the serial elision and weft on 1 worker for each policy (default
+//       serial ws wool), alternated run by run (A B C A B C ...), RUNS times; prints the median
+//       times and T1/Ts, and the 2-worker speedup over 1 worker.
+//   weft-overhead once elision|twocalls|POLICY N
+//       one run of fib(N), for `valgrind --tool=callgrind` (instruction counts are deterministic);
+//       see tools/join_cost.sh, which differences two sizes to cancel start-up costs.
+//   weft-overhead steal LEAF REPS RUNS [POLICY...]
+//       WOOL Table III: a join tree of height 1 (two leaves of LEAF loop iterations) run REPS times
+//       on 2 workers; cost per steal = T_rep - T_leaf.  Prints the median over RUNS runs.
+#include <weft/weft.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+namespace {
+
+long fib_weft(int n) {
+  if (n < 2) return n;
+  auto [a, b] = weft::join([&] { return fib_weft(n - 1); }, [&] { return fib_weft(n - 2); });
+  return a + b;
+}
+
+// The serial elision, as the compiler makes it (gcc unrolls the recursion into loops).
+long fib_serial(int n) {
+  if (n < 2) return n;
+  return fib_serial(n - 1) + fib_serial(n - 2);
+}
+
+// Exactly two calls per node: the baseline of "a join costs k instructions beyond two calls".
+__attribute__((noinline, optimize("no-optimize-sibling-calls"))) long fib_twocalls(int n) {
+  if (n < 2) return n;
+  const long a = fib_twocalls(n - 1);
+  return a + fib_twocalls(n - 2);
+}
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+// Leaf work of the stress benchmark: a dependent chain with no memory references.
+__attribute__((noinline)) std::uint64_t leaf(std::uint64_t x, int iters) {
+  for (int i = 0; i < iters; ++i) {
+    x = x * 6364136223846793005ull + 1442695040888963407ull;
+    asm volatile("" : "+r"(x));
+  }
+  return x;
+}
+
+std::vector<std::string> policies_or_default(int argc, char** argv, int first) {
+  std::vector<std::string> out;
+  for (int i = first; i < argc; ++i) out.emplace_back(argv[i]);
+  if (out.empty()) out = {"serial", "ws", "wool"};
+  return out;
+}
+
+int usage() {
+  std::fputs("usage: weft-overhead ratio N RUNS [POLICY...] | once elision|twocalls|POLICY N | steal LEAF REPS RUNS [POLICY...]\n", stderr);
+  return 2;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 3) return usage();
+  const std::string mode = argv[1];
+  if (mode == "once" && argc == 4) {
+    const std::string what = argv[2];
+    const int n = std::atoi(argv[3]);
+    long r;
+    if (what == "elision") {
+      r = fib_serial(n);
+    } else if (what == "twocalls") {
+      r = fib_twocalls(n);
+    } else {
+      weft::pool p(weft::config{.workers = 1, .policy = weft::parse_policy(what)});
+      r = p.run([&] { return fib_weft(n); });
+    }
+    std::printf("fib(%d) = %ld\n", n, r);
+    return 0;
+  }
+  if (mode == "ratio" && argc >= 4) {
+    const int n = std::atoi(argv[2]);
+    const int runs = std::atoi(argv[3]);
+    const auto policies = policies_or_default(argc, argv, 4);
+    const long expect = fib_serial(n);
+    struct column {
+      std::string name;
+      std::unique_ptr<weft::pool> pool;
+      std::vector<double> times;
+    };
+    std::vector<column> cols;
+    cols.push_back({"serial-elision", nullptr, {}});
+    for (const auto& p : policies)
+      for (unsigned w : {1u, 2u}) {
+        if (p == "serial" && w == 2) continue;
+        cols.push_back({p + "@" + std::to_string(w),
+                        std::make_unique<weft::pool>(weft::config{.workers = w, .policy = weft::parse_policy(p)}), {}});
+      }
+    for (int r = 0; r < runs; ++r)
+      for (auto& c : cols) {
+        const auto t0 = std::chrono::steady_clock::now();
+        const long v = c.pool ? c.pool->run([&] { return fib_weft(n); }) : fib_serial(n);
+        c.times.push_back(seconds_since(t0));
+        if (v != expect) {
+          std::fprintf(stderr, "wrong result %ld from %s\n", v, c.name.c_str());
+          return 3;
+        }
+      }
+    const double ts = median(cols[0].times);
+    std::printf("fib(%d), %d alternating runs, medians\n%-18s %10s %8s %10s\n", n, runs, "system", "time_s", "T/Ts", "speedup");
+    for (const auto& c : cols) {
+      const double t = median(c.times);
+      double speedup = 0;
+      if (c.name.size() > 2 && c.name.substr(c.name.size() - 2) == "@2")
+        for (const auto& o : cols)
+          if (o.name == c.name.substr(0, c.name.size() - 1) + "1") speedup = median(o.times) / t;
+      std::printf("%-18s %10.4f %8.3f", c.name.c_str(), t, t / ts);
+      if (speedup > 0) std::printf(" %9.2fx", speedup);
+      std::printf("\n");
+    }
+    return 0;
+  }
+  if (mode == "steal" && argc >= 5) {
+    const int leaf_iters = std::atoi(argv[2]);
+    const int reps = std::atoi(argv[3]);
+    const int runs = std::atoi(argv[4]);
+    const auto policies = policies_or_default(argc, argv, 5);
+    // T_leaf: the leaf alone, on this thread.
+    std::vector<double> leaf_times;
+    std::printf("steal cost, WOOL Table III method: tree height 1, leaf %d iterations, %d reps, 2 workers\n", leaf_iters, reps);
+    std::printf("%-8s %12s %12s %14s %10s\n", "policy", "T_rep_ns", "T_leaf_ns", "cost_ns/steal", "stolen");
+    for (const auto& pol : policies) {
+      if (pol == "serial") continue;
+      weft::pool p(weft::config{.workers = 2, .policy = weft::parse_policy(pol)});
+      std::vector<double> rep_ns, leaf_ns, stolen;
+      std::uint64_t sink = 0;
+      for (int r = 0; r < runs; ++r) {
+        auto t0 = std::chrono::steady_clock::now();
+        for (int i = 0; i < reps; ++i) sink += leaf(i, leaf_iters);
+        leaf_ns.push_back(seconds_since(t0) * 1e9 / reps);
+        p.reset_stats();
+        t0 = std::chrono::steady_clock::now();
+        sink += p.run([&] {
+          std::uint64_t acc = 0;
+          for (int i = 0; i < reps; ++i) {
+            auto [a, b] = weft::join([&] { return leaf(i, leaf_iters); }, [&] { return leaf(i + 1, leaf_iters); });
+            acc += a + b;
+          }
+          return acc;
+        });
+        rep_ns.push_back(seconds_since(t0) * 1e9 / reps);
+        stolen.push_back(double(p.stats().total.steals) / reps);
+      }
+      const double tr = median(rep_ns), tl = median(leaf_ns);
+      std::printf("%-8s %12.0f %12.0f %14.0f %9.0f%%\n", pol.c_str(), tr, tl, tr - tl, 100 * median(stolen));
+      if (sink == 42) std::puts("");
+    }
+    return 0;
+  }
+  return usage();
+}
