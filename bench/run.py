@@ -12,6 +12,9 @@ Every binary follows the protocol of bench/KERNELS.md (one JSON line per run). F
 kernel and worker count the driver forms the list of configurations (each system; for weft
 each policy) and runs them round-robin, A B C A B C ..., `--runs` times, so that ratios are
 measured side by side on a shared, noisy machine (SPEC.md section 8). It reports medians.
+The serial binary (the baseline Ts) runs in every group, always with --workers 1. Before
+starting it prints the number of runs and the estimated time; while running, a progress
+line on stderr (runs done/total, elapsed, estimated time left).
 
 Outcomes of a run:
   ok        exit 0 and a JSON line with "ok": true
@@ -71,12 +74,15 @@ MODES = {
 # --out replaces them, and the progress line corrects them as runs complete.
 GUESS_S = {
     "test": {"default": 0.03},
-    "quick": {"fib": 0.15, "nqueens": 0.08, "stress": 0.6, "mm": 0.15, "ssf": 0.05,
-              "spmv": 0.2, "bfs": 0.3, "floyd": 0.1, "uts-geo": 0.15, "uts-bin": 0.15,
-              "tsp": 0.05, "mergesort": 0.6, "quickhull": 0.1, "default": 0.3},
-    "full": {"fib": 2.0, "nqueens": 3.0, "stress": 3.0, "mm": 1.5, "ssf": 0.5, "spmv": 3.0,
-             "bfs": 8.0, "floyd": 15.0, "uts-geo": 4.0, "uts-bin": 10.0, "tsp": 2.0,
-             "mergesort": 30.0, "quickhull": 4.0, "default": 5.0},
+    # measured once on the 2-core development machine with the first C++ and Rust binaries
+    # (uts: tbb and omp create a task per node and take 2-6 s a run at quick size)
+    "quick": {"fib": 0.25, "nqueens": 0.25, "stress": 0.6, "mm": 0.03, "ssf": 0.02,
+              "spmv": 0.17, "bfs": 0.4, "floyd": 0.04, "uts-geo": 1.4, "uts-bin": 1.6,
+              "tsp": 0.02, "mergesort": 0.4, "quickhull": 0.1, "default": 0.5},
+    # scaled from quick by the work ratio of the sizes (no warm-up at full size)
+    "full": {"fib": 30.0, "nqueens": 40.0, "stress": 3.5, "mm": 0.5, "ssf": 0.2, "spmv": 2.0,
+             "bfs": 8.0, "floyd": 14.0, "uts-geo": 240.0, "uts-bin": 1000.0, "tsp": 4.0,
+             "mergesort": 35.0, "quickhull": 7.0, "default": 30.0},
 }
 STEAL_NS_PER_ITER = 1.5  # the leaf loop: one dependent multiply-add per iteration
 
@@ -130,7 +136,8 @@ def parse_args(argv):
                    help=f"comma list of {','.join(SYSTEMS)} ('omp' = both omp; default: all)")
     p.add_argument("--policies", default=None,
                    help="weft policies: comma list of 'default' (no --policy) and names, or "
-                        "'all' (default: quick: default,lazy-bf,heartbeat; full: all; "
+                        "'all' (default: quick: default,lazy-bf,heartbeat, less those "
+                        "that would take it past 80%% of its 10-minute budget; full: all; "
                         "test: default)")
     p.add_argument("--workers", default=None, help="comma list (default: 1..nproc)")
     p.add_argument("--runs", type=int, default=None,
@@ -596,7 +603,10 @@ class Driver:
 
     # -- running ---------------------------------------------------------------------
     def run_one(self, cfg, g, r):
-        args = ["--kernel", g["kernel"], "--size", self.size, "--workers", str(g["workers"])]
+        # the serial elision runs on one thread whatever the group's worker count (its
+        # binary may refuse --workers > 1); it still runs in every group, side by side
+        workers = 1 if cfg.system == "serial" else g["workers"]
+        args = ["--kernel", g["kernel"], "--size", self.size, "--workers", str(workers)]
         if cfg.system == "weft" and cfg.policy != "default":
             args += ["--policy", cfg.policy]
         if g["variant"]:
@@ -715,8 +725,8 @@ def analyse(drv):
         for r in recs:
             if r["checksum"] != ref:
                 r["status"] = STATUS_WRONG
-                r["reason"] = (f"checksum {r['checksum']} differs from "
-                               f"{'the serial binary' if serial else 'the other systems'}'s {ref}")
+                whose = "the serial binary's" if serial else "the most common one,"
+                r["reason"] = f"checksum {r['checksum']} differs from {whose} {ref}"
 
     medians = []
     for key in order:
@@ -1332,9 +1342,30 @@ def main(argv=None):
     drv.discover()
     pl = drv.plan()
     prior = load_prior(a.out, a.mode)
-    todo = drv.count_runs(pl)
-    total = sum(n for _, _, n in todo)
-    est = sum(guess_for(a.mode, k, v, prior) * n for k, v, n in todo)
+    budget = MODES[a.mode]["budget"]
+
+    def estimate():
+        todo = drv.count_runs(pl)
+        per_kernel = {}
+        for k, v, n in todo:
+            per_kernel[k] = per_kernel.get(k, 0.0) + guess_for(a.mode, k, v, prior) * n
+        return sum(n for _, _, n in todo), sum(per_kernel.values()), per_kernel
+
+    total, est, per_kernel = estimate()
+    # quick mode must stay within its budget: unless --policies was given, drop the extra
+    # weft policies (last first) while the estimate exceeds 80 % of the budget
+    while budget and a.policies is None and est > 0.8 * budget:
+        extra = [c for c in drv.configs if c.system == "weft" and c.policy != "default"]
+        if not extra:
+            break
+        drop = extra[-1]
+        drv.configs.remove(drop)
+        a.policy_list.remove(drop.policy)
+        pl = drv.plan()
+        total, est, per_kernel = estimate()
+        drv.notes.append(f"weft:{drop.policy} was left out to keep {a.mode} mode within "
+                         f"{fmt_dur(budget)} (pass --policies to choose)")
+        print(f"note: {drv.notes[-1]}", file=sys.stderr)
     ncfg = len(drv.configs)
     print(f"weft bench: mode {a.mode}, {len(a.kernel_list)} kernels x workers "
           f"{','.join(map(str, a.worker_list))} x {ncfg} configurations "
@@ -1343,10 +1374,11 @@ def main(argv=None):
              if a.steal else ""), file=sys.stderr)
     for s, reason in drv.missing_bin.items():
         print(f"missing: {s}: {reason}", file=sys.stderr)
+    top = sorted(per_kernel.items(), key=lambda kv: -kv[1])[:3]
     print(f"{total} runs, estimated {fmt_dur(est)}"
-          + (" (from the previous run's timings)" if prior else " (from built-in guesses)"),
+          + (" (from the previous run's timings)" if prior else " (from built-in guesses)")
+          + (f"; most of it: {', '.join(f'{k} {fmt_dur(t)}' for k, t in top)}" if top else ""),
           file=sys.stderr)
-    budget = MODES[a.mode]["budget"]
     if budget and est > budget:
         print(f"warning: the estimate exceeds the {fmt_dur(budget)} budget of {a.mode} mode; "
               f"narrow --kernels, --policies or --systems", file=sys.stderr)

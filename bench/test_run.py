@@ -124,7 +124,8 @@ def test_runs_alternate_round_robin(env):
     for k in ["fib", "nqueens"]:
         for w in [1, 2]:
             for _ in range(3):
-                expected += [f"serial/{k}/{w}", f"weft/{k}/{w}", f"weft:ws/{k}/{w}",
+                # the serial elision always runs with --workers 1, in every group
+                expected += [f"serial/{k}/1", f"weft/{k}/{w}", f"weft:ws/{k}/{w}",
                              f"tbb/{k}/{w}"]
     # then the steal-cost group is absent: stress is not among the kernels
     assert calls == expected
@@ -258,7 +259,7 @@ def test_per_task_overhead_and_granularity(env):
     # serial 0.1 s, weft 0.15 s at P=1; fake stats: tasks = base * 1e8 = 1e6 (base 0.01),
     # steals at P=2 = 80
     env.configure({"times": {"serial/fib/1": [0.1], "weft/fib/1": [0.15],
-                             "serial/fib/2": [0.1], "weft/fib/2": [0.06]}})
+                             "weft/fib/2": [0.06]}})
     env.only(["serial", "weft"])
     assert env.run("--kernels", "fib", "--workers", "1,2") == 0
     rep = env.report()
@@ -377,3 +378,22 @@ def test_weft_env_is_scrubbed(env, monkeypatch):
     # the fake, like the real binary, would take its default policy from WEFT_POLICY
     assert env.results()["meta"]["default_policy"] == "lazy-bf"
     assert "WEFT_POLICY" not in run.child_env()
+
+
+def test_quick_mode_keeps_to_its_budget(env, capsys):
+    # a previous quick run says a fib run takes 10 s: 2 workers x 5 runs x 7 systems alone
+    # are 700 s, so the extra weft policy goes (and the estimate still warns)
+    env.out.mkdir()
+    (env.out / "results.json").write_text(json.dumps(
+        {"meta": {"mode": "quick"},
+         "runs": [{"kernel": "fib", "variant": "", "status": "ok", "wall_s": 10.0}]}))
+    assert env.run("--kernels", "fib", "--dry-run", "--workers", "1,2", mode="quick") == 0
+    err = capsys.readouterr().err
+    assert "weft:heartbeat was left out to keep quick mode within 10:00" in err
+    assert "from the previous run's timings" in err
+    assert "exceeds the 10:00 budget" in err
+    assert "estimated 11:40" in err  # 70 runs x 10 s
+    # with --policies given nothing is dropped
+    assert env.run("--kernels", "fib", "--dry-run", "--workers", "1,2", "--policies",
+                   "default,heartbeat", mode="quick") == 0
+    assert "left out" not in capsys.readouterr().err
