@@ -67,7 +67,8 @@ std::string_view to_string(policy p) noexcept {
 }
 
 std::vector<policy> implemented_policies() {
-  return {policy::serial, policy::ws, policy::wool};
+  return {policy::serial, policy::ws, policy::ws_ap, policy::wool, policy::lazy_df,
+          policy::lazy_df2, policy::lazy_bf, policy::heartbeat};
 }
 
 counters& counters::operator+=(const counters& o) noexcept {
@@ -113,7 +114,7 @@ config resolve(const config& in) {
   for (policy p : implemented_policies()) implemented |= p == out.policy;
   if (!implemented)
     throw std::invalid_argument("weft: policy \"" + std::string(to_string(out.policy)) +
-                                "\" is not implemented in this build yet; implemented: serial, ws, wool");
+                                "\" is not implemented in this build yet; implemented: serial, ws, ws-ap, wool, lazy-df, lazy-df2, lazy-bf, heartbeat");
   if (out.workers == 0) {
     if (out.policy == policy::serial) {
       out.workers = 1;
@@ -142,6 +143,7 @@ config resolve(const config& in) {
       throw std::invalid_argument("weft: config.heartbeat is set but policy \"" +
                                   std::string(to_string(out.policy)) + "\" has no heartbeat; accepted only with heartbeat");
   }
+  if (heartbeat_policy && out.heartbeat.count() == 0) out.heartbeat = default_heartbeat;
   const bool quota_policy = out.policy == policy::adf || out.policy == policy::dfd;
   if (out.quota_bytes == 0) {
     if (const char* v = env("WEFT_QUOTA")) {

@@ -18,6 +18,7 @@
 #include "deque.hpp"
 #include "weft/config.hpp"
 #include "weft/detail/frame.hpp"
+#include "weft/detail/loop.hpp"
 #include "weft/detail/runtime.hpp"
 
 namespace weft::detail {
@@ -90,6 +91,10 @@ struct worker {
   std::uint64_t rng;
   std::thread thread;
 
+  // Split-off loop ranges (loop frames), allocated and freed by this worker only.
+  std::vector<loop_child*> free_children;
+  std::vector<std::unique_ptr<loop_child[]>> child_blocks;
+
   void note_promotion() noexcept {
     ++promotions;
     if (++live > live_peak) live_peak = live;
@@ -113,6 +118,7 @@ class scheduler {
 };
 
 std::unique_ptr<scheduler> make_deque_scheduler(runtime& rt, policy p);
+std::uint8_t loop_style_of(policy p) noexcept;
 std::unique_ptr<scheduler> make_wool_scheduler(runtime& rt);
 
 class runtime {
@@ -125,6 +131,9 @@ class runtime {
   std::unique_ptr<scheduler> sched;
   std::vector<std::unique_ptr<worker>> workers;
 
+  // Deque mechanism: publish `fr` on w's deque (false when full).  Wakes a sleeper if the deque
+  // was empty.
+  bool promote_frame(worker& w, frame* fr);
   // Runs a stolen frame's task on `w` and marks it DONE.  `fn` is the task's wrapper.
   void execute_stolen(worker& w, frame* t, task_fn fn);
   // Waits until the stolen frame `fr` is DONE, leapfrogging on its thief (and, transitively, on
@@ -148,7 +157,13 @@ class runtime {
   weft::stats collect_stats() const;
   void reset_stats();
 
+  const std::uint32_t heartbeat_bits;  // poll bits the heartbeat thread sets (0: no heartbeat)
+
  private:
+  void heartbeat_main();
+  std::thread heartbeat_thread_;
+  std::atomic<std::uint32_t> awake_epoch_{0};  // bumped when a worker wakes (the heartbeat waits on it)
+
   void worker_main(worker& w);
   bool find_work(worker& w);
   bool take_root(worker& w);

@@ -1,6 +1,26 @@
-// weft — the deque mechanism: promoted frames go to the worker's Chase-Lev deque, thieves take the
-// oldest.  Policies on it: `serial` (never promotes) and `ws` (promotes every join at once: LS
-// §2.2's eager child stealing, "SP").  The adaptive policies (lazy, heartbeat) plug in here too.
+// weft — the deque mechanism and the policies on it.  A promoted frame (a join's second branch, a
+// spawned task, or a split-off loop range) goes on the owner's Chase-Lev deque; thieves take the
+// oldest.  Each policy answers two questions at a poll (SPEC §3):
+//
+//   policy     when it promotes                              which latent item
+//   serial     never                                         -
+//   ws         at every join/spawn (LS §2.2 "SP")            the frame just pushed
+//   ws-ap      at every join/spawn; loops split eagerly at    the frame just pushed; loops: TBB's
+//              their start                                    auto partitioner (loops.cpp)
+//   lazy-df    deque holds fewer than THR = 1 items          the innermost: the frame on top (a
+//              (LS §3.3)                                      join's branch, or half the current loop)
+//   lazy-df2   the same with THR = 2 (LS §6.2)               the innermost
+//   lazy-bf    deque holds fewer than 1 item (LS §6.1)       the oldest: the bottom-most promotable
+//                                                             frame (a join whole, a loop split in
+//                                                             half, or pushed whole if unsplittable)
+//   heartbeat  a beat is due: every N us (HB §2-4)           the oldest; a loop: its remaining
+//                                                             range split in half (HB §4)
+//
+// The lazy policies' deque-size check (LS: "a racy, fence-free read at every poll") is folded into
+// the poll word: the `notify` bit is set exactly when the deque may have dropped below THR (the
+// owner popped it, or a thief stole from it), and the owner re-reads the size in the slow path.  A
+// poll therefore costs the same single load under every policy; the decisions are those of reading
+// the size at every poll, since the size changes only through those events.
 #include <cstdio>
 #include <cstdlib>
 
@@ -8,25 +28,78 @@
 
 namespace weft::detail {
 
+loop_record& loop_of(frame* fr) noexcept;
+bool split_loop(worker& w, frame* fr, bool allow_whole, std::uint64_t child_chunks);
+
+std::uint8_t loop_style_of(policy p) noexcept {
+  switch (p) {
+    case policy::ws:
+    case policy::wool:
+      return loop_style::halving;
+    case policy::ws_ap:
+      return loop_style::auto_part;
+    default:
+      return loop_style::lazy;
+  }
+}
+
+bool runtime::promote_frame(worker& w, frame* fr) {
+  const bool was_empty = w.deque.size() <= 0;
+  if (!w.deque.push(fr)) return false;
+  fr->promoted = true;
+  w.note_promotion();
+  if (was_empty) notify_work();
+  return true;
+}
+
 namespace {
+
+enum class which { innermost, oldest };
 
 class deque_scheduler final : public scheduler {
  public:
-  deque_scheduler(runtime& rt, policy p) : rt_(rt), policy_(p) {}
+  deque_scheduler(runtime& rt, policy p) : rt_(rt), policy_(p) {
+    switch (p) {
+      case policy::lazy_df: threshold_ = 1; which_ = which::innermost; break;
+      case policy::lazy_df2: threshold_ = 2; which_ = which::innermost; break;
+      case policy::lazy_bf: threshold_ = 1; which_ = which::oldest; break;
+      case policy::heartbeat: which_ = which::oldest; break;
+      default: break;
+    }
+  }
 
   std::uint32_t initial_poll_bits(worker&) override {
-    return policy_ == policy::ws ? poll_bit::always : 0;
+    if (policy_ == policy::ws || policy_ == policy::ws_ap) return poll_bit::always;
+    if (lazy()) return poll_bit::notify;  // the deque starts empty, below THR
+    return 0;
   }
 
-  // ws: "when" = always, "which" = the frame just pushed (the innermost).
-  void on_poll(worker& w, hot_state&, frame* fr) override {
-    if (policy_ == policy::ws) promote(w, fr);
+  void on_poll(worker& w, hot_state& h, frame* fr) override {
+    const std::uint32_t bits = h.poll.load(std::memory_order_relaxed);
+    if (bits & poll_bit::always) {
+      if (task_state::is_task(fr->state.load(std::memory_order_relaxed))) rt_.promote_frame(w, fr);
+      return;
+    }
+    if (lazy() && (bits & poll_bit::notify)) {
+      // Clear first, then read the size: a thief that steals after our read sets the bit again
+      // (both are seq_cst read-modify-writes / loads, so one of us sees the other).
+      h.poll.fetch_and(~poll_bit::notify, std::memory_order_seq_cst);
+      ++w.deque_checks;
+      if (w.deque.size() < threshold_) promote_one(w, h);
+      if (w.deque.size() < threshold_) h.poll.fetch_or(poll_bit::notify, std::memory_order_relaxed);
+      return;
+    }
+    if (bits & poll_bit::heartbeat) {
+      h.poll.fetch_and(~poll_bit::heartbeat, std::memory_order_relaxed);
+      promote_one(w, h);
+    }
   }
 
-  reclaimed reclaim(worker& w, hot_state&, frame* fr) override {
+  reclaimed reclaim(worker& w, hot_state& h, frame* fr) override {
     frame* got = w.deque.pop();
     fr->promoted = false;
     --w.live;
+    if (lazy() && w.deque.size() < threshold_) h.poll.fetch_or(poll_bit::notify, std::memory_order_relaxed);
     if (got == fr) return reclaimed::run_inline;
     if (got != nullptr) {
       // The deque holds promoted frames in stack order; the frame being joined is the youngest.
@@ -43,10 +116,12 @@ class deque_scheduler final : public scheduler {
   bool steal(worker& thief, worker& victim) override {
     frame* t = victim.deque.steal();
     if (t == nullptr) return false;
-    // The push's release (of the state, then of the deque's bottom) made the frame's fields visible.
+    // The push's release (of the deque's bottom index) made the frame's fields visible.
     const std::uintptr_t s = t->state.load(std::memory_order_acquire);
     t->state.store(task_state::stolen(thief.index), std::memory_order_release);
-    if (victim.deque.size() > 0) rt_.notify_work();  // more there: let a sleeper come and take it
+    const std::int64_t left = victim.deque.size();
+    if (lazy() && left < threshold_) victim.hot->poll.fetch_or(poll_bit::notify, std::memory_order_seq_cst);
+    if (left > 0) rt_.notify_work();  // more there: let a sleeper come and take it
     rt_.execute_stolen(thief, t, task_state::wrapper(s));
     return true;
   }
@@ -54,16 +129,31 @@ class deque_scheduler final : public scheduler {
   bool has_stealable(const worker& victim) const override { return victim.deque.size() > 0; }
 
  private:
-  void promote(worker& w, frame* fr) {
-    const bool was_empty = w.deque.size() <= 0;
-    if (!w.deque.push(fr)) return;  // full: the frame stays latent and runs inline
-    fr->promoted = true;
-    w.note_promotion();
-    if (was_empty) rt_.notify_work();
+  bool lazy() const noexcept { return threshold_ > 0; }
+
+  // "Which": the innermost latent item (the frame on top), or the oldest one at or above `base`.
+  void promote_one(worker& w, hot_state& h) {
+    if (which_ == which::innermost) {
+      if (h.top > w.base) promote_item(w, h.top - 1, false);
+      return;
+    }
+    for (frame* f = w.base; f < h.top; ++f)
+      if (promote_item(w, f, true)) return;
+  }
+
+  // A join/spawn frame is promoted whole; a loop frame gives away half its remaining range (or, when
+  // `whole_if_small` and it cannot be halved, all of it: LS Alg. 3's "push oldestTD whole").
+  bool promote_item(worker& w, frame* f, bool whole_if_small) {
+    const std::uintptr_t s = f->state.load(std::memory_order_relaxed);
+    if (s == task_state::loop) return split_loop(w, f, whole_if_small, 0);
+    if (task_state::is_task(s) && !f->promoted) return rt_.promote_frame(w, f);
+    return false;
   }
 
   runtime& rt_;
   const policy policy_;
+  std::int64_t threshold_ = 0;  // lazy policies: THR
+  which which_ = which::innermost;
 };
 
 }  // namespace

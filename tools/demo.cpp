@@ -1,17 +1,86 @@
+// weft-demo — fib and nqueens under every policy, serial elision beside them (the main job until
+// the benchmark harness exists; now a quick smoke run).
 #include <weft/weft.hpp>
+
+#include <array>
+#include <chrono>
 #include <cstdio>
-int fib(int n) {
+#include <cstdlib>
+#include <string>
+
+namespace {
+
+long fib(int n) {
   if (n < 2) return n;
   auto [a, b] = weft::join([&] { return fib(n - 1); }, [&] { return fib(n - 2); });
   return a + b;
 }
+
+long fib_serial(int n) { return n < 2 ? n : fib_serial(n - 1) + fib_serial(n - 2); }
+
+using board = std::array<int, 16>;
+
+bool safe(const board& q, int row, int col) {
+  for (int r = 0; r < row; ++r)
+    if (q[r] == col || q[r] - col == row - r || col - q[r] == row - r) return false;
+  return true;
+}
+
+// LS Algorithm 2, declarative: every column of every row is a parallel iteration.
+long queens(int n, board q, int row) {
+  if (row == n) return 1;
+  return weft::parallel_reduce(0, n, 0L, [&](int col) -> long {
+    if (!safe(q, row, col)) return 0;
+    board next = q;
+    next[row] = col;
+    return queens(n, next, row + 1);
+  }, [](long a, long b) { return a + b; });
+}
+
+long queens_serial(int n, board q, int row) {
+  if (row == n) return 1;
+  long s = 0;
+  for (int col = 0; col < n; ++col)
+    if (safe(q, row, col)) {
+      board next = q;
+      next[row] = col;
+      s += queens_serial(n, next, row + 1);
+    }
+  return s;
+}
+
+template <class F>
+double seconds(F&& f) {
+  const auto t0 = std::chrono::steady_clock::now();
+  f();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
-  int n = argc > 1 ? std::atoi(argv[1]) : 30;
-  for (auto pol : {"serial", "ws", "wool"}) for (unsigned w : {1u, 2u}) {
-    if (std::string(pol) == "serial" && w > 1) continue;
-    weft::pool p(weft::config{.workers = w, .policy = weft::parse_policy(pol)});
-    auto r = p.run([&] { return fib(n); });
-    auto s = p.stats().total;
-    std::printf("%s %u: fib=%d joins=%lu prom=%lu steals=%lu\n", pol, w, r, (unsigned long)s.joins, (unsigned long)s.promotions, (unsigned long)s.steals);
-  }
+  const int nf = argc > 1 ? std::atoi(argv[1]) : 30;
+  const int nq = argc > 2 ? std::atoi(argv[2]) : 10;
+  long fs = 0, qs = 0;
+  const double tfs = seconds([&] { fs = fib_serial(nf); });
+  const double tqs = seconds([&] { qs = queens_serial(nq, board{}, 0); });
+  std::printf("fib(%d) and nqueens(%d); times in seconds, T/Ts against the serial elision\n", nf, nq);
+  std::printf("%-10s %3s %9s %7s %9s %7s %11s %9s\n", "policy", "P", "fib", "T/Ts", "nqueens", "T/Ts", "promotions", "steals");
+  std::printf("%-10s %3d %9.4f %7.2f %9.4f %7.2f\n", "elision", 1, tfs, 1.0, tqs, 1.0);
+  for (weft::policy pol : weft::implemented_policies())
+    for (unsigned w : {1u, 2u}) {
+      if (pol == weft::policy::serial && w > 1) continue;
+      weft::pool p(weft::config{.workers = w, .policy = pol});
+      long f = 0, q = 0;
+      const double tf = seconds([&] { f = p.run([&] { return fib(nf); }); });
+      const double tq = seconds([&] { q = p.run([&] { return queens(nq, board{}, 0); }); });
+      const auto s = p.stats().total;
+      if (f != fs || q != qs) {
+        std::fprintf(stderr, "wrong result under %s: fib %ld (want %ld), nqueens %ld (want %ld)\n",
+                     std::string(weft::to_string(pol)).c_str(), f, fs, q, qs);
+        return 1;
+      }
+      std::printf("%-10s %3u %9.4f %7.2f %9.4f %7.2f %11llu %9llu\n", std::string(weft::to_string(pol)).c_str(), w, tf,
+                  tf / tfs, tq, tq / tqs, (unsigned long long)s.promotions, (unsigned long long)s.steals);
+    }
 }

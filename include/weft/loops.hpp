@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "detail/join.hpp"
+#include "detail/loop.hpp"
 #include "pool.hpp"
 
 namespace weft {
@@ -68,6 +69,18 @@ uindex_t<I> grain_for(std::size_t g) noexcept {
   return g > std::size_t(uindex_t<I>(-1)) ? uindex_t<I>(-1) : uindex_t<I>(g);
 }
 
+// The loop-frame path (lazy policies, heartbeat, ws-ap, serial): one frame per running piece.
+template <class T, class I, class Map, class Combine>
+std::optional<T> run_adaptive(I lo, I hi, Map& map, Combine& combine, std::size_t grain) {
+  using L = adaptive_loop<I, T, Map, Combine>;
+  typename L::shared_state sh{lo, &map, &combine, std::uint64_t(grain)};
+  return L::run(tls_hot, sh, 0, std::uint64_t(range_size(lo, hi)), 0);
+}
+
+struct unit_combine {
+  unit operator()(unit, unit) const noexcept { return {}; }
+};
+
 }  // namespace detail
 
 // Runs body(i) for every i in [lo, hi) (any integer types; an empty or reversed range runs nothing).
@@ -79,7 +92,16 @@ void parallel_for(L lo, H hi, Body&& body, grain g = grain{1}) {
     pool::global().run([&] { parallel_for(lo, hi, body, g); });
     return;
   }
-  detail::for_split<I>(I(lo), I(hi), body, detail::grain_for<I>(g.value));
+  if (detail::tls_hot.loop_mode == detail::loop_style::halving) {
+    detail::for_split<I>(I(lo), I(hi), body, detail::grain_for<I>(g.value));
+    return;
+  }
+  auto each = [&](I i) {
+    body(i);
+    return unit{};
+  };
+  detail::unit_combine none;
+  detail::run_adaptive<unit>(I(lo), I(hi), each, none, g.value);
 }
 
 // combine(init, combine(map(lo), ..., map(hi-1))) with combine applied in index order (it must be
@@ -90,8 +112,14 @@ T parallel_reduce(L lo, H hi, T init, Map&& map, Combine&& combine, grain g = gr
   if (!(I(lo) < I(hi))) return init;
   if (detail::tls_hot.self == nullptr)
     return pool::global().run([&] { return parallel_reduce(lo, hi, std::move(init), map, combine, g); });
-  T rest = detail::reduce_split<T, I>(I(lo), I(hi), map, combine, detail::grain_for<I>(g.value));
-  return combine(std::move(init), std::move(rest));
+  if (detail::tls_hot.loop_mode == detail::loop_style::halving) {
+    T rest = detail::reduce_split<T, I>(I(lo), I(hi), map, combine, detail::grain_for<I>(g.value));
+    return combine(std::move(init), std::move(rest));
+  }
+  auto each = [&](I i) -> T { return map(i); };
+  auto both = [&](T x, T y) -> T { return combine(std::move(x), std::move(y)); };
+  std::optional<T> rest = detail::run_adaptive<T>(I(lo), I(hi), each, both, g.value);
+  return combine(std::move(init), std::move(*rest));
 }
 
 }  // namespace weft

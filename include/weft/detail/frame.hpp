@@ -34,6 +34,7 @@ namespace task_state {
 inline constexpr std::uintptr_t empty = 1;
 inline constexpr std::uintptr_t done = 3;
 inline constexpr std::uintptr_t public_tag = 4;
+inline constexpr std::uintptr_t loop = 5;  // the frame of a running parallel loop (see loops.hpp)
 constexpr bool is_task(std::uintptr_t s) noexcept { return s != 0 && (s & 3) == 0; }
 constexpr bool is_public_task(std::uintptr_t s) noexcept { return s != 0 && (s & 7) == public_tag; }
 constexpr bool is_stolen(std::uintptr_t s) noexcept { return (s & 3) == 2; }
@@ -82,7 +83,15 @@ struct hot_state {
   std::uint64_t joins = 0;
   std::uint64_t loop_iterations = 0;
   worker* self = nullptr;
+  // How parallel loops run under the pool's policy (read once per loop).
+  std::uint8_t loop_mode = 0;
 };
+
+namespace loop_style {
+inline constexpr std::uint8_t halving = 0;     // a tree of joins, split in halves down to the grain (ws, wool)
+inline constexpr std::uint8_t lazy = 1;        // a loop frame, split when the policy promotes it
+inline constexpr std::uint8_t auto_part = 2;   // a loop frame, split eagerly by TBB's auto partitioner (ws-ap)
+}  // namespace loop_style
 
 extern constinit thread_local hot_state tls_hot __attribute__((tls_model("initial-exec")));
 

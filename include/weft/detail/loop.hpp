@@ -1,0 +1,203 @@
+// weft — parallel loops as loop frames (SPEC §3; LS Algorithm 3, HB §4 "native support for parallel
+// loops").  A running loop is one frame on the task stack whose payload points at a loop_record: the
+// range not yet started.  The loop runs its range in chunks, removing each chunk from the record
+// before running it (LS Alg. 3 lines 3-4), and polls between chunks.  A promotion splits the
+// remaining range: the upper part becomes a loop_child, a frame of its own pushed on the deque; the
+// loop joins its children when its own part is done, youngest first, so results combine in index
+// order.
+#pragma once
+
+#include <algorithm>
+#include <atomic>
+#include <cstdint>
+#include <exception>
+#include <new>
+#include <optional>
+#include <type_traits>
+#include <utility>
+
+#include "frame.hpp"
+#include "runtime.hpp"
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <x86intrin.h>
+#else
+#include <chrono>
+#endif
+
+namespace weft::detail {
+
+struct loop_child;
+
+// The loop frame's record, on the C++ stack of the worker running that piece of the loop.
+struct loop_record {
+  std::uint64_t next;            // first iteration not started (an offset from the loop's lo)
+  std::uint64_t end;             // one past the last iteration this piece still owns
+  std::uint64_t grain;           // no split leaves fewer iterations than this (LS "ppt")
+  std::uint64_t chunks;          // ws-ap: TBB's auto-partitioner counter
+  loop_child* children = nullptr;  // split-off parts, youngest first
+  task_fn run_child;             // runs a child's range on a thief
+  void* shared;                  // what every piece of this loop shares (typed, see adaptive_loop)
+};
+
+// A split-off part of a loop: a frame for the deque, the range, and room for its result.
+struct loop_child {
+  frame fr;                      // first member: the deque holds &fr
+  loop_child* older = nullptr;   // the sibling split off before this one
+  void* shared = nullptr;
+  std::uint64_t begin = 0, end = 0, chunks = 0;
+  bool has_result = false;
+  alignas(16) unsigned char result[64];
+};
+static_assert(std::is_standard_layout_v<loop_child>, "loop_child must start with its frame");
+
+// Runtime side (src/loops.cpp).
+void loop_begin(hot_state& h, frame* fr);             // ws-ap: the auto partitioner's eager splits
+std::uint64_t loop_child_chunks(hot_state& h, const loop_child& c, bool stolen) noexcept;
+void free_loop_child(hot_state& h, loop_child* c) noexcept;
+
+inline std::uint64_t cycle_count() noexcept {
+#if defined(__x86_64__) || defined(__i386__)
+  return __rdtsc();
+#else
+  return std::uint64_t(std::chrono::steady_clock::now().time_since_epoch().count());
+#endif
+}
+
+// Chunks: the first `untimed_iterations` iterations run one at a time, with a poll after each (a
+// poll is one load and one branch; short loops, like a search's per-row loop, never pay for a clock
+// read).  After that, the chunk doubles while a chunk takes less than about 1 us of work and halves
+// when it takes more than about 4 us, one cycle-counter read per chunk: a poll comes every few
+// microseconds whatever an iteration costs, and costs a negligible fraction of a cheap iteration.
+inline constexpr std::uint64_t untimed_iterations = 64;
+inline constexpr std::uint64_t chunk_cycles_low = 2'000, chunk_cycles_high = 8'000;
+inline constexpr std::uint64_t chunk_max = std::uint64_t(1) << 20;
+
+template <class I, class T, class Map, class Combine>
+struct adaptive_loop {
+  struct shared_state {
+    I lo;
+    Map* map;
+    Combine* combine;
+    std::uint64_t grain;
+    std::atomic<bool> failed{false};  // a piece threw: the others stop at their next chunk
+  };
+
+  static I index(I lo, std::uint64_t k) noexcept {
+    using U = std::make_unsigned_t<I>;
+    return I(U(U(lo) + U(k)));
+  }
+
+  static constexpr bool result_in_place = sizeof(T) <= sizeof(loop_child::result) && alignof(T) <= 16;
+
+  static void store_result(loop_child& c, T&& v) {
+    if constexpr (result_in_place)
+      ::new (static_cast<void*>(c.result)) T(std::move(v));
+    else
+      ::new (static_cast<void*>(c.result)) T*(new T(std::move(v)));
+    c.has_result = true;
+  }
+  static T take_result(loop_child& c) {
+    c.has_result = false;
+    if constexpr (result_in_place) {
+      T* p = std::launder(reinterpret_cast<T*>(c.result));
+      T v = std::move(*p);
+      p->~T();
+      return v;
+    } else {
+      T* p = *std::launder(reinterpret_cast<T**>(c.result));
+      T v = std::move(*p);
+      delete p;
+      return v;
+    }
+  }
+
+  static void fold(std::optional<T>& acc, T&& v, shared_state& sh) {
+    if (acc)
+      acc.emplace((*sh.combine)(std::move(*acc), std::move(v)));
+    else
+      acc.emplace(std::move(v));
+  }
+
+  // Runs iterations [b, e) (offsets from lo) on this worker as one piece of the loop.
+  static std::optional<T> run(hot_state& h, shared_state& sh, std::uint64_t b, std::uint64_t e,
+                              std::uint64_t chunks) {
+    loop_record rec{b, e, sh.grain, chunks, nullptr, &run_child, &sh};
+    frame* fr = h.top;
+    ::new (fr->payload) loop_record*(&rec);
+    fr->state.store(task_state::loop, std::memory_order_relaxed);
+    h.top = fr + 1;
+    if (h.loop_mode == loop_style::auto_part) loop_begin(h, fr);
+
+    std::optional<T> acc;
+    std::exception_ptr err;
+    std::uint64_t chunk = 1, untimed = untimed_iterations, last = 0;
+    try {
+      while (rec.next < rec.end) {
+        const std::uint64_t i0 = rec.next;
+        const std::uint64_t n = std::min(chunk, rec.end - i0);
+        rec.next = i0 + n;  // removed before they run: a promotion never gives them away
+        for (std::uint64_t k = i0; k < i0 + n; ++k) fold(acc, (*sh.map)(index(sh.lo, k)), sh);
+        h.loop_iterations += n;
+        if (untimed > n) {
+          untimed -= n;
+        } else {
+          const std::uint64_t now = cycle_count();
+          const std::uint64_t dt = now - last;
+          if (last == 0 || (dt < chunk_cycles_low && chunk < chunk_max))
+            chunk *= 2;
+          else if (dt > chunk_cycles_high && chunk > 1)
+            chunk /= 2;
+          last = now;
+          untimed = 0;
+        }
+        if (h.poll.load(std::memory_order_relaxed)) [[unlikely]] on_poll(h, fr);
+        if (sh.failed.load(std::memory_order_relaxed)) [[unlikely]] break;
+      }
+    } catch (...) {
+      err = std::current_exception();
+      sh.failed.store(true, std::memory_order_relaxed);
+    }
+    h.top = fr;
+
+    // Join the split-off parts, youngest (lowest indices) first.
+    for (loop_child* c = rec.children; c != nullptr;) {
+      loop_child* older = c->older;
+      if (reclaim(h, &c->fr) == reclaimed::run_inline) {
+        if (!err && !sh.failed.load(std::memory_order_relaxed)) {
+          try {
+            if (auto v = run(h, sh, c->begin, c->end, loop_child_chunks(h, *c, false))) fold(acc, std::move(*v), sh);
+          } catch (...) {
+            err = std::current_exception();
+            sh.failed.store(true, std::memory_order_relaxed);
+          }
+        }
+      } else if (c->fr.error) {
+        if (!err) err = std::move(c->fr.error);
+        c->fr.error = nullptr;
+        sh.failed.store(true, std::memory_order_relaxed);
+      } else if (c->has_result) {
+        T v = take_result(*c);
+        if (!err) fold(acc, std::move(v), sh);
+      }
+      free_loop_child(h, c);
+      c = older;
+    }
+    if (err) std::rethrow_exception(err);
+    return acc;
+  }
+
+  // A stolen part, on its thief (WOOL Fig. 3 wrap_f for loops).
+  WEFT_TASK_FN static void run_child(frame* f) {
+    auto* c = reinterpret_cast<loop_child*>(f);
+    auto& sh = *static_cast<shared_state*>(c->shared);
+    hot_state& h = tls_hot;
+    try {
+      if (auto v = run(h, sh, c->begin, c->end, loop_child_chunks(h, *c, true))) store_result(*c, std::move(*v));
+    } catch (...) {
+      f->error = std::current_exception();
+    }
+  }
+};
+
+}  // namespace weft::detail
