@@ -82,7 +82,8 @@ inline graph generate(std::uint32_t n) {
             if (yy < 0 || yy >= static_cast<std::int64_t>(k)) continue;
             for (std::int64_t xx = cx - 1; xx <= cx + 1; ++xx) {
                 if (xx < 0 || xx >= static_cast<std::int64_t>(k)) continue;
-                const std::size_t c = static_cast<std::size_t>(yy) * k + static_cast<std::size_t>(xx);
+                const std::size_t c =
+                    static_cast<std::size_t>(yy) * k + static_cast<std::size_t>(xx);
                 for (std::uint32_t m = cell_start[c]; m < cell_start[c + 1]; ++m) {
                     const std::uint32_t j = members[m];
                     if (j == i) continue;
@@ -161,7 +162,8 @@ inline std::uint64_t serial(const graph& G, state& s) {
     for (std::uint32_t d = 1; size != 0; ++d) {
         for (std::uint32_t i = 0; i < size; ++i) {
             const std::uint32_t u = s.current[i];
-            for (std::uint64_t e = G.offsets[u]; e < G.offsets[u + 1]; ++e) s.visit(G.targets[e], d);
+            for (std::uint64_t e = G.offsets[u]; e < G.offsets[u + 1]; ++e)
+                s.visit(G.targets[e], d);
         }
         size = s.advance();
     }

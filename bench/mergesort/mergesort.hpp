@@ -13,7 +13,8 @@
 //   merge(x, nx, y, ny, out): if nx < ny swap the runs (so x is the larger one, x on ties);
 //     nx == 0: nothing; else mx = nx / 2, p = x[mx], my = the number of y's keys < p
 //     (lower bound by binary search), out[mx + my] = p, and
-//     join(merge(x, mx, y, my, out), merge(x + mx + 1, nx - mx - 1, y + my, ny - my, out + mx + my + 1)).
+//     join(merge(x, mx, y, my, out),
+//          merge(x + mx + 1, nx - mx - 1, y + my, ny - my, out + mx + my + 1)).
 // The run sorts keys in a with sort(a, b, n, false).  Timed: the sort only; copying the keys into
 // a (and allocating b) happens before the clock starts.
 //

@@ -18,8 +18,9 @@ void merge(const key* x, std::size_t nx, const key* y, std::size_t ny, key* out)
     const key p = x[mx];
     const std::size_t my = ms::lower(y, ny, p);
     out[mx + my] = p;
-    tbb::parallel_invoke([&] { merge(x, mx, y, my, out); },
-                         [&] { merge(x + mx + 1, nx - mx - 1, y + my, ny - my, out + mx + my + 1); });
+    tbb::parallel_invoke(
+        [&] { merge(x, mx, y, my, out); },
+        [&] { merge(x + mx + 1, nx - mx - 1, y + my, ny - my, out + mx + my + 1); });
 }
 
 void sort(key* a, key* b, std::size_t n, bool to_b) {

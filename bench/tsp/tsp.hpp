@@ -124,7 +124,8 @@ inline std::int64_t oracle(const problem& p) {
             }
         }
     std::int64_t best = inf;
-    for (std::uint32_t j = 1; j < n; ++j) best = std::min(best, dp[(full - 1) * n + j] + p.dist(j, 0));
+    for (std::uint32_t j = 1; j < n; ++j)
+        best = std::min(best, dp[(full - 1) * n + j] + p.dist(j, 0));
     return best;
 }
 
