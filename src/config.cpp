@@ -130,15 +130,15 @@ config resolve(const config& in) {
   const bool heartbeat_policy = out.policy == policy::heartbeat;
   if (out.heartbeat.count() == 0) {
     if (const char* v = env("WEFT_HEARTBEAT_US")) {
-      out.heartbeat = std::chrono::microseconds(parse_number("WEFT_HEARTBEAT_US", v, 1, 1000000));
+      out.heartbeat = std::chrono::microseconds(parse_number("WEFT_HEARTBEAT_US", v, 1, 100000000));
       if (!heartbeat_policy)
         throw std::invalid_argument("weft: WEFT_HEARTBEAT_US is set but policy \"" +
                                     std::string(to_string(out.policy)) + "\" has no heartbeat; accepted only with heartbeat");
     }
   } else {
-    if (out.heartbeat.count() < 1 || out.heartbeat.count() > 1000000)
+    if (out.heartbeat.count() < 1 || out.heartbeat.count() > 100000000)
       throw std::invalid_argument("weft: config.heartbeat = " + std::to_string(out.heartbeat.count()) +
-                                  " us is out of range; accepted: 1..1000000 us (0 = default)");
+                                  " us is out of range; accepted: 1..100000000 us (0 = default)");
     if (!heartbeat_policy)
       throw std::invalid_argument("weft: config.heartbeat is set but policy \"" +
                                   std::string(to_string(out.policy)) + "\" has no heartbeat; accepted only with heartbeat");

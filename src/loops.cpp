@@ -30,12 +30,16 @@ bool split_loop(worker& w, frame* fr, bool allow_whole, std::uint64_t child_chun
   loop_record& rec = loop_of(fr);
   const std::uint64_t remaining = rec.end - rec.next;
   std::uint64_t mid;
-  if (remaining > rec.grain && remaining >= 2)
+  promotion_kind kind;
+  if (remaining > rec.grain && remaining >= 2) {
     mid = rec.end - remaining / 2;  // the thief gets the upper half; we keep serial order
-  else if (allow_whole && remaining > 0)
+    kind = promotion_kind::loop_half;
+  } else if (allow_whole && remaining > 0) {
     mid = rec.next;                 // LS Alg. 3: an unsplittable range is pushed whole
-  else
+    kind = promotion_kind::loop_whole;
+  } else {
     return false;
+  }
   loop_child* c = alloc_loop_child(w);
   c->begin = mid;
   c->end = rec.end;
@@ -51,6 +55,7 @@ bool split_loop(worker& w, frame* fr, bool allow_whole, std::uint64_t child_chun
   c->older = rec.children;
   rec.children = c;
   rec.end = mid;
+  report_promotion(w, fr, kind);
   return true;
 }
 

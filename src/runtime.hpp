@@ -118,6 +118,7 @@ class scheduler {
 };
 
 std::unique_ptr<scheduler> make_deque_scheduler(runtime& rt, policy p);
+void report_promotion(const worker& w, const frame* f, promotion_kind kind) noexcept;
 std::uint8_t loop_style_of(policy p) noexcept;
 std::unique_ptr<scheduler> make_wool_scheduler(runtime& rt);
 
@@ -158,6 +159,7 @@ class runtime {
   void reset_stats();
 
   const std::uint32_t heartbeat_bits;  // poll bits the heartbeat thread sets (0: no heartbeat)
+  std::atomic<bool> beat_realtime{false};  // the heartbeat thread got SCHED_FIFO
 
  private:
   void heartbeat_main();

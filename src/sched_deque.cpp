@@ -77,7 +77,8 @@ class deque_scheduler final : public scheduler {
   void on_poll(worker& w, hot_state& h, frame* fr) override {
     const std::uint32_t bits = h.poll.load(std::memory_order_relaxed);
     if (bits & poll_bit::always) {
-      if (task_state::is_task(fr->state.load(std::memory_order_relaxed))) rt_.promote_frame(w, fr);
+      if (task_state::is_task(fr->state.load(std::memory_order_relaxed)) && rt_.promote_frame(w, fr))
+        report_promotion(w, fr, promotion_kind::join);
       return;
     }
     if (lazy() && (bits & poll_bit::notify)) {
@@ -146,7 +147,10 @@ class deque_scheduler final : public scheduler {
   bool promote_item(worker& w, frame* f, bool whole_if_small) {
     const std::uintptr_t s = f->state.load(std::memory_order_relaxed);
     if (s == task_state::loop) return split_loop(w, f, whole_if_small, 0);
-    if (task_state::is_task(s) && !f->promoted) return rt_.promote_frame(w, f);
+    if (task_state::is_task(s) && !f->promoted && rt_.promote_frame(w, f)) {
+      report_promotion(w, f, promotion_kind::join);
+      return true;
+    }
     return false;
   }
 

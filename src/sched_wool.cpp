@@ -112,6 +112,7 @@ class wool_scheduler final : public scheduler {
     if (!task_state::is_task(s) || (s & task_state::public_tag)) return;
     fr->state.store(s | task_state::public_tag, std::memory_order_release);
     w.note_promotion();
+    report_promotion(w, fr, promotion_kind::join);
     rt_.notify_work();
   }
 

@@ -15,6 +15,17 @@ reclaimed reclaim(hot_state& h, frame* fr) {
 
 bool abandon(hot_state& h, frame* fr) { return reclaim(h, fr) == reclaimed::stolen; }
 
+namespace {
+std::atomic<promotion_hook> installed_hook{nullptr};
+}
+
+void set_promotion_hook(promotion_hook hook) noexcept { installed_hook.store(hook, std::memory_order_release); }
+
+void report_promotion(const worker& w, const frame* f, promotion_kind kind) noexcept {
+  if (promotion_hook hook = installed_hook.load(std::memory_order_acquire))
+    hook(promotion_event{w.index, std::size_t(f - w.stack.begin()), kind});
+}
+
 frame* spawn_limit(hot_state& h) noexcept {
   // Spawned tasks may fill half the task stack; the other half is for the joins nested in them.
   const worker& w = *h.self;

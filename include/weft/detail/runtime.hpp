@@ -35,6 +35,18 @@ frame* spawn_limit(hot_state& h) noexcept;
 
 runtime* runtime_of(const worker* w) noexcept;
 
+// Test and tracing instrumentation: called on every promotion (in the promoting worker, on the
+// slow path) when installed.  `depth` is the promoted frame's slot in the task stack (for a loop
+// split: the loop frame's slot); `kind` says what was made stealable.
+enum class promotion_kind : unsigned char { join, loop_half, loop_whole };
+struct promotion_event {
+  unsigned worker;
+  std::size_t depth;
+  promotion_kind kind;
+};
+using promotion_hook = void (*)(const promotion_event&);
+void set_promotion_hook(promotion_hook hook) noexcept;  // nullptr removes it
+
 // A call of pool::run from outside the pool: queued for a worker, the caller sleeps until done.
 struct root_job {
   void (*body)(root_job*) = nullptr;

@@ -1,0 +1,88 @@
+// weft-tau — HB §5.1's protocol for tau, the cost of one promotion, on this machine:
+// single-worker runs of a parallel program with a huge heartbeat period N (no promotions) and with
+// a tiny one (many); tau = (T' - T) / C, where C is the number of promotions of the second run.
+// The recommended period is N = 20 tau (overheads below 5%: HB Theorem 2, W <= (1 + tau/N) w).
+//
+//   weft-tau [RUNS]     (default 7 alternating runs of each configuration; medians)
+#include <weft/weft.hpp>
+
+#include <algorithm>
+#include <array>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace {
+
+long fib(int n) {
+  if (n < 2) return n;
+  auto [a, b] = weft::join([&] { return fib(n - 1); }, [&] { return fib(n - 2); });
+  return a + b;
+}
+
+using board = std::array<int, 16>;
+bool safe(const board& q, int row, int col) {
+  for (int r = 0; r < row; ++r)
+    if (q[r] == col || q[r] - col == row - r || col - q[r] == row - r) return false;
+  return true;
+}
+long queens(int n, const board& q, int row) {
+  if (row == n) return 1;
+  return weft::parallel_reduce(0, n, 0L, [&](int col) -> long {
+    if (!safe(q, row, col)) return 0;
+    board next = q;
+    next[row] = col;
+    return queens(n, next, row + 1);
+  }, [](long a, long b) { return a + b; });
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const int runs = argc > 1 ? std::atoi(argv[1]) : 7;
+  struct program {
+    const char* name;
+    std::function<long()> body;
+  };
+  const std::vector<program> programs = {
+      {"fib(32)", [] { return fib(32); }},
+      {"nqueens(11)", [] { return queens(11, board{}, 0); }},
+  };
+  weft::pool huge(weft::config{.workers = 1, .policy = weft::policy::heartbeat, .heartbeat = std::chrono::microseconds(10'000'000)});
+  weft::pool tiny(weft::config{.workers = 1, .policy = weft::policy::heartbeat, .heartbeat = std::chrono::microseconds(1)});
+  std::printf("HB §5.1 protocol, 1 worker, %d alternating runs, medians\n", runs);
+  std::printf("%-12s %10s %10s %12s %9s\n", "program", "T_s", "T'_s", "C", "tau_us");
+  std::vector<double> taus;
+  for (const auto& p : programs) {
+    std::vector<double> t, t2, c;
+    for (int r = 0; r < runs; ++r) {
+      auto t0 = std::chrono::steady_clock::now();
+      const long a = huge.run(p.body);
+      t.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+      tiny.reset_stats();
+      t0 = std::chrono::steady_clock::now();
+      const long b = tiny.run(p.body);
+      t2.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+      c.push_back(double(tiny.stats().total.promotions));
+      if (a != b) {
+        std::fprintf(stderr, "results differ: %ld vs %ld\n", a, b);
+        return 3;
+      }
+    }
+    const double T = median(t), T2 = median(t2), C = median(c);
+    const double tau_us = C > 0 ? (T2 - T) / C * 1e6 : 0;
+    taus.push_back(tau_us);
+    std::printf("%-12s %10.4f %10.4f %12.0f %9.3f\n", p.name, T, T2, C, tau_us);
+  }
+  const double tau = median(taus);
+  std::printf("tau = %.3f us (median over programs); recommended heartbeat N = 20 tau = %.1f us\n", tau, 20 * tau);
+  return 0;
+}
