@@ -141,7 +141,7 @@ int run(int argc, char** argv) {
                        json_escape(a.size) + "\",\"variant\":\"" + json_escape(a.variant) +
                        "\",\"time_s\":" + time_buf + ",\"checksum\":\"" +
                        json_escape(out.checksum) + "\",\"ok\":" + (out.ok ? "true" : "false") +
-                       bench::system_extra_json() + "}";
+                       out.extra_json + bench::system_extra_json() + "}";
     std::printf("%s\n", line.c_str());
     std::fflush(stdout);
     if (!out.ok) {

@@ -23,10 +23,12 @@ bench::output run(const bench::args& a) {
         std::uint64_t r = 0;
 #pragma omp parallel
 #pragma omp single
-        r = repeat(in, [](unsigned d, std::uint64_t leaf) { return tree(d, 0, leaf); });
+        r = repeat(in, [](unsigned d, std::uint64_t root, std::uint64_t leaf) {
+            return tree(d, root, leaf);
+        });
         return r;
     });
-    return bench::result(t.time_s, t.result, oracle(in));
+    return finish(in, t.time_s, t.result);
 }
 
 }  // namespace

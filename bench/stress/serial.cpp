@@ -6,9 +6,11 @@ bench::output run(const bench::args& a) {
     using namespace bench::stress;
     const input_t in = input(a);
     auto t = bench::measure(a, [&] {
-        return repeat(in, [](unsigned d, std::uint64_t leaf) { return serial_tree(d, 0, leaf); });
+        return repeat(in, [](unsigned d, std::uint64_t root, std::uint64_t leaf) {
+            return serial_tree(d, root, leaf);
+        });
     });
-    return bench::result(t.time_s, t.result, oracle(in));
+    return finish(in, t.time_s, t.result);
 }
 
 }  // namespace

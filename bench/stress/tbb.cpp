@@ -17,9 +17,11 @@ std::uint64_t tree(unsigned depth, std::uint64_t index, std::uint64_t leaf) {
 bench::output run(const bench::args& a) {
     const input_t in = input(a);
     auto t = bench::measure(a, [&] {
-        return repeat(in, [](unsigned d, std::uint64_t leaf) { return tree(d, 0, leaf); });
+        return repeat(in, [](unsigned d, std::uint64_t root, std::uint64_t leaf) {
+            return tree(d, root, leaf);
+        });
     });
-    return bench::result(t.time_s, t.result, oracle(in));
+    return finish(in, t.time_s, t.result);
 }
 
 }  // namespace

@@ -16,10 +16,12 @@ bench::output run(const bench::args& a) {
     const input_t in = input(a);
     auto t = bench::measure(a, [&] {
         return bench::weft_pool().run([&] {
-            return repeat(in, [](unsigned d, std::uint64_t leaf) { return tree(d, 0, leaf); });
+            return repeat(in, [](unsigned d, std::uint64_t root, std::uint64_t leaf) {
+                return tree(d, root, leaf);
+            });
         });
     });
-    return bench::result(t.time_s, t.result, oracle(in));
+    return finish(in, t.time_s, t.result);
 }
 
 }  // namespace
