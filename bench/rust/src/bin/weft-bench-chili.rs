@@ -1,0 +1,4 @@
+//! The chili variants of the weft benchmark kernels (bench/KERNELS.md).
+fn main() {
+    std::process::exit(weft_bench::cli::main::<weft_bench::sys::Chili>());
+}

@@ -1,0 +1,170 @@
+//! bfs (as bench/bfs/bfs.hpp): a random geometric graph (seed 11): node i at
+//! `(uniform01, uniform01)` (x drawn first); with `r = sqrt(10 / (pi * n))`, an undirected edge
+//! between i and j != i iff `dx*dx + dy*dy < r*r` (doubles); CSR with the neighbours of a node
+//! sorted ascending. Level-synchronous BFS from node 0: a parallel loop over the frontier, each
+//! node's neighbour loop parallel; a neighbour whose level reads UNVISITED is claimed with a
+//! compare-and-swap UNVISITED -> d+1, and the claimer appends it to the next frontier at a slot
+//! taken with an atomic fetch-add. Untimed: resetting the levels, allocating the frontiers. Checksum: number of reached
+//! nodes * 2^32 + sum of the levels of the reached nodes. nodes = 2000 / 200000 / 4000000.
+
+use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering::Relaxed};
+
+use crate::rng::SplitMix64;
+use crate::sys::Sys;
+use crate::{Kernel, Size};
+
+pub struct Bfs;
+
+pub const UNVISITED: u32 = u32::MAX;
+
+pub struct Graph {
+    pub n: usize,
+    pub off: Vec<usize>,
+    pub adj: Vec<u32>,
+}
+
+pub struct State {
+    pub level: Vec<AtomicU32>,
+    pub front: Vec<AtomicU32>,
+    pub next: Vec<AtomicU32>,
+}
+
+/// The random geometric graph, built with a grid of cells at least r wide.
+pub fn geometric_graph(n: usize, seed: u64) -> Graph {
+    let mut g = SplitMix64::new(seed);
+    let mut pts = Vec::with_capacity(n);
+    for _ in 0..n {
+        let x = g.uniform01();
+        let y = g.uniform01();
+        pts.push((x, y));
+    }
+    let r = (10.0 / (std::f64::consts::PI * n as f64)).sqrt();
+    let r2 = r * r;
+    let cells = ((1.0 / r).floor() as usize).max(1);
+    let cell_of = |v: f64| ((v * cells as f64) as usize).min(cells - 1);
+    // Counting sort of the points by cell.
+    let mut start = vec![0usize; cells * cells + 1];
+    for &(x, y) in &pts {
+        start[cell_of(y) * cells + cell_of(x) + 1] += 1;
+    }
+    for k in 0..cells * cells {
+        start[k + 1] += start[k];
+    }
+    let mut fill = start.clone();
+    let mut members = vec![0u32; n];
+    for (i, &(x, y)) in pts.iter().enumerate() {
+        let k = cell_of(y) * cells + cell_of(x);
+        members[fill[k]] = i as u32;
+        fill[k] += 1;
+    }
+    let mut off = Vec::with_capacity(n + 1);
+    let mut adj = Vec::with_capacity(n * 11);
+    let mut nb = Vec::new();
+    off.push(0);
+    for (i, &(x, y)) in pts.iter().enumerate() {
+        let (cx, cy) = (cell_of(x), cell_of(y));
+        nb.clear();
+        for gy in cy.saturating_sub(1)..=(cy + 1).min(cells - 1) {
+            for gx in cx.saturating_sub(1)..=(cx + 1).min(cells - 1) {
+                let k = gy * cells + gx;
+                for &j in &members[start[k]..start[k + 1]] {
+                    if j as usize == i {
+                        continue;
+                    }
+                    let (px, py) = pts[j as usize];
+                    let (dx, dy) = (x - px, y - py);
+                    if dx * dx + dy * dy < r2 {
+                        nb.push(j);
+                    }
+                }
+            }
+        }
+        nb.sort_unstable();
+        adj.extend_from_slice(&nb);
+        off.push(adj.len());
+    }
+    Graph { n, off, adj }
+}
+
+fn level_checksum(levels: impl Iterator<Item = u32>) -> u64 {
+    let (mut reached, mut sum) = (0u64, 0u64);
+    for l in levels {
+        if l != UNVISITED {
+            reached += 1;
+            sum = sum.wrapping_add(l as u64);
+        }
+    }
+    (reached << 32).wrapping_add(sum)
+}
+
+fn atomic_vec(n: usize, v: u32) -> Vec<AtomicU32> {
+    (0..n).map(|_| AtomicU32::new(v)).collect()
+}
+
+impl Kernel for Bfs {
+    const NAME: &'static str = "bfs";
+    type Input = Graph;
+    type State = State;
+    type Out = ();
+
+    fn generate(size: Size) -> Graph {
+        geometric_graph(size.pick(2000, 200_000, 4_000_000), 11)
+    }
+    fn prepare(gr: &Graph) -> State {
+        State {
+            level: atomic_vec(gr.n, UNVISITED),
+            front: atomic_vec(gr.n, 0),
+            next: atomic_vec(gr.n, 0),
+        }
+    }
+    fn run<S: Sys>(c: &mut S::Ctx<'_>, gr: &Graph, st: &mut State) {
+        let (off, adj) = (&gr.off[..], &gr.adj[..]);
+        let level = &st.level[..];
+        let (mut front, mut next) = (&st.front[..], &st.next[..]);
+        level[0].store(0, Relaxed);
+        front[0].store(0, Relaxed);
+        let mut len = 1usize;
+        let mut d = 0u32;
+        while len > 0 {
+            let tail = AtomicUsize::new(0);
+            let (fr, nx, tl) = (front, next, &tail);
+            S::for_each(c, len, |c, k| {
+                let u = fr[k].load(Relaxed) as usize;
+                let lo = off[u];
+                S::for_each(c, off[u + 1] - lo, |_, t| {
+                    let v = adj[lo + t];
+                    let lv = &level[v as usize];
+                    if lv.load(Relaxed) == UNVISITED
+                        && lv
+                            .compare_exchange(UNVISITED, d + 1, Relaxed, Relaxed)
+                            .is_ok()
+                    {
+                        nx[tl.fetch_add(1, Relaxed)].store(v, Relaxed);
+                    }
+                });
+            });
+            len = tail.into_inner();
+            std::mem::swap(&mut front, &mut next);
+            d += 1;
+        }
+    }
+    fn checksum(_: &Graph, st: &State, _: ()) -> Option<u64> {
+        Some(level_checksum(st.level.iter().map(|l| l.load(Relaxed))))
+    }
+    /// Serial queue BFS.
+    fn oracle(gr: &Graph) -> u64 {
+        let mut level = vec![UNVISITED; gr.n];
+        let mut queue = std::collections::VecDeque::new();
+        level[0] = 0;
+        queue.push_back(0usize);
+        while let Some(u) = queue.pop_front() {
+            for &v in &gr.adj[gr.off[u]..gr.off[u + 1]] {
+                if level[v as usize] == UNVISITED {
+                    level[v as usize] = level[u] + 1;
+                    queue.push_back(v as usize);
+                }
+            }
+        }
+        level_checksum(level.into_iter())
+    }
+}

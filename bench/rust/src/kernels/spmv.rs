@@ -1,0 +1,95 @@
+//! spmv: CSR generated row by row (seed 7): for each nonzero `col = below(g, cols)` then
+//! `value = below(g, 17) - 8`; then, from the same generator, `x[c] = below(g, 9) - 4`.
+//! Declarative: a parallel loop over rows, each row a parallel reduce over its nonzeros;
+//! repeated `reps` times. Checksum: wrapping sum over reps and rows of `(int64)y[r]` (as u64).
+//! (rows, cols, nnz/row, reps) = (200, 100, 10, 1) / (20000, 5000, 100, 5) / (80000, 5000, 500, 3).
+
+use crate::rng::SplitMix64;
+use crate::sys::Sys;
+use crate::{Kernel, Size};
+
+pub struct Spmv;
+
+pub struct Input {
+    pub rows: usize,
+    pub reps: usize,
+    pub row_ptr: Vec<usize>,
+    pub col: Vec<u32>,
+    pub val: Vec<f64>,
+    pub x: Vec<f64>,
+}
+
+fn y_sum(y: &[f64]) -> u64 {
+    y.iter().fold(0u64, |s, &v| s.wrapping_add(v as i64 as u64))
+}
+
+impl Kernel for Spmv {
+    const NAME: &'static str = "spmv";
+    type Input = Input;
+    type State = Vec<f64>;
+    type Out = u64;
+
+    fn generate(size: Size) -> Input {
+        let (rows, cols, nnz, reps) = size.pick(
+            (200, 100, 10, 1),
+            (20000, 5000, 100, 5),
+            (80000, 5000, 500, 3),
+        );
+        let mut g = SplitMix64::new(7);
+        let mut row_ptr = Vec::with_capacity(rows + 1);
+        let mut col = Vec::with_capacity(rows * nnz);
+        let mut val = Vec::with_capacity(rows * nnz);
+        row_ptr.push(0);
+        for _ in 0..rows {
+            for _ in 0..nnz {
+                col.push(g.below(cols as u64) as u32);
+                val.push((g.below(17) as i64 - 8) as f64);
+            }
+            row_ptr.push(col.len());
+        }
+        let x = (0..cols).map(|_| (g.below(9) as i64 - 4) as f64).collect();
+        Input {
+            rows,
+            reps,
+            row_ptr,
+            col,
+            val,
+            x,
+        }
+    }
+    fn prepare(inp: &Input) -> Vec<f64> {
+        vec![0.0; inp.rows]
+    }
+    fn run<S: Sys>(c: &mut S::Ctx<'_>, inp: &Input, y: &mut Vec<f64>) -> u64 {
+        let (rp, col, val, x) = (&inp.row_ptr[..], &inp.col[..], &inp.val[..], &inp.x[..]);
+        let mut sum = 0u64;
+        for _ in 0..inp.reps {
+            S::for_each_mut(c, y, |c, r, yr| {
+                let (lo, hi) = (rp[r], rp[r + 1]);
+                *yr = S::reduce(
+                    c,
+                    hi - lo,
+                    0.0f64,
+                    |_, k| val[lo + k] * x[col[lo + k] as usize],
+                    |a, b| a + b,
+                );
+            });
+            sum = sum.wrapping_add(y_sum(y));
+        }
+        sum
+    }
+    fn checksum(_: &Input, _: &Vec<f64>, out: u64) -> Option<u64> {
+        Some(out)
+    }
+    /// Serial: once, times reps.
+    fn oracle(inp: &Input) -> u64 {
+        let y: Vec<f64> = (0..inp.rows)
+            .map(|r| {
+                (inp.row_ptr[r]..inp.row_ptr[r + 1])
+                    .map(|k| inp.val[k] * inp.x[inp.col[k] as usize])
+                    .sum()
+            })
+            .collect();
+        y_sum(&y).wrapping_mul(inp.reps as u64)
+    }
+}

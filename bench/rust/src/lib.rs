@@ -1,0 +1,68 @@
+//! Rayon and chili variants of the weft benchmark kernels: the contract is bench/KERNELS.md
+//! (same algorithm, same generated input, same checksum as the C++ variants).
+//!
+//! Every kernel is written once, generic over [`sys::Sys`]; the two binaries
+//! `weft-bench-rayon` and `weft-bench-chili` are [`cli::main`] instantiated with
+//! [`sys::Rayon`] and [`sys::Chili`].
+
+pub mod cli;
+pub mod kernels;
+pub mod rng;
+pub mod sys;
+
+/// `--size test|quick|full`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Size {
+    Test,
+    Quick,
+    Full,
+}
+
+impl Size {
+    pub fn parse(s: &str) -> Option<Size> {
+        match s {
+            "test" => Some(Size::Test),
+            "quick" => Some(Size::Quick),
+            "full" => Some(Size::Full),
+            _ => None,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Size::Test => "test",
+            Size::Quick => "quick",
+            Size::Full => "full",
+        }
+    }
+
+    /// The value of the size from a `test / quick / full` triple of KERNELS.md.
+    pub fn pick<T>(self, test: T, quick: T, full: T) -> T {
+        match self {
+            Size::Test => test,
+            Size::Quick => quick,
+            Size::Full => full,
+        }
+    }
+}
+
+/// One kernel of KERNELS.md.
+///
+/// `generate` and `prepare` are untimed; `run` is the timed kernel call; `checksum` turns
+/// the run's result into the checksum (`None`: the output is invalid, e.g. not sorted);
+/// `oracle` is the expected checksum (closed form, or the serial algorithm written
+/// independently of the parallel one).
+pub trait Kernel {
+    const NAME: &'static str;
+    type Input: Sync;
+    /// Mutable per-run state (output buffers, a copy of data the kernel modifies).
+    type State: Send;
+    type Out: Send;
+
+    fn generate(size: Size) -> Self::Input;
+    fn prepare(input: &Self::Input) -> Self::State;
+    fn run<S: sys::Sys>(c: &mut S::Ctx<'_>, input: &Self::Input, st: &mut Self::State)
+    -> Self::Out;
+    fn checksum(input: &Self::Input, st: &Self::State, out: Self::Out) -> Option<u64>;
+    fn oracle(input: &Self::Input) -> u64;
+}
