@@ -78,7 +78,11 @@ runtime::runtime(const config& resolved)
 }
 
 runtime::~runtime() {
-  stopping_.store(true, std::memory_order_seq_cst);
+  {
+    std::lock_guard lk(beat_mutex_);
+    stopping_.store(true, std::memory_order_seq_cst);
+  }
+  beat_cv_.notify_all();
   wake_epoch_.fetch_add(1, std::memory_order_release);
   wake_epoch_.notify_all();
   awake_epoch_.fetch_add(1, std::memory_order_release);
@@ -105,7 +109,10 @@ void runtime::heartbeat_main() {
   const auto period = std::chrono::duration_cast<std::chrono::nanoseconds>(cfg.heartbeat);
   auto next = std::chrono::steady_clock::now() + period;
   while (!stopping_.load(std::memory_order_acquire)) {
-    std::this_thread::sleep_until(next);
+    {
+      std::unique_lock lk(beat_mutex_);
+      if (beat_cv_.wait_until(lk, next, [&] { return stopping_.load(std::memory_order_acquire); })) break;
+    }
     const auto now = std::chrono::steady_clock::now();
     next += period;
     if (next < now) next = now + period;  // beats missed while descheduled are not made up
@@ -130,14 +137,14 @@ constexpr std::uint64_t spin_before_sleep_ns = 1'000'000;  // SPEC §2: no CPU a
 }  // namespace
 
 void runtime::worker_main(worker& w) {
-  std::uint64_t idle_since = now_ns();
-  std::uint64_t last_work = idle_since;
+  // Idle time runs from here, or from the end of the last task, to the start of the next one
+  // (execute_stolen / run_root close the interval): looking for work and sleeping both count.
+  w.idle_since = now_ns();
+  std::uint64_t last_work = w.idle_since;
   unsigned fails = 0;
   while (!stopping_.load(std::memory_order_acquire)) {
     if (find_work(w)) {
-      const std::uint64_t t = now_ns();
-      bump(w.idle_ns, t - idle_since);
-      idle_since = last_work = now_ns();
+      w.idle_since = last_work = now_ns();
       fails = 0;
       continue;
     }
@@ -153,7 +160,14 @@ void runtime::worker_main(worker& w) {
       fails = 0;
     }
   }
-  bump(w.idle_ns, now_ns() - idle_since);
+  end_idle(w);
+}
+
+void runtime::end_idle(worker& w) noexcept {
+  if (w.idle_since != 0) {
+    bump(w.idle_ns, now_ns() - w.idle_since);
+    w.idle_since = 0;
+  }
 }
 
 bool runtime::find_work(worker& w) {
@@ -183,6 +197,7 @@ bool runtime::take_root(worker& w) {
 }
 
 void runtime::run_root(worker& w, root_job& job) {
+  end_idle(w);
   frame* saved = w.base;
   w.base = w.hot->top;
   try {
@@ -228,6 +243,7 @@ void runtime::wake_one() noexcept {
 }
 
 void runtime::execute_stolen(worker& w, frame* t, task_fn fn) {
+  end_idle(w);
   ++w.steals;
   if (heartbeat_bits != 0) w.hot->poll.fetch_and(~heartbeat_bits, std::memory_order_relaxed);
   frame* saved = w.base;

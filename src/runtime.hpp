@@ -90,6 +90,7 @@ struct worker {
 
   std::uint64_t rng;
   std::thread thread;
+  std::uint64_t idle_since = 0;  // when this worker last became idle (0: busy)
 
   // Split-off loop ranges (loop frames), allocated and freed by this worker only.
   std::vector<loop_child*> free_children;
@@ -163,6 +164,9 @@ class runtime {
 
  private:
   void heartbeat_main();
+  void end_idle(worker& w) noexcept;
+  std::mutex beat_mutex_;
+  std::condition_variable beat_cv_;
   std::thread heartbeat_thread_;
   std::atomic<std::uint32_t> awake_epoch_{0};  // bumped when a worker wakes (the heartbeat waits on it)
 
