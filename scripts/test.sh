@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # weft's whole test suite, from a fresh clone: installs what it needs, then
-#   1. Release build of the library, tests and benchmark binaries; ctest (unit tests, install test,
-#      and every benchmark kernel variant at test size with its checksum)
+#   1. Release build of the library, tests, tools and benchmark binaries (C++ and Rust); ctest (unit
+#      tests, install test, and every benchmark kernel variant at test size with its checksum)
 #   2. the unit tests under ThreadSanitizer
 #   3. the unit tests under AddressSanitizer + UndefinedBehaviorSanitizer
 #   4. the Rust peers (Rayon, chili): cargo test, every kernel at test size
@@ -16,28 +16,28 @@ stage "dependencies"
 scripts/install-deps.sh
 export PATH="$HOME/.cargo/bin:$PATH"
 
-stage "release build + tests"
-cmake -S . -B build/release -G Ninja -DCMAKE_BUILD_TYPE=Release -DWEFT_BUILD_BENCH=ON >/dev/null
-ninja -C build/release
-ctest --test-dir build/release --output-on-failure -j "$jobs"
+stage "release build (library, tests, tools, benchmark binaries, Rust peers)"
+scripts/build-bench.sh
+stage "release tests (unit tests, install test, every benchmark variant at test size)"
+ctest --test-dir build --output-on-failure -j "$jobs"
+(cd build-clang && ctest --output-on-failure -j "$jobs")
 
 stage "ThreadSanitizer"
-cmake -S . -B build/tsan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DWEFT_SANITIZE=thread -DWEFT_BUILD_TOOLS=OFF >/dev/null
-ninja -C build/tsan
-TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" ctest --test-dir build/tsan --output-on-failure -j "$jobs" -LE install
+cmake -S . -B build-tsan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DWEFT_SANITIZE=thread -DWEFT_BUILD_TOOLS=OFF >/dev/null
+ninja -C build-tsan
+TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" ctest --test-dir build-tsan --output-on-failure -j "$jobs"
 
 stage "AddressSanitizer + UndefinedBehaviorSanitizer"
-cmake -S . -B build/asan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DWEFT_SANITIZE=address -DWEFT_BUILD_TOOLS=OFF >/dev/null
-ninja -C build/asan
-ASAN_OPTIONS="detect_leaks=1" UBSAN_OPTIONS="print_stacktrace=1" ctest --test-dir build/asan --output-on-failure -j "$jobs" -LE install
+cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DWEFT_SANITIZE=address -DWEFT_BUILD_TOOLS=OFF >/dev/null
+ninja -C build-asan
+ASAN_OPTIONS="detect_leaks=1" UBSAN_OPTIONS="print_stacktrace=1" ctest --test-dir build-asan --output-on-failure -j "$jobs"
 
 stage "Rust peers"
 (cd bench/rust && cargo test --release --quiet)
 
-stage "benchmark driver"
+stage "benchmark driver: its tests, then every kernel x system x policy at test size"
 .venv/bin/python -m pytest -q bench/test_run.py
-scripts/build-bench.sh
-.venv/bin/python bench/run.py --mode test --out build/test-results
+.venv/bin/python bench/run.py --mode test --policies all --out build/test-results
 
 echo
 echo "all tests passed"
