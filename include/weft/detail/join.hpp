@@ -174,24 +174,40 @@ WEFT_NOINLINE std::pair<ret_t<F>, ret_t<G>> join_slow(F f, G g) {
   return join_pushed(h, fr, f, g);
 }
 
+
+// The branch as join keeps it: a temporary closure is used as it is (a copy of it, run by a thief,
+// is indistinguishable from it); an lvalue (a named function object, a function) is wrapped in a
+// closure holding a reference to it, so it is always the caller's object that gets called.
+template <class F>
+WEFT_INLINE decltype(auto) as_branch(F&& f) {
+  if constexpr (std::is_lvalue_reference_v<F&&>)
+    return [&f]() -> decltype(auto) { return f(); };
+  else
+    return static_cast<F&&>(f);
+}
+
+template <class F, class G>
+WEFT_INLINE auto join_branches(F& f, G& g) {
+  using B = branch_t<G>;
+  hot_state& h = tls_hot;
+  if (h.poll.load(std::memory_order_relaxed)) [[unlikely]]
+    return join_slow<std::remove_cv_t<F>, std::remove_cv_t<G>>(std::move(f), std::move(g));
+  typename B::holder holder(&g);
+  frame* fr = h.top;
+  B::store(fr, g, holder);
+  push_frame(h, fr, &B::run);
+  return join_pushed<F, G>(h, fr, f, g);
+}
+
 }  // namespace detail
 
 // f runs first on this worker; g is latent work that the policy may make stealable.
 // Returns both results as a std::pair; a void branch gives weft::unit.
 template <class F, class G>
 WEFT_INLINE auto join(F&& f, G&& g) {
-  using namespace detail;
-  using Fn = std::remove_cvref_t<F>;
-  using Gn = std::remove_cvref_t<G>;
-  using B = branch_t<Gn>;
-  hot_state& h = tls_hot;
-  if (h.poll.load(std::memory_order_relaxed)) [[unlikely]]
-    return join_slow<Fn, Gn>(Fn(std::forward<F>(f)), Gn(std::forward<G>(g)));
-  typename B::holder holder(&g);
-  frame* fr = h.top;
-  B::store(fr, g, holder);
-  push_frame(h, fr, &B::run);
-  return join_pushed<Fn, Gn>(h, fr, f, g);
+  auto&& fb = detail::as_branch(std::forward<F>(f));
+  auto&& gb = detail::as_branch(std::forward<G>(g));
+  return detail::join_branches<std::remove_reference_t<decltype(fb)>, std::remove_reference_t<decltype(gb)>>(fb, gb);
 }
 
 }  // namespace weft

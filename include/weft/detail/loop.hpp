@@ -80,7 +80,17 @@ struct adaptive_loop {
     Map* map;
     Combine* combine;
     std::uint64_t grain;
-    std::atomic<bool> failed{false};  // a piece threw: the others stop at their next chunk
+    // The lowest iteration known to have thrown.  Pieces skip iterations above it (they cannot
+    // matter: the exception of the serially first failing iteration is the one that leaves the
+    // loop, as in the serial elision) but still run those below it, which might throw first.
+    std::atomic<std::uint64_t> failed_at{~std::uint64_t(0)};
+
+    void fail_at(std::uint64_t k) noexcept {
+      std::uint64_t cur = failed_at.load(std::memory_order_relaxed);
+      while (k < cur && !failed_at.compare_exchange_weak(cur, k, std::memory_order_relaxed)) {
+      }
+    }
+    bool skipped(std::uint64_t k) const noexcept { return k > failed_at.load(std::memory_order_relaxed); }
   };
 
   static I index(I lo, std::uint64_t k) noexcept {
@@ -131,13 +141,13 @@ struct adaptive_loop {
 
     std::optional<T> acc;
     std::exception_ptr err;
-    std::uint64_t chunk = 1, untimed = untimed_iterations, last = 0;
+    std::uint64_t chunk = 1, untimed = untimed_iterations, last = 0, k = b;
     try {
       while (rec.next < rec.end) {
         const std::uint64_t i0 = rec.next;
         const std::uint64_t n = std::min(chunk, rec.end - i0);
         rec.next = i0 + n;  // removed before they run: a promotion never gives them away
-        for (std::uint64_t k = i0; k < i0 + n; ++k) fold(acc, (*sh.map)(index(sh.lo, k)), sh);
+        for (k = i0; k < i0 + n; ++k) fold(acc, (*sh.map)(index(sh.lo, k)), sh);
         h.loop_iterations += n;
         if (untimed > n) {
           untimed -= n;
@@ -152,30 +162,31 @@ struct adaptive_loop {
           untimed = 0;
         }
         if (h.poll.load(std::memory_order_relaxed)) [[unlikely]] on_poll(h, fr);
-        if (sh.failed.load(std::memory_order_relaxed)) [[unlikely]] break;
+        if (sh.skipped(rec.next)) [[unlikely]] break;
       }
     } catch (...) {
       err = std::current_exception();
-      sh.failed.store(true, std::memory_order_relaxed);
+      sh.fail_at(k);
     }
     h.top = fr;
 
-    // Join the split-off parts, youngest (lowest indices) first.
+    // Join the split-off parts, youngest (lowest indices) first; the first error in index order
+    // wins.  A part entirely above a known failure is not run.
     for (loop_child* c = rec.children; c != nullptr;) {
       loop_child* older = c->older;
       if (reclaim(h, &c->fr) == reclaimed::run_inline) {
-        if (!err && !sh.failed.load(std::memory_order_relaxed)) {
+        if (!err && !sh.skipped(c->begin)) {
           try {
             if (auto v = run(h, sh, c->begin, c->end, loop_child_chunks(h, *c, false))) fold(acc, std::move(*v), sh);
           } catch (...) {
             err = std::current_exception();
-            sh.failed.store(true, std::memory_order_relaxed);
+            sh.fail_at(c->begin);
           }
         }
       } else if (c->fr.error) {
         if (!err) err = std::move(c->fr.error);
         c->fr.error = nullptr;
-        sh.failed.store(true, std::memory_order_relaxed);
+        sh.fail_at(c->begin);
       } else if (c->has_result) {
         T v = take_result(*c);
         if (!err) fold(acc, std::move(v), sh);
