@@ -1,0 +1,190 @@
+// weft tests: shared helpers — sizes, the policy x workers parameters, serial references.
+#pragma once
+
+#include <gtest/gtest.h>
+#include <weft/weft.hpp>
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <cstdlib>
+#include <memory>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#ifndef WEFT_TEST_SCALE
+#define WEFT_TEST_SCALE 4
+#endif
+
+namespace wt {
+
+// 4 = full sizes, 1 = reduced (sanitizers).  The environment variable WEFT_TEST_SCALE overrides.
+inline int scale() {
+  static const int s = [] {
+    if (const char* e = std::getenv("WEFT_TEST_SCALE"); e != nullptr && *e != '\0') return std::atoi(e);
+    return WEFT_TEST_SCALE;
+  }();
+  return s;
+}
+inline bool reduced() { return scale() < 4; }
+template <class T>
+T pick(T full, T small) {
+  return reduced() ? small : full;
+}
+
+inline constexpr bool sanitized =
+#ifdef WEFT_TEST_SANITIZER
+    true;
+#else
+    false;
+#endif
+
+// ---------------------------------------------------------------------------------------------
+// Parameters: every implemented policy x workers {1, 2, 4, 8} (serial: 1 only).
+
+struct pool_param {
+  weft::policy policy;
+  unsigned workers;
+};
+
+inline std::ostream& operator<<(std::ostream& os, const pool_param& p) {
+  return os << weft::to_string(p.policy) << "/" << p.workers;
+}
+
+inline std::vector<pool_param> all_pool_params() {
+  std::vector<pool_param> out;
+  for (weft::policy p : weft::implemented_policies()) {
+    if (p == weft::policy::serial) {
+      out.push_back({p, 1});
+      continue;
+    }
+    for (unsigned w : {1u, 2u, 4u, 8u}) out.push_back({p, w});
+  }
+  return out;
+}
+
+// Policies with workers (not serial), one value each: for tests that choose their own worker count.
+inline std::vector<weft::policy> parallel_policies() {
+  std::vector<weft::policy> out;
+  for (weft::policy p : weft::implemented_policies())
+    if (p != weft::policy::serial) out.push_back(p);
+  return out;
+}
+
+inline std::string ident(std::string_view s) {
+  std::string out(s);
+  for (char& c : out)
+    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+  return out;
+}
+
+inline std::string param_name(const testing::TestParamInfo<pool_param>& info) {
+  return ident(weft::to_string(info.param.policy)) + "_" + std::to_string(info.param.workers);
+}
+inline std::string policy_name(const testing::TestParamInfo<weft::policy>& info) {
+  return ident(weft::to_string(info.param));
+}
+
+// A fixture owning a pool of the parameter's policy and size.
+class PoolTest : public testing::TestWithParam<pool_param> {
+ protected:
+  void SetUp() override {
+    pool_ = std::make_unique<weft::pool>(weft::config{.workers = GetParam().workers, .policy = GetParam().policy});
+    ASSERT_EQ(pool_->size(), GetParam().workers);
+    ASSERT_EQ(pool_->policy(), GetParam().policy);
+  }
+  void TearDown() override { pool_.reset(); }
+  weft::pool& pool() { return *pool_; }
+  weft::policy policy() const { return GetParam().policy; }
+  unsigned workers() const { return GetParam().workers; }
+  // Can a branch run on another worker than its owner's?
+  bool can_steal() const { return GetParam().policy != weft::policy::serial && GetParam().workers > 1; }
+
+  std::unique_ptr<weft::pool> pool_;
+};
+
+#define WT_INSTANTIATE(suite) \
+  INSTANTIATE_TEST_SUITE_P(All, suite, testing::ValuesIn(wt::all_pool_params()), wt::param_name)
+
+// ---------------------------------------------------------------------------------------------
+// Serial references and parallel kernels
+
+inline std::uint64_t fib_serial(unsigned n) { return n < 2 ? n : fib_serial(n - 1) + fib_serial(n - 2); }
+
+inline std::uint64_t fib(unsigned n) {
+  if (n < 2) return n;
+  auto [a, b] = weft::join([&] { return fib(n - 1); }, [&] { return fib(n - 2); });
+  return a + b;
+}
+
+// Joins made by fib(n): one per inner node of its call tree.
+inline std::uint64_t fib_joins(unsigned n) { return n < 2 ? 0 : 1 + fib_joins(n - 1) + fib_joins(n - 2); }
+// Joins of fib(n) whose frame lies in slots 0..d-1 of the task stack, on one worker.  A join's frame
+// is popped before its second branch runs inline, so the first branch's joins go one slot up and
+// the second branch's reuse the slot: the slot is the number of enclosing joins in whose *first*
+// branch the join runs, not its nesting depth.
+inline std::uint64_t fib_joins_in_slots(unsigned n, unsigned slot, unsigned d) {
+  if (n < 2) return 0;
+  return (slot < d ? 1 : 0) + fib_joins_in_slots(n - 1, slot + 1, d) + fib_joins_in_slots(n - 2, slot, d);
+}
+
+// splitmix64 finalizer: the hash used by generated programs and checksums.
+inline std::uint64_t mix(std::uint64_t x) {
+  x += 0x9E3779B97F4A7C15ull;
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+  return x ^ (x >> 31);
+}
+
+struct rng {
+  std::uint64_t s;
+  explicit rng(std::uint64_t seed) : s(seed * 0x2545F4914F6CDD1Dull + 1) {}
+  std::uint64_t next() { return s = mix(s); }
+  std::uint32_t below(std::uint32_t n) { return n == 0 ? 0 : std::uint32_t(next() % n); }
+  bool chance(unsigned percent) { return below(100) < percent; }
+};
+
+// Busy-wait politely until pred() or the timeout; returns pred().
+template <class P>
+bool wait_until(P pred, std::chrono::milliseconds timeout) {
+  const auto end = std::chrono::steady_clock::now() + timeout;
+  while (!pred()) {
+    if (std::chrono::steady_clock::now() > end) return pred();
+    std::this_thread::yield();
+  }
+  return true;
+}
+
+// Sets (or, with nullptr, unsets) an environment variable for the guard's lifetime.
+class env_guard {
+ public:
+  env_guard(const char* name, const char* value) : name_(name) {
+    if (const char* old = std::getenv(name)) old_ = old;
+    if (value)
+      ::setenv(name, value, 1);
+    else
+      ::unsetenv(name);
+  }
+  ~env_guard() {
+    if (old_)
+      ::setenv(name_.c_str(), old_->c_str(), 1);
+    else
+      ::unsetenv(name_.c_str());
+  }
+  env_guard(const env_guard&) = delete;
+  env_guard& operator=(const env_guard&) = delete;
+
+ private:
+  std::string name_;
+  std::optional<std::string> old_;
+};
+
+// Clears every WEFT_* variable for the guard's lifetime (tests that read the environment).
+struct clean_env {
+  env_guard a{"WEFT_WORKERS", nullptr}, b{"WEFT_POLICY", nullptr}, c{"WEFT_HEARTBEAT_US", nullptr},
+      d{"WEFT_QUOTA", nullptr}, e{"WEFT_TRACE", nullptr};
+};
+
+}  // namespace wt

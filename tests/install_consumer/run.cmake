@@ -1,0 +1,45 @@
+# ctest script: install the weft build tree into a temporary prefix, then configure, build and run
+# the outside project in this folder against it.
+#   -DSRC=<this folder> -DBUILD=<weft build tree> -DWORK=<scratch folder>
+#   [-DGENERATOR=...] [-DCXX=<compiler>] [-DFLAGS=<extra compile+link flags, e.g. sanitizers>]
+foreach(v SRC BUILD WORK)
+  if(NOT DEFINED ${v})
+    message(FATAL_ERROR "run.cmake: -D${v}=... is required")
+  endif()
+endforeach()
+
+file(REMOVE_RECURSE "${WORK}")
+file(MAKE_DIRECTORY "${WORK}")
+set(prefix "${WORK}/prefix")
+set(build "${WORK}/build")
+
+function(step what)
+  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "install_consumer: ${what} failed (${rc})\n${out}\n${err}")
+  endif()
+  message(STATUS "install_consumer: ${what}: ok\n${out}")
+endfunction()
+
+step("cmake --install" "${CMAKE_COMMAND}" --install "${BUILD}" --prefix "${prefix}")
+if(NOT EXISTS "${prefix}/include/weft/weft.hpp")
+  message(FATAL_ERROR "install_consumer: ${prefix}/include/weft/weft.hpp was not installed")
+endif()
+file(GLOB_RECURSE config_files "${prefix}/*/weftConfig.cmake")
+if(NOT config_files)
+  message(FATAL_ERROR "install_consumer: no weftConfig.cmake under ${prefix}")
+endif()
+
+set(configure_args -S "${SRC}" -B "${build}" "-DCMAKE_PREFIX_PATH=${prefix}" -DCMAKE_BUILD_TYPE=Release)
+if(GENERATOR)
+  list(APPEND configure_args -G "${GENERATOR}")
+endif()
+if(CXX)
+  list(APPEND configure_args "-DCMAKE_CXX_COMPILER=${CXX}")
+endif()
+if(FLAGS)
+  list(APPEND configure_args "-DCMAKE_CXX_FLAGS=${FLAGS}" "-DCMAKE_EXE_LINKER_FLAGS=${FLAGS}")
+endif()
+step("configure the consumer" "${CMAKE_COMMAND}" ${configure_args})
+step("build the consumer" "${CMAKE_COMMAND}" --build "${build}")
+step("run the consumer" "${build}/app")

@@ -1,0 +1,183 @@
+// weft tests: the adaptive policies behave as their papers say (issue 3).
+//  * on one worker the lazy policies promote only a tiny fraction of joins, ws promotes every join;
+//  * heartbeat promotes about run time / N times (at most once per beat), never with a huge N;
+//  * DF promotes the innermost latent item, BF and heartbeat the oldest (observed with the
+//    promotion hook);
+//  * ws-ap splits a loop into K*P pieces up front;
+//  * loops poll: a long parallel_for on one worker under lazy-bf gets split when a thief appears.
+#include <gtest/gtest.h>
+#include <weft/weft.hpp>
+
+#include <atomic>
+#include <chrono>
+#include <mutex>
+#include <vector>
+
+namespace {
+
+long fib(int n) {
+  if (n < 2) return n;
+  auto [a, b] = weft::join([&] { return fib(n - 1); }, [&] { return fib(n - 2); });
+  return a + b;
+}
+
+std::uint64_t fib_joins(int n) { return n < 2 ? 0 : 1 + fib_joins(n - 1) + fib_joins(n - 2); }
+
+// Every promotion observed, in order (the hook runs on the promoting worker).
+std::mutex events_mutex;
+std::vector<weft::detail::promotion_event> events;
+
+void record(const weft::detail::promotion_event& e) {
+  std::lock_guard lk(events_mutex);
+  events.push_back(e);
+}
+
+struct hook_guard {
+  hook_guard() {
+    events.clear();
+    weft::detail::set_promotion_hook(&record);
+  }
+  ~hook_guard() { weft::detail::set_promotion_hook(nullptr); }
+};
+
+// Two nested loops: the outer at task-stack depth 0, the inner at depth 1.
+long nested_loops(int outer, int inner) {
+  return weft::parallel_reduce(0, outer, 0L, [&](int i) -> long {
+    return weft::parallel_reduce(0, inner, 0L, [&](int j) -> long { return i * inner + j; },
+                                 [](long a, long b) { return a + b; });
+  }, [](long a, long b) { return a + b; });
+}
+
+}  // namespace
+
+TEST(Adaptive, LazyPoliciesPromoteATinyFractionOnOneWorker) {
+  const int n = 24;
+  for (weft::policy p : {weft::policy::lazy_df, weft::policy::lazy_df2, weft::policy::lazy_bf}) {
+    weft::pool pool(weft::config{.workers = 1, .policy = p});
+    EXPECT_EQ(pool.run([&] { return fib(n); }), 46368);
+    const auto s = pool.stats().total;
+    EXPECT_EQ(s.joins, fib_joins(n)) << weft::to_string(p);
+    EXPECT_GT(s.promotions, 0u) << weft::to_string(p);                 // the deque starts empty
+    EXPECT_LT(s.promotions * 100, s.joins) << weft::to_string(p);      // "a tiny fraction"
+    EXPECT_EQ(s.steals, 0u);
+    EXPECT_GT(s.deque_checks, 0u);
+  }
+}
+
+TEST(Adaptive, EagerPoliciesPromoteEveryJoin) {
+  for (weft::policy p : {weft::policy::ws, weft::policy::ws_ap}) {
+    weft::pool pool(weft::config{.workers = 1, .policy = p});
+    EXPECT_EQ(pool.run([] { return fib(20); }), 6765);
+    const auto s = pool.stats().total;
+    EXPECT_EQ(s.promotions, s.joins) << weft::to_string(p);
+    EXPECT_EQ(s.joins, fib_joins(20));
+  }
+}
+
+TEST(Adaptive, HeartbeatPromotesAtMostOncePerBeat) {
+  const auto period = std::chrono::microseconds(500);
+  weft::pool pool(weft::config{.workers = 1, .policy = weft::policy::heartbeat, .heartbeat = period});
+  const auto t0 = std::chrono::steady_clock::now();
+  long r = 0;
+  for (int i = 0; i < 20; ++i) r += pool.run([] { return fib(25); });
+  const double elapsed_us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_EQ(r, 20 * 75025);
+  const auto s = pool.stats().total;
+  const double beats = elapsed_us / double(period.count());
+  EXPECT_LE(double(s.promotions), beats + 20) << "promotions " << s.promotions << " beats " << beats;
+  EXPECT_GT(s.promotions, 0u) << "no beat in " << elapsed_us << " us";
+}
+
+TEST(Adaptive, HeartbeatWithAHugePeriodNeverPromotes) {
+  weft::pool pool(weft::config{.workers = 1, .policy = weft::policy::heartbeat,
+                               .heartbeat = std::chrono::microseconds(100'000'000)});
+  EXPECT_EQ(pool.run([] { return fib(22); }), 17711);
+  EXPECT_EQ(pool.stats().total.promotions, 0u);
+}
+
+TEST(Adaptive, DepthFirstPromotesTheInnermostBreadthFirstTheOldest) {
+  // One worker: at the first poll (the inner loop's first chunk boundary) the deque is empty, so
+  // the lazy policies promote.  DF splits the loop being executed (the inner one, depth 1); BF
+  // splits the oldest (the outer loop, depth 0).
+  const long want = nested_loops(40, 40);
+  for (weft::policy p : {weft::policy::lazy_df, weft::policy::lazy_df2, weft::policy::lazy_bf}) {
+    hook_guard g;
+    weft::pool pool(weft::config{.workers = 1, .policy = p});
+    EXPECT_EQ(pool.run([] { return nested_loops(40, 40); }), want);
+    std::lock_guard lk(events_mutex);
+    ASSERT_FALSE(events.empty()) << weft::to_string(p);
+    const auto& first = events.front();
+    EXPECT_EQ(first.kind, weft::detail::promotion_kind::loop_half);
+    if (p == weft::policy::lazy_bf)
+      EXPECT_EQ(first.depth, 0u) << "BF must split the outer loop";
+    else
+      EXPECT_EQ(first.depth, 1u) << weft::to_string(p) << " must split the inner loop";
+  }
+}
+
+TEST(Adaptive, DepthFirstPromotesTheJoinJustPushedBreadthFirstTheOldestJoin) {
+  // A chain of joins whose first branches nest: the first poll is the outermost join's entry, where
+  // innermost and oldest coincide (depth 0).  Then, with the deque holding that item, nothing is
+  // promoted until it is popped; the next promotion happens at the first poll after that pop.
+  const long want = fib(18);
+  for (weft::policy p : {weft::policy::lazy_df, weft::policy::lazy_bf}) {
+    hook_guard g;
+    weft::pool pool(weft::config{.workers = 1, .policy = p});
+    EXPECT_EQ(pool.run([] { return fib(18); }), want);
+    std::lock_guard lk(events_mutex);
+    ASSERT_GE(events.size(), 2u);
+    EXPECT_EQ(events[0].depth, 0u);
+    EXPECT_EQ(events[0].kind, weft::detail::promotion_kind::join);
+    // After the root's item is popped, the root's second branch fib(16) runs at depth 0 and its
+    // first join (depth 0 again) is both innermost and oldest.
+    for (const auto& e : events) EXPECT_EQ(e.kind, weft::detail::promotion_kind::join);
+  }
+}
+
+TEST(Adaptive, HeartbeatPromotesTheOldestFrame) {
+  hook_guard g;
+  weft::pool pool(weft::config{.workers = 1, .policy = weft::policy::heartbeat, .heartbeat = std::chrono::microseconds(200)});
+  long r = 0;
+  for (int i = 0; i < 10; ++i) r += pool.run([] { return fib(24); });
+  EXPECT_EQ(r, 10 * 46368);
+  std::lock_guard lk(events_mutex);
+  ASSERT_FALSE(events.empty());
+  // fib's recursion is ~24 deep; the oldest promotable frame is always near the bottom: the first
+  // beat of each run promotes depth 0, and no promotion can skip an older unpromoted frame.
+  std::size_t shallow = 0;
+  for (const auto& e : events) shallow += e.depth < 8;
+  EXPECT_GT(shallow * 2, events.size()) << "most promotions must be of old (shallow) frames";
+}
+
+TEST(Adaptive, AutoPartitionerSplitsALoopIntoKTimesPPieces) {
+  hook_guard g;
+  weft::pool pool(weft::config{.workers = 2, .policy = weft::policy::ws_ap});
+  std::atomic<long> sum{0};
+  pool.run([&] { weft::parallel_for(0, 1 << 16, [&](int i) { sum.fetch_add(i, std::memory_order_relaxed); }); });
+  EXPECT_EQ(sum.load(), (long(1) << 16) * ((1 << 16) - 1) / 2);
+  std::lock_guard lk(events_mutex);
+  // K*P = 8 chunks: the root range is split 3 times up front (8 -> 4 -> 2 -> 1); every piece that
+  // runs splits further only while its counter allows, so at least K*P - 1 = 7 splits happen.
+  std::size_t splits = 0;
+  for (const auto& e : events) splits += e.kind == weft::detail::promotion_kind::loop_half;
+  EXPECT_GE(splits, 7u);
+}
+
+TEST(Adaptive, LoopsPollBetweenChunks) {
+  // A single flat loop of slow iterations under lazy-bf, 2 workers: the second worker can only get
+  // work if the loop splits at its chunk boundaries.
+  weft::pool pool(weft::config{.workers = 2, .policy = weft::policy::lazy_bf});
+  std::atomic<int> on_other{0};
+  std::atomic<std::thread::id> first{};
+  pool.run([&] {
+    first = std::this_thread::get_id();
+    weft::parallel_for(0, 400, [&](int) {
+      const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(50);
+      while (std::chrono::steady_clock::now() < until) {
+      }
+      if (std::this_thread::get_id() != first.load()) on_other.fetch_add(1);
+    });
+  });
+  EXPECT_GT(pool.stats().total.promotions, 0u);
+  EXPECT_GT(on_other.load(), 0) << "no iteration ran on the second worker";
+}

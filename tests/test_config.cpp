@@ -1,0 +1,235 @@
+// Configuration (SPEC §2, §4): policy names, environment variables, and bad settings that must
+// raise std::invalid_argument naming the setting (never a silent fallback).
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "common.hpp"
+
+namespace {
+
+using namespace std::chrono_literals;
+
+const std::vector<std::pair<weft::policy, std::string>> all_names = {
+    {weft::policy::automatic, "auto"}, {weft::policy::serial, "serial"},   {weft::policy::ws, "ws"},
+    {weft::policy::ws_ap, "ws-ap"},    {weft::policy::wool, "wool"},       {weft::policy::lazy_df, "lazy-df"},
+    {weft::policy::lazy_df2, "lazy-df2"}, {weft::policy::lazy_bf, "lazy-bf"}, {weft::policy::heartbeat, "heartbeat"},
+    {weft::policy::adf, "adf"},        {weft::policy::dfd, "dfd"},         {weft::policy::fifo, "fifo"},
+};
+
+bool implemented(weft::policy p) {
+  auto v = weft::implemented_policies();
+  return std::find(v.begin(), v.end(), p) != v.end();
+}
+
+// Runs make(), expects std::invalid_argument whose what() contains every one of `needles`.
+template <class F>
+void expect_invalid(F&& make, std::initializer_list<const char*> needles, const char* what_for) {
+  try {
+    make();
+    ADD_FAILURE() << what_for << ": no exception";
+  } catch (const std::invalid_argument& e) {
+    for (const char* n : needles)
+      EXPECT_NE(std::string(e.what()).find(n), std::string::npos)
+          << what_for << ": message does not name \"" << n << "\": " << e.what();
+  } catch (const std::exception& e) {
+    ADD_FAILURE() << what_for << ": wrong exception type: " << e.what();
+  }
+}
+
+TEST(Config, PolicyNamesRoundTrip) {
+  for (const auto& [p, name] : all_names) {
+    EXPECT_EQ(weft::parse_policy(name), p) << name;
+    EXPECT_EQ(weft::to_string(p), name);
+    EXPECT_EQ(weft::parse_policy(weft::to_string(p)), p);
+  }
+  EXPECT_EQ(all_names.size(), 12u);
+}
+
+TEST(Config, ImplementedPolicies) {
+  auto v = weft::implemented_policies();
+  EXPECT_FALSE(v.empty());
+  EXPECT_TRUE(implemented(weft::policy::serial));
+  for (weft::policy p : v) {
+    EXPECT_NE(p, weft::policy::automatic);
+    EXPECT_NE(weft::to_string(p), "?");
+  }
+}
+
+TEST(Config, ParsePolicyUnknown) {
+  for (const char* bad : {"bogus", "", "WS", "lazy", "ws ", "heartbeat2"}) {
+    expect_invalid([&] { (void)weft::parse_policy(bad); }, {"lazy-bf", "heartbeat", "wool"}, bad);
+    if (*bad) expect_invalid([&] { (void)weft::parse_policy(bad); }, {bad}, bad);
+  }
+}
+
+TEST(Config, EnvironmentPolicyUnknown) {
+  wt::clean_env clean;
+  wt::env_guard g("WEFT_POLICY", "no-such-policy");
+  expect_invalid([] { weft::pool p; }, {"WEFT_POLICY", "no-such-policy"}, "WEFT_POLICY=no-such-policy");
+  expect_invalid([] { weft::pool p(weft::config{.workers = 2}); }, {"WEFT_POLICY"}, "WEFT_POLICY with workers=2");
+}
+
+TEST(Config, EnvironmentApplied) {
+  wt::clean_env clean;
+  for (weft::policy p : wt::parallel_policies()) {
+    wt::env_guard a("WEFT_POLICY", std::string(weft::to_string(p)).c_str());
+    wt::env_guard b("WEFT_WORKERS", "3");
+    weft::pool pl;
+    EXPECT_EQ(pl.size(), 3u);
+    EXPECT_EQ(pl.policy(), p);
+    EXPECT_EQ(pl.config().workers, 3u);
+    EXPECT_EQ(pl.config().policy, p);
+    EXPECT_EQ(pl.run([] { return wt::fib(12); }), wt::fib_serial(12));
+    // An explicit field wins over the environment.
+    weft::pool q(weft::config{.workers = 2});
+    EXPECT_EQ(q.size(), 2u);
+    EXPECT_EQ(q.policy(), p);
+  }
+  {
+    wt::env_guard a("WEFT_POLICY", "serial");
+    weft::pool pl;
+    EXPECT_EQ(pl.policy(), weft::policy::serial);
+    EXPECT_EQ(pl.size(), 1u);
+  }
+}
+
+TEST(Config, AutomaticDefaults) {
+  wt::clean_env clean;
+  weft::pool p;
+  EXPECT_GE(p.size(), 1u);
+  EXPECT_NE(p.policy(), weft::policy::automatic);
+  EXPECT_TRUE(implemented(p.policy()));
+  EXPECT_EQ(p.config().workers, p.size());
+  weft::pool s(weft::config{.policy = weft::policy::serial});
+  EXPECT_EQ(s.size(), 1u);
+}
+
+TEST(Config, WorkersOutOfRange) {
+  wt::clean_env clean;
+  for (weft::policy p : wt::parallel_policies()) {
+    expect_invalid([&] { weft::pool pl(weft::config{.workers = 5000, .policy = p}); }, {"workers", "5000"},
+                   "workers = 5000");
+    expect_invalid([&] { weft::pool pl(weft::config{.workers = 4000000000u, .policy = p}); }, {"workers"},
+                   "workers = 4e9");
+  }
+}
+
+TEST(Config, EnvironmentWorkersMalformed) {
+  wt::clean_env clean;
+  for (const char* bad : {"abc", "", "0", "-3", "5000", "3x", " 3", "1e3", "99999999999999999999999", "+2"}) {
+    wt::env_guard g("WEFT_WORKERS", bad);
+    expect_invalid([] { weft::pool p; }, {"WEFT_WORKERS"}, (std::string("WEFT_WORKERS=\"") + bad + "\"").c_str());
+    for (weft::policy p : weft::implemented_policies())
+      expect_invalid([&] { weft::pool pl(weft::config{.policy = p}); }, {"WEFT_WORKERS"},
+                     (std::string("WEFT_WORKERS=\"") + bad + "\" with " + std::string(weft::to_string(p))).c_str());
+  }
+}
+
+TEST(Config, SerialWithSeveralWorkers) {
+  wt::clean_env clean;
+  expect_invalid([] { weft::pool p(weft::config{.workers = 2, .policy = weft::policy::serial}); }, {"serial"},
+                 "serial, workers = 2");
+  wt::env_guard g("WEFT_WORKERS", "4");
+  expect_invalid([] { weft::pool p(weft::config{.policy = weft::policy::serial}); }, {"serial"},
+                 "serial, WEFT_WORKERS = 4");
+}
+
+TEST(Config, HeartbeatAndQuotaWithPoliciesThatHaveNone) {
+  wt::clean_env clean;
+  for (weft::policy p : weft::implemented_policies()) {
+    if (p == weft::policy::heartbeat || p == weft::policy::adf || p == weft::policy::dfd) continue;
+    const std::string name(weft::to_string(p));
+    const unsigned w = p == weft::policy::serial ? 1 : 2;
+    expect_invalid([&] { weft::pool pl(weft::config{.workers = w, .policy = p, .heartbeat = 30us}); }, {"heartbeat"},
+                   ("heartbeat with " + name).c_str());
+    expect_invalid([&] { weft::pool pl(weft::config{.workers = w, .policy = p, .quota_bytes = 1 << 20}); }, {"quota"},
+                   ("quota with " + name).c_str());
+    {
+      wt::env_guard g("WEFT_HEARTBEAT_US", "30");
+      expect_invalid([&] { weft::pool pl(weft::config{.workers = w, .policy = p}); }, {"WEFT_HEARTBEAT_US"},
+                     ("WEFT_HEARTBEAT_US with " + name).c_str());
+    }
+    {
+      wt::env_guard g("WEFT_QUOTA", "65536");
+      expect_invalid([&] { weft::pool pl(weft::config{.workers = w, .policy = p}); }, {"WEFT_QUOTA"},
+                     ("WEFT_QUOTA with " + name).c_str());
+    }
+  }
+}
+
+// The settings a policy does have are accepted (when the policy is implemented).
+TEST(Config, HeartbeatAndQuotaWhereTheyBelong) {
+  wt::clean_env clean;
+  if (implemented(weft::policy::heartbeat)) {
+    weft::pool p(weft::config{.workers = 2, .policy = weft::policy::heartbeat, .heartbeat = 100us});
+    EXPECT_EQ(p.config().heartbeat, 100us);
+    EXPECT_EQ(p.run([] { return wt::fib(15); }), wt::fib_serial(15));
+    {
+      wt::env_guard g("WEFT_HEARTBEAT_US", "250");
+      weft::pool q(weft::config{.workers = 2, .policy = weft::policy::heartbeat});
+      EXPECT_EQ(q.config().heartbeat, 250us);
+    }
+    expect_invalid([] { weft::pool q(weft::config{.workers = 2, .policy = weft::policy::heartbeat, .quota_bytes = 4096}); },
+                   {"quota"}, "quota with heartbeat");
+    expect_invalid([] { weft::pool q(weft::config{.workers = 2, .policy = weft::policy::heartbeat, .heartbeat = 2000000us}); },
+                   {"heartbeat"}, "heartbeat = 2 s");
+  }
+  for (weft::policy p : {weft::policy::adf, weft::policy::dfd}) {
+    if (!implemented(p)) continue;
+    weft::pool q(weft::config{.workers = 2, .policy = p, .quota_bytes = 1 << 16});
+    EXPECT_EQ(q.config().quota_bytes, std::size_t(1) << 16);
+    expect_invalid([&] { weft::pool r(weft::config{.workers = 2, .policy = p, .heartbeat = 30us}); }, {"heartbeat"},
+                   "heartbeat with adf/dfd");
+  }
+}
+
+TEST(Config, MalformedHeartbeatAndQuotaEnvironment) {
+  wt::clean_env clean;
+  for (const char* bad : {"abc", "", "-1", "0"}) {
+    {
+      wt::env_guard g("WEFT_HEARTBEAT_US", bad);
+      expect_invalid([] { weft::pool pl; }, {"WEFT_HEARTBEAT_US"}, "WEFT_HEARTBEAT_US malformed");
+    }
+    {
+      wt::env_guard g("WEFT_QUOTA", bad);
+      expect_invalid([] { weft::pool pl; }, {"WEFT_QUOTA"}, "WEFT_QUOTA malformed");
+    }
+  }
+}
+
+TEST(Config, EmptyTracePath) {
+  wt::clean_env clean;
+  wt::env_guard g("WEFT_TRACE", "");
+  expect_invalid([] { weft::pool pl; }, {"WEFT_TRACE"}, "WEFT_TRACE empty");
+}
+
+TEST(Config, NotImplementedPolicies) {
+  wt::clean_env clean;
+  for (const auto& [p, name] : all_names) {
+    if (p == weft::policy::automatic || implemented(p)) continue;
+    expect_invalid([&] { weft::pool pl(weft::config{.workers = 2, .policy = p}); }, {name.c_str()}, name.c_str());
+    wt::env_guard g("WEFT_POLICY", name.c_str());
+    expect_invalid([&] { weft::pool pl; }, {name.c_str()}, ("WEFT_POLICY=" + name).c_str());
+  }
+  if (!implemented(weft::policy::lazy_bf))
+    expect_invalid([] { weft::pool pl(weft::config{.workers = 1, .policy = weft::policy::lazy_bf}); }, {"lazy-bf"},
+                   "lazy-bf");
+}
+
+// The global pool reads the environment on first use; a bad value raises there too, and a later
+// use with a good environment succeeds (no half-made pool is kept).
+TEST(Config, GlobalPoolBadEnvironment) {
+  wt::clean_env clean;
+  {
+    wt::env_guard g("WEFT_WORKERS", "abc");
+    expect_invalid([] { (void)weft::pool::global(); }, {"WEFT_WORKERS"}, "global pool, WEFT_WORKERS=abc");
+    expect_invalid([] { (void)wt::fib(5); }, {"WEFT_WORKERS"}, "join from main, WEFT_WORKERS=abc");
+  }
+  wt::env_guard g("WEFT_WORKERS", "2");
+  EXPECT_EQ(weft::pool::global().size(), 2u);
+  EXPECT_EQ(wt::fib(12), wt::fib_serial(12));
+}
+
+}  // namespace

@@ -1,0 +1,380 @@
+// Exceptions (SPEC §2): an exception thrown in any branch propagates out of the join / loop /
+// scope / run that owns it, after every sibling branch has finished; the pool stays usable.
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "common.hpp"
+
+namespace {
+
+using namespace std::chrono_literals;
+
+class Exceptions : public wt::PoolTest {
+ protected:
+  // While waiting for a thief, the first branch polls (small joins) so that lazy policies, which
+  // promote at poll points, get the chance to make the second branch stealable.
+  bool wait_for_thief(const std::atomic<int>& started) {
+    if (!can_steal()) return false;
+    return wt::wait_until(
+        [&] {
+          weft::join([] {}, [] {});
+          return started.load() != 0;
+        },
+        200ms);
+  }
+  // ws and wool promote a join's second branch before its first runs: a thief can always take it.
+  bool steal_expected() const {
+    return can_steal() && (policy() == weft::policy::ws || policy() == weft::policy::wool);
+  }
+  void check_usable() { EXPECT_EQ(pool().run([] { return wt::fib(16); }), wt::fib_serial(16)); }
+};
+WT_INSTANTIATE(Exceptions);
+
+TEST_P(Exceptions, FromRunItself) {
+  try {
+    pool().run([]() -> int { throw std::runtime_error("root"); });
+    FAIL() << "no exception";
+  } catch (const std::runtime_error& e) {
+    EXPECT_STREQ(e.what(), "root");
+  }
+  check_usable();
+}
+
+// The first branch throws while the second, stolen, sleeps before counting: when the exception
+// arrives the second branch must have finished.
+TEST_P(Exceptions, FirstBranchThrowsSecondStolen) {
+  int stolen = 0;
+  const int reps = wt::pick(8, 4);
+  for (int rep = 0; rep < reps; ++rep) {
+    std::atomic<int> started{0}, done{0};
+    try {
+      pool().run([&] {
+        weft::join(
+            [&] {
+              wait_for_thief(started);
+              throw std::runtime_error("first branch");
+            },
+            [&] {
+              started = 1;
+              std::this_thread::sleep_for(5ms);
+              done = 1;
+            });
+      });
+      FAIL() << "no exception";
+    } catch (const std::runtime_error& e) {
+      EXPECT_STREQ(e.what(), "first branch");
+      EXPECT_EQ(done.load(), started.load()) << "the exception arrived before the stolen branch finished";
+    }
+    stolen += started.load();
+  }
+  if (steal_expected()) EXPECT_GT(stolen, 0) << "the second branch was never stolen: the test exercised nothing";
+  if (!can_steal()) EXPECT_EQ(stolen, 0) << "the second branch ran although the first threw (serial elision)";
+  check_usable();
+}
+
+TEST_P(Exceptions, SecondBranchThrows) {
+  const int reps = wt::pick(8, 4);
+  for (int rep = 0; rep < reps; ++rep) {
+    std::atomic<int> started{0}, first_done{0};
+    try {
+      pool().run([&] {
+        weft::join(
+            [&] {
+              wait_for_thief(started);
+              std::this_thread::sleep_for(2ms);
+              first_done = 1;
+            },
+            [&]() -> int {
+              started = 1;
+              throw std::logic_error("second branch");
+            });
+      });
+      FAIL() << "no exception";
+    } catch (const std::logic_error& e) {
+      EXPECT_STREQ(e.what(), "second branch");
+      EXPECT_EQ(first_done.load(), 1);
+    }
+  }
+  check_usable();
+}
+
+// Both throw: the first branch's exception wins (serial order); the second finished first.
+TEST_P(Exceptions, BothBranchesThrow) {
+  const int reps = wt::pick(8, 4);
+  for (int rep = 0; rep < reps; ++rep) {
+    std::atomic<int> started{0}, second_done{0};
+    try {
+      pool().run([&] {
+        weft::join(
+            [&]() -> std::string {
+              wait_for_thief(started);
+              throw std::runtime_error("first");
+            },
+            [&]() -> std::string {
+              started = 1;
+              std::this_thread::sleep_for(3ms);
+              second_done = 1;
+              throw std::out_of_range("second");
+            });
+      });
+      FAIL() << "no exception";
+    } catch (const std::out_of_range& e) {
+      ADD_FAILURE() << "the second branch's exception won: " << e.what();
+    } catch (const std::runtime_error& e) {
+      EXPECT_STREQ(e.what(), "first");
+      EXPECT_EQ(second_done.load(), started.load());
+    }
+  }
+  check_usable();
+}
+
+// Exception types that are not std::exception, and results that must be destroyed.
+TEST_P(Exceptions, NonStdExceptionTypes) {
+  struct custom {
+    int code;
+  };
+  try {
+    pool().run([] { weft::join([] { return std::string(1000, 'x'); }, []() -> std::string { throw custom{42}; }); });
+    FAIL();
+  } catch (const custom& c) {
+    EXPECT_EQ(c.code, 42);
+  }
+  try {
+    pool().run([] { weft::join([]() -> std::vector<int> { throw 7; }, [] { return std::vector<int>(100, 1); }); });
+    FAIL();
+  } catch (int v) {
+    EXPECT_EQ(v, 7);
+  }
+  check_usable();
+}
+
+// A throw deep inside a fib tree, at a chosen leaf: it leaves the run, the other leaves finished.
+std::uint64_t fib_throwing(unsigned n, std::uint64_t path, std::uint64_t bad, std::atomic<int>& flight) {
+  if (n < 2) {
+    flight.fetch_add(1);
+    struct dec {
+      std::atomic<int>& f;
+      ~dec() { f.fetch_sub(1); }
+    } d{flight};
+    if (path == bad) throw std::runtime_error("leaf " + std::to_string(path));
+    return n;
+  }
+  auto [a, b] = weft::join([&] { return fib_throwing(n - 1, path * 2, bad, flight); },
+                           [&] { return fib_throwing(n - 2, path * 2 + 1, bad, flight); });
+  return a + b;
+}
+
+TEST_P(Exceptions, DeepInFibTree) {
+  const unsigned n = wt::pick(18u, 14u);
+  for (std::uint64_t bad : {std::uint64_t(1) << (n - 1), (std::uint64_t(1) << (n / 2)) + 1, std::uint64_t(1) << (n / 2 + 1)}) {
+    std::atomic<int> flight{0};
+    try {
+      pool().run([&] { return fib_throwing(n, 1, bad, flight); });
+      // This path may not be a leaf of the tree: then nothing throws and the result is fib(n).
+    } catch (const std::runtime_error& e) {
+      EXPECT_EQ(std::string(e.what()), "leaf " + std::to_string(bad));
+    }
+    EXPECT_EQ(flight.load(), 0);
+  }
+  check_usable();
+}
+
+TEST_P(Exceptions, InParallelFor) {
+  const int n = wt::pick(5000, 1000);
+  for (int bad : {0, 537, n - 1}) {
+    std::atomic<int> flight{0}, ran{0};
+    try {
+      pool().run([&] {
+        weft::parallel_for(0, n, [&](int i) {
+          flight.fetch_add(1);
+          if (i == bad) {
+            flight.fetch_sub(1);
+            throw std::out_of_range("iteration " + std::to_string(i));
+          }
+          if (i % 97 == 0) std::this_thread::sleep_for(100us);
+          ran.fetch_add(1);
+          flight.fetch_sub(1);
+        });
+      });
+      FAIL() << "no exception";
+    } catch (const std::out_of_range& e) {
+      EXPECT_EQ(std::string(e.what()), "iteration " + std::to_string(bad));
+      EXPECT_EQ(flight.load(), 0) << "iterations still running when the exception left the loop";
+    }
+    if (!can_steal()) EXPECT_EQ(ran.load(), bad) << "serial elision: exactly the iterations before the throw ran";
+  }
+  check_usable();
+}
+
+// Several iterations throw: the lowest index's exception is the one the serial elision raises.
+TEST_P(Exceptions, InParallelForSeveral) {
+  const int n = wt::pick(4000, 1000);
+  for (int rep = 0; rep < 5; ++rep) {
+    try {
+      pool().run([&] {
+        weft::parallel_for(std::size_t(0), std::size_t(n), [&](std::size_t i) {
+          if (i % 100 == 37) throw std::runtime_error(std::to_string(i));
+        });
+      });
+      FAIL();
+    } catch (const std::runtime_error& e) {
+      EXPECT_STREQ(e.what(), "37");
+    }
+  }
+  check_usable();
+}
+
+// A lower-index iteration throws *after* a higher-index one (which a thief took while the lower
+// part was still running): the serial elision raises the lower one's exception, so the lower part
+// must go on until its own throw.
+//
+// BUG (reported to the runtime author): the loop-frame path (include/weft/detail/loop.hpp,
+// adaptive_loop::run: used by ws-ap, lazy-df, lazy-df2, lazy-bf, heartbeat) sets
+// shared_state::failed when any piece throws, and every piece, including those with lower indices,
+// stops at its next chunk.  The lower iteration that throws in the serial elision then never runs
+// and the higher piece's exception leaves the loop.
+TEST_P(Exceptions, InParallelLoopLowerIndexWins) {
+  const int n = 2000;
+  for (int rep = 0; rep < 3; ++rep) {
+    try {
+      pool().run([&] {
+        weft::parallel_for(0, n, [&](int i) {
+          if (i < 20) std::this_thread::sleep_for(300us);  // time for thieves to take the upper part
+          if (i == 50) throw std::runtime_error("low " + std::to_string(i));
+          if (i >= n / 2) throw std::runtime_error("high " + std::to_string(i));
+        });
+      });
+      FAIL() << "no exception";
+    } catch (const std::runtime_error& e) {
+      EXPECT_STREQ(e.what(), "low 50") << "parallel_for, rep " << rep;
+    }
+    try {
+      pool().run([&] {
+        return weft::parallel_reduce(0, n, 0L, [&](int i) -> long {
+          if (i < 20) std::this_thread::sleep_for(300us);
+          if (i == 50) throw std::runtime_error("low " + std::to_string(i));
+          if (i >= n / 2) throw std::runtime_error("high " + std::to_string(i));
+          return i;
+        }, std::plus<>{});
+      });
+      FAIL() << "no exception";
+    } catch (const std::runtime_error& e) {
+      EXPECT_STREQ(e.what(), "low 50") << "parallel_reduce, rep " << rep;
+    }
+  }
+  check_usable();
+}
+
+TEST_P(Exceptions, InParallelReduce) {
+  const int n = wt::pick(4000, 1000);
+  for (int rep = 0; rep < 5; ++rep) {
+    try {
+      pool().run([&] {
+        return weft::parallel_reduce(
+            0, n, std::string(), [&](int i) -> std::string {
+              if (i % 250 == 249) throw std::invalid_argument("map " + std::to_string(i));
+              return "x";
+            },
+            [](std::string a, const std::string& b) { return a + b; });
+      });
+      FAIL();
+    } catch (const std::invalid_argument& e) {
+      EXPECT_STREQ(e.what(), "map 249");
+    }
+    // A throwing combine.
+    try {
+      pool().run([&] {
+        return weft::parallel_reduce(0, n, 0, [](int i) { return i; }, [](int a, int b) -> int {
+          if (a + b > 1000000) throw std::overflow_error("combine");
+          return a + b;
+        });
+      });
+      if (long(n) * (n - 1) / 2 > 1000000) FAIL();
+    } catch (const std::overflow_error& e) {
+      EXPECT_STREQ(e.what(), "combine");
+    }
+  }
+  check_usable();
+}
+
+TEST_P(Exceptions, InScopeTasks) {
+  const int n = 50;
+  for (bool explicit_sync : {true, false}) {
+    std::atomic<int> ran{0};
+    try {
+      pool().run([&] {
+        weft::scope s;
+        for (int i = 0; i < n; ++i)
+          s.spawn([&, i] {
+            if (i == 17 || i == 33) throw std::runtime_error("task " + std::to_string(i));
+            if (i % 5 == 0) std::this_thread::sleep_for(200us);
+            ran.fetch_add(1);
+          });
+        if (explicit_sync) s.sync();
+      });
+      FAIL() << "no exception";
+    } catch (const std::runtime_error& e) {
+      EXPECT_STREQ(e.what(), "task 17") << "sync rethrows the earliest-spawned task's exception";
+    }
+    // Every task of a scope runs, whatever the others do.
+    EXPECT_EQ(ran.load(), n - 2);
+  }
+  check_usable();
+}
+
+// The scope's owner throws while its tasks run: the owner's exception leaves; the tasks finished.
+TEST_P(Exceptions, ScopeBodyThrows) {
+  std::atomic<int> ran{0};
+  try {
+    pool().run([&] {
+      weft::scope s;
+      for (int i = 0; i < 10; ++i)
+        s.spawn([&, i] {
+          std::this_thread::sleep_for(300us);
+          ran.fetch_add(1);
+          if (i == 3) throw std::logic_error("task");
+        });
+      throw std::runtime_error("body");
+    });
+    FAIL();
+  } catch (const std::runtime_error& e) {
+    EXPECT_STREQ(e.what(), "body");
+    EXPECT_EQ(ran.load(), 10);
+  }
+  // And the same through a join nested in the scope body.
+  ran = 0;
+  try {
+    pool().run([&] {
+      weft::scope s;
+      for (int i = 0; i < 10; ++i) s.spawn([&] { ran.fetch_add(1); });
+      weft::join([] { return wt::fib(10); }, []() -> int { throw std::runtime_error("join in body"); });
+    });
+    FAIL();
+  } catch (const std::runtime_error& e) {
+    EXPECT_STREQ(e.what(), "join in body");
+    EXPECT_EQ(ran.load(), 10);
+  }
+  check_usable();
+}
+
+// Exceptions caught inside the run, at the join that owns them, then more work in the same run.
+TEST_P(Exceptions, CaughtInsideAndContinue) {
+  const unsigned n = wt::pick(16u, 12u);
+  auto r = pool().run([&] {
+    std::uint64_t total = 0;
+    for (int k = 0; k < 20; ++k) {
+      try {
+        weft::join([&] { return wt::fib(n); }, [&]() -> std::uint64_t { throw k; });
+      } catch (int v) {
+        total += std::uint64_t(v);
+      }
+      total += wt::fib(10);
+    }
+    return total;
+  });
+  EXPECT_EQ(r, 190 + 20 * wt::fib_serial(10));
+  check_usable();
+}
+
+}  // namespace

@@ -1,0 +1,67 @@
+// Idle behaviour (SPEC §2): idle workers spin briefly, then sleep — an idle pool uses no CPU after
+// about 1 ms — and wake quickly when work arrives.
+#include <sys/resource.h>
+#include <time.h>
+
+#include "common.hpp"
+
+namespace {
+
+using namespace std::chrono_literals;
+
+double process_cpu_ms() {
+  timespec ts{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return double(ts.tv_sec) * 1e3 + double(ts.tv_nsec) / 1e6;
+}
+
+class Idle : public testing::TestWithParam<weft::policy> {};
+INSTANTIATE_TEST_SUITE_P(All, Idle, testing::ValuesIn(weft::implemented_policies()), wt::policy_name);
+
+TEST_P(Idle, IdlePoolUsesNoCpuAndWakesUp) {
+  const unsigned workers = GetParam() == weft::policy::serial ? 1 : 4;
+  weft::pool p(weft::config{.workers = workers, .policy = GetParam()});
+  const unsigned n = wt::pick(22u, 16u);
+  EXPECT_EQ(p.run([&] { return wt::fib(n); }), wt::fib_serial(n));
+  // Sanitizer runtimes have background threads of their own: allow them some CPU.
+  const double budget_ms = wt::sanitized ? 40.0 : 20.0;
+  double used = 0;
+  for (int attempt = 0; attempt < 3; ++attempt) {  // a noisy machine: the best of three windows
+    std::this_thread::sleep_for(50ms);
+    const double t0 = process_cpu_ms();
+    std::this_thread::sleep_for(200ms);
+    used = process_cpu_ms() - t0;
+    if (used < budget_ms) break;
+  }
+  EXPECT_LT(used, budget_ms) << "an idle pool of " << workers << " workers used " << used << " ms of CPU in 200 ms";
+
+  // Wake-up: a run on the sleeping pool completes quickly.
+  for (int k = 0; k < 3; ++k) {
+    std::this_thread::sleep_for(20ms);
+    const auto t0 = std::chrono::steady_clock::now();
+    EXPECT_EQ(p.run([] { return 42; }), 42);
+    const auto dt = std::chrono::steady_clock::now() - t0;
+    EXPECT_LT(dt, wt::sanitized ? 500ms : 100ms) << "waking the pool took "
+                                                << std::chrono::duration<double, std::milli>(dt).count() << " ms";
+  }
+  const auto t0 = std::chrono::steady_clock::now();
+  EXPECT_EQ(p.run([&] { return wt::fib(n); }), wt::fib_serial(n));
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, wt::sanitized ? 5000ms : 1000ms);
+
+  // And idle again after that.
+  std::this_thread::sleep_for(50ms);
+  const double t1 = process_cpu_ms();
+  std::this_thread::sleep_for(200ms);
+  EXPECT_LT(process_cpu_ms() - t1, budget_ms);
+}
+
+// The global pool, once used, goes idle too.
+TEST(IdleGlobal, GlobalPoolSleeps) {
+  EXPECT_EQ(wt::fib(15), wt::fib_serial(15));
+  std::this_thread::sleep_for(50ms);
+  const double t0 = process_cpu_ms();
+  std::this_thread::sleep_for(200ms);
+  EXPECT_LT(process_cpu_ms() - t0, wt::sanitized ? 40.0 : 20.0);
+}
+
+}  // namespace

@@ -1,0 +1,251 @@
+// join: results equal the serial elision for every kind of branch result (SPEC §2).
+#include <array>
+#include <memory>
+#include <numeric>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "common.hpp"
+
+namespace {
+
+class Join : public wt::PoolTest {};
+WT_INSTANTIATE(Join);
+
+TEST_P(Join, FibNoCutoff) {
+  for (unsigned n : {0u, 1u, 2u, 3u, 10u}) EXPECT_EQ(pool().run([&] { return wt::fib(n); }), wt::fib_serial(n));
+  const unsigned n = wt::pick(24u, 18u);
+  EXPECT_EQ(pool().run([&] { return wt::fib(n); }), wt::fib_serial(n));
+}
+
+TEST_P(Join, VoidBranchesReturnUnit) {
+  std::atomic<int> a{0}, b{0};
+  auto r = pool().run([&] { return weft::join([&] { ++a; }, [&] { ++b; }); });
+  static_assert(std::is_same_v<decltype(r), std::pair<weft::unit, weft::unit>>);
+  EXPECT_EQ(a.load(), 1);
+  EXPECT_EQ(b.load(), 1);
+  EXPECT_TRUE(r.first == weft::unit{});
+
+  auto m = pool().run([&] { return weft::join([&] { return 7; }, [&] { ++b; }); });
+  static_assert(std::is_same_v<decltype(m), std::pair<int, weft::unit>>);
+  EXPECT_EQ(m.first, 7);
+  auto n = pool().run([&] { return weft::join([&] { ++a; }, [&] { return std::string("x"); }); });
+  static_assert(std::is_same_v<decltype(n), std::pair<weft::unit, std::string>>);
+  EXPECT_EQ(n.second, "x");
+  EXPECT_EQ(a.load(), 2);
+  EXPECT_EQ(b.load(), 2);
+}
+
+// A void recursion: every leaf is visited exactly once.
+void visit(unsigned lo, unsigned hi, std::vector<std::atomic<int>>& hits) {
+  if (hi - lo == 1) {
+    hits[lo].fetch_add(1, std::memory_order_relaxed);
+    return;
+  }
+  const unsigned mid = lo + (hi - lo) / 2;
+  weft::join([&] { visit(lo, mid, hits); }, [&] { visit(mid, hi, hits); });
+}
+
+TEST_P(Join, VoidRecursionVisitsEveryLeafOnce) {
+  const unsigned n = wt::pick(20000u, 3000u);
+  std::vector<std::atomic<int>> hits(n);
+  pool().run([&] { visit(0, n, hits); });
+  for (unsigned i = 0; i < n; ++i) ASSERT_EQ(hits[i].load(), 1) << i;
+}
+
+struct tree {
+  int value;
+  std::unique_ptr<tree> left, right;
+};
+
+std::unique_ptr<tree> build(int depth, int id) {
+  auto t = std::make_unique<tree>();
+  t->value = id;
+  if (depth > 0) {
+    auto [l, r] = weft::join([&] { return build(depth - 1, 2 * id); }, [&] { return build(depth - 1, 2 * id + 1); });
+    static_assert(std::is_same_v<decltype(l), std::unique_ptr<tree>>);
+    t->left = std::move(l);
+    t->right = std::move(r);
+  }
+  return t;
+}
+
+long sum_tree(const tree* t) { return t ? t->value + sum_tree(t->left.get()) + sum_tree(t->right.get()) : 0; }
+
+TEST_P(Join, MoveOnlyResults) {
+  auto p = pool().run([&] {
+    return weft::join([] { return std::make_unique<int>(1); }, [] { return std::make_unique<int>(2); });
+  });
+  ASSERT_TRUE(p.first && p.second);
+  EXPECT_EQ(*p.first + *p.second, 3);
+
+  const int depth = wt::pick(12, 9);
+  std::unique_ptr<tree> t = pool().run([&] { return build(depth, 1); });
+  // Serial: ids 1 .. 2^(depth+1) - 1, each once.
+  const long n = (1L << (depth + 1)) - 1;
+  EXPECT_EQ(sum_tree(t.get()), n * (n + 1) / 2);
+}
+
+struct no_default {
+  explicit no_default(int v) : value(v) {}
+  no_default() = delete;
+  no_default(const no_default&) = delete;
+  no_default(no_default&&) = default;
+  no_default& operator=(no_default&&) = default;
+  int value;
+};
+static_assert(!std::is_default_constructible_v<no_default>);
+
+no_default nd_sum(int n) {
+  if (n < 2) return no_default(n);
+  auto [a, b] = weft::join([&] { return nd_sum(n - 1); }, [&] { return nd_sum(n - 2); });
+  return no_default(a.value + b.value);
+}
+
+TEST_P(Join, NonDefaultConstructibleResults) {
+  const unsigned n = wt::pick(20u, 15u);
+  EXPECT_EQ(std::uint64_t(pool().run([&] { return nd_sum(int(n)); }).value), wt::fib_serial(n));
+}
+
+TEST_P(Join, LargeResults) {
+  using big = std::array<std::uint64_t, 64>;
+  auto fill = [](std::uint64_t seed) {
+    big b;
+    for (std::size_t i = 0; i < b.size(); ++i) b[i] = wt::mix(seed + i);
+    return b;
+  };
+  auto r = pool().run([&] { return weft::join([&] { return fill(1); }, [&] { return fill(2); }); });
+  EXPECT_EQ(r.first, fill(1));
+  EXPECT_EQ(r.second, fill(2));
+}
+
+// Nested joins: a 4-ary tree of joins of joins, with results of different types at each level.
+std::uint64_t nested(unsigned depth, std::uint64_t path) {
+  if (depth == 0) return wt::mix(path);
+  auto [ab, cd] = weft::join(
+      [&] {
+        return weft::join([&] { return nested(depth - 1, path * 4 + 0); },
+                          [&] { return std::to_string(nested(depth - 1, path * 4 + 1)); });
+      },
+      [&] {
+        return weft::join([&] { return double(nested(depth - 1, path * 4 + 2) % 1000); },
+                          [&] { return std::vector<std::uint64_t>{nested(depth - 1, path * 4 + 3)}; });
+      });
+  static_assert(std::is_same_v<decltype(ab), std::pair<std::uint64_t, std::string>>);
+  static_assert(std::is_same_v<decltype(cd), std::pair<double, std::vector<std::uint64_t>>>);
+  return wt::mix(ab.first ^ std::stoull(ab.second) * 3 ^ std::uint64_t(cd.first) * 5 ^ cd.second.at(0) * 7);
+}
+
+std::uint64_t nested_serial(unsigned depth, std::uint64_t path) {
+  if (depth == 0) return wt::mix(path);
+  const std::uint64_t a = nested_serial(depth - 1, path * 4 + 0);
+  const std::uint64_t b = nested_serial(depth - 1, path * 4 + 1);
+  const std::uint64_t c = nested_serial(depth - 1, path * 4 + 2) % 1000;
+  const std::uint64_t d = nested_serial(depth - 1, path * 4 + 3);
+  return wt::mix(a ^ b * 3 ^ c * 5 ^ d * 7);
+}
+
+TEST_P(Join, NestedJoinsOfDifferentTypes) {
+  const unsigned depth = wt::pick(6u, 4u);
+  EXPECT_EQ(pool().run([&] { return nested(depth, 1); }), nested_serial(depth, 1));
+}
+
+TEST_P(Join, ResultsOfDifferentTypes) {
+  auto r = pool().run([&] {
+    return weft::join([] { return std::string(100, 'a'); }, [] { return 2.5; });
+  });
+  EXPECT_EQ(r.first, std::string(100, 'a'));
+  EXPECT_EQ(r.second, 2.5);
+  auto s = pool().run([&] {
+    return weft::join([] { return std::vector<int>{1, 2, 3}; }, [] { return std::make_pair('c', 9L); });
+  });
+  EXPECT_EQ(s.first, (std::vector<int>{1, 2, 3}));
+  EXPECT_EQ(s.second, std::make_pair('c', 9L));
+}
+
+// Branches capturing by value, by reference, mutable lambdas, named (lvalue) lambdas, function
+// pointers: each is called exactly as the serial elision would call it.
+int forty_two() { return 42; }
+
+TEST_P(Join, KindsOfCallables) {
+  pool().run([&] {
+    int x = 5;
+    auto by_value = [x] { return x * 2; };
+    auto by_ref = [&x] { return x + 1; };
+    auto [a, b] = weft::join(by_value, by_ref);
+    EXPECT_EQ(a, 10);
+    EXPECT_EQ(b, 6);
+
+    // Function pointers (a function *reference* and const lvalue closures: see tests/compile/).
+    auto [c, d] = weft::join(&forty_two, &forty_two);
+    EXPECT_EQ(c, 42);
+    EXPECT_EQ(d, 42);
+
+    // A capture too big for any in-frame copy, by value.
+    std::array<int, 32> big{};
+    std::iota(big.begin(), big.end(), 1);
+    auto [e, f] = weft::join([big] { return std::accumulate(big.begin(), big.end(), 0); },
+                             [big] { return std::accumulate(big.begin(), big.end(), 1); });
+    EXPECT_EQ(e, 528);
+    EXPECT_EQ(f, 529);
+
+    // Mutable lambdas passed as rvalues.
+    auto [g, h] = weft::join([n = 1]() mutable { return ++n; }, [n = 10]() mutable { return ++n; });
+    EXPECT_EQ(g, 2);
+    EXPECT_EQ(h, 11);
+
+    // A non-trivially-copyable capture (std::string) and a move-only capture.
+    std::string s = "abc";
+    auto [i, j] = weft::join([s] { return s + "d"; }, [p = std::make_unique<int>(3)] { return *p; });
+    EXPECT_EQ(i, "abcd");
+    EXPECT_EQ(j, 3);
+  });
+}
+
+// A stateful function object passed as an lvalue: the serial elision calls *that* object, so its
+// state changes are visible to the caller afterwards.
+struct counting_fn {
+  int calls = 0;
+  int operator()() { return ++calls; }
+};
+
+// BUG (reported to the runtime author): join's slow path (join_slow) takes its branches by value,
+// so when a join leaves the fast path (every join under `ws`, public slots under `wool`, a join
+// from a non-worker thread), an lvalue function object is copied and the copy is called: the
+// caller's object never sees the call.  The serial elision calls the object itself.
+TEST_P(Join, LvalueFunctionObjectsAreCalledNotCopied) {
+  pool().run([&] {
+    counting_fn f, g;
+    auto [a, b] = weft::join(f, g);
+    EXPECT_EQ(a, 1);
+    EXPECT_EQ(b, 1);
+    EXPECT_EQ(f.calls, 1) << "the first branch ran on a copy of the caller's function object";
+    EXPECT_EQ(g.calls, 1) << "the second branch ran on a copy of the caller's function object";
+  });
+}
+
+TEST(JoinGlobal, LvalueFunctionObjectsFromNonWorker) {
+  counting_fn f, g;
+  auto [a, b] = weft::join(f, g);  // runs in the global pool
+  EXPECT_EQ(a, 1);
+  EXPECT_EQ(b, 1);
+  // Same bug as Join.LvalueFunctionObjectsAreCalledNotCopied (join_external/join_slow copy).
+  EXPECT_EQ(f.calls, 1);
+  EXPECT_EQ(g.calls, 1);
+}
+
+// Deep recursion of joins: a chain of nested joins (each first branch recursing) far deeper than a
+// public window or the leapfrogging depth, and a wide fan-out below it.
+std::uint64_t chain(unsigned depth) {
+  if (depth == 0) return 1;
+  auto [a, b] = weft::join([&] { return chain(depth - 1); }, [&] { return std::uint64_t(depth); });
+  return a + b;
+}
+
+TEST_P(Join, DeepChain) {
+  const unsigned depth = wt::pick(3000u, 1000u);
+  EXPECT_EQ(pool().run([&] { return chain(depth); }), 1 + std::uint64_t(depth) * (depth + 1) / 2);
+}
+
+}  // namespace

@@ -1,0 +1,282 @@
+// parallel_for / parallel_reduce: every index type, empty/reversed/unit ranges, order of a
+// non-commutative combine, grain hints; and nqueens written declaratively (SPEC §2, §7).
+#include <array>
+#include <climits>
+#include <cstdint>
+#include <limits>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "common.hpp"
+
+namespace {
+
+class Loops : public wt::PoolTest {};
+WT_INSTANTIATE(Loops);
+
+// Every index in [lo, hi) is visited exactly once, with the expected index type.
+template <class Expected, class L, class H>
+void check_for(weft::pool& p, L lo, H hi, std::size_t grain = 1) {
+  using I = std::common_type_t<L, H>;
+  static_assert(std::is_same_v<I, Expected>);
+  const std::size_t n = I(lo) < I(hi) ? std::size_t(std::make_unsigned_t<I>(I(hi) - I(lo))) : 0;
+  std::vector<std::atomic<int>> hits(n);
+  std::atomic<std::size_t> bad{0};
+  p.run([&] {
+    weft::parallel_for(
+        lo, hi,
+        [&](auto i) {
+          static_assert(std::is_same_v<decltype(i), Expected>);
+          const auto k = std::size_t(std::make_unsigned_t<I>(i - I(lo)));
+          if (i < I(lo) || i >= I(hi) || k >= n)
+            bad.fetch_add(1);
+          else
+            hits[k].fetch_add(1, std::memory_order_relaxed);
+        },
+        weft::grain{grain});
+  });
+  EXPECT_EQ(bad.load(), 0u);
+  std::size_t wrong = 0;
+  for (std::size_t k = 0; k < n; ++k) wrong += hits[k].load() != 1;
+  EXPECT_EQ(wrong, 0u) << "range [" << +lo << ", " << +hi << ") grain " << grain;
+}
+
+TEST_P(Loops, ForIndexTypes) {
+  const int n = wt::pick(10000, 2000);
+  check_for<int>(pool(), 0, n);
+  check_for<int>(pool(), -n / 2, n / 2);
+  check_for<unsigned>(pool(), 3u, unsigned(n));
+  check_for<std::int64_t>(pool(), std::int64_t(1) << 40, (std::int64_t(1) << 40) + n);
+  check_for<std::int64_t>(pool(), std::int64_t(-n), std::int64_t(-3));
+  check_for<std::size_t>(pool(), std::size_t(0), std::size_t(n));
+  check_for<std::uint64_t>(pool(), std::uint64_t(0), std::uint64_t(n));
+  check_for<short>(pool(), short(-30000), short(30000));  // span larger than SHRT_MAX
+  check_for<signed char>(pool(), (signed char)(-128), (signed char)(127));
+  check_for<unsigned char>(pool(), (unsigned char)(0), (unsigned char)(255));
+  // Ranges touching the limits of the type: no overflow in the split arithmetic.
+  check_for<int>(pool(), INT_MAX - 1000, INT_MAX);
+  check_for<int>(pool(), INT_MIN, INT_MIN + 1000);
+  check_for<std::int64_t>(pool(), INT64_MAX - 777, INT64_MAX);
+  check_for<std::uint64_t>(pool(), UINT64_MAX - 777, UINT64_MAX);
+}
+
+TEST_P(Loops, ForMixedTypes) {
+  const int n = wt::pick(5000, 1000);
+  check_for<std::size_t>(pool(), 0, std::size_t(n));           // int, size_t
+  check_for<long>(pool(), -n, long(n));                         // int, long
+  check_for<int>(pool(), short(-5), n);                         // short, int
+  check_for<long long>(pool(), -7, (long long)n);               // int, long long
+  check_for<unsigned>(pool(), 0, unsigned(n));                  // int, unsigned
+  check_for<std::int64_t>(pool(), std::int32_t(-100), std::int64_t(n));
+}
+
+TEST_P(Loops, EmptyReversedAndUnitRanges) {
+  std::atomic<int> calls{0};
+  auto body = [&](auto) { ++calls; };
+  pool().run([&] {
+    weft::parallel_for(0, 0, body);
+    weft::parallel_for(10, 3, body);
+    weft::parallel_for(5u, 5u, body);
+    weft::parallel_for(std::size_t(7), std::size_t(2), body);
+    weft::parallel_for(-1, -5, body);
+    weft::parallel_for(INT_MAX, INT_MIN, body);
+  });
+  EXPECT_EQ(calls.load(), 0);
+  EXPECT_EQ(pool().run([] { return weft::parallel_reduce(4, 4, 17, [](int) { return 1; }, std::plus<>{}); }), 17);
+  EXPECT_EQ(pool().run([] { return weft::parallel_reduce(9, 2, 17, [](int) { return 1; }, std::plus<>{}); }), 17);
+  EXPECT_EQ(pool().run([] {
+              return weft::parallel_reduce(std::size_t(3), std::size_t(0), std::string("init"),
+                                           [](std::size_t) { return std::string("x"); }, std::plus<>{});
+            }),
+            "init");
+
+  int seen = -1;
+  pool().run([&] { weft::parallel_for(41, 42, [&](int i) { seen = i; ++calls; }); });
+  EXPECT_EQ(seen, 41);
+  EXPECT_EQ(calls.load(), 1);
+  EXPECT_EQ(pool().run([] {
+              return weft::parallel_reduce(41, 42, std::string("<"), [](int i) { return std::to_string(i); },
+                                           std::plus<>{});
+            }),
+            "<41");
+}
+
+TEST_P(Loops, ReduceIndexTypes) {
+  const int n = wt::pick(20000, 3000);
+  auto sq = [](auto i) { return std::int64_t(i) * std::int64_t(i) % 1000003; };
+  auto serial = [&](std::int64_t lo, std::int64_t hi, std::int64_t init) {
+    for (std::int64_t i = lo; i < hi; ++i) init += sq(i);
+    return init;
+  };
+  pool().run([&] {
+    EXPECT_EQ(weft::parallel_reduce(0, n, std::int64_t(5), sq, std::plus<>{}), serial(0, n, 5));
+    EXPECT_EQ(weft::parallel_reduce(-n, n, std::int64_t(0), sq, std::plus<>{}), serial(-n, n, 0));
+    EXPECT_EQ(weft::parallel_reduce(1u, unsigned(n), std::int64_t(0), sq, std::plus<>{}), serial(1, n, 0));
+    EXPECT_EQ(weft::parallel_reduce(std::size_t(0), std::size_t(n), std::int64_t(0), sq, std::plus<>{}),
+              serial(0, n, 0));
+    EXPECT_EQ(weft::parallel_reduce(std::int64_t(-3), std::int64_t(n), std::int64_t(0), sq, std::plus<>{}),
+              serial(-3, n, 0));
+    EXPECT_EQ(weft::parallel_reduce(0, std::size_t(n), std::int64_t(0), sq, std::plus<>{}), serial(0, n, 0));
+    EXPECT_EQ(weft::parallel_reduce(short(-20000), short(20000), std::int64_t(0), sq, std::plus<>{}),
+              serial(-20000, 20000, 0));
+  });
+}
+
+// String concatenation: associative, not commutative.  The result must be in index order, with the
+// initial value applied once, in front.
+TEST_P(Loops, ReduceNonCommutativeStrings) {
+  const int n = wt::pick(3000, 600);
+  std::string expect = "[";
+  for (int i = 0; i < n; ++i) expect += std::to_string(i) + ",";
+  for (std::size_t g : {1u, 3u, 64u, 100000u}) {
+    auto got = pool().run([&] {
+      return weft::parallel_reduce(
+          0, n, std::string("["), [](int i) { return std::to_string(i) + ","; },
+          [](std::string a, const std::string& b) { return a + b; }, weft::grain{g});
+    });
+    EXPECT_EQ(got, expect) << "grain " << g;
+  }
+}
+
+// 2x2 matrix product modulo 2^64: associative, not commutative.
+struct mat {
+  std::uint64_t a, b, c, d;
+  friend bool operator==(const mat&, const mat&) = default;
+};
+mat mul(const mat& x, const mat& y) {
+  return {x.a * y.a + x.b * y.c, x.a * y.b + x.b * y.d, x.c * y.a + x.d * y.c, x.c * y.b + x.d * y.d};
+}
+mat mat_of(std::int64_t i) {
+  const std::uint64_t h = wt::mix(std::uint64_t(i));
+  return {h | 1, h >> 7, h >> 13, (h >> 3) | 1};
+}
+
+TEST_P(Loops, ReduceNonCommutativeMatrices) {
+  const std::int64_t lo = -1234, hi = lo + wt::pick(20000, 3000);
+  const mat init{3, 1, 4, 1};
+  mat expect = init;
+  for (std::int64_t i = lo; i < hi; ++i) expect = mul(expect, mat_of(i));
+  for (std::size_t g : {1u, 2u, 7u, 1000u}) {
+    mat got = pool().run([&] { return weft::parallel_reduce(lo, hi, init, mat_of, mul, weft::grain{g}); });
+    EXPECT_EQ(got, expect) << "grain " << g;
+  }
+  // Same product, reassociated serially by halves: a check of the check.
+  EXPECT_FALSE(mul(mat_of(1), mat_of(2)) == mul(mat_of(2), mat_of(1)));
+}
+
+TEST_P(Loops, ReduceMoveOnlyAndVectors) {
+  const int n = wt::pick(2000, 500);
+  auto v = pool().run([&] {
+    return weft::parallel_reduce(
+        0, n, std::vector<int>{-1}, [](int i) { return std::vector<int>{i}; },
+        [](std::vector<int> a, std::vector<int> b) {
+          a.insert(a.end(), b.begin(), b.end());
+          return a;
+        });
+  });
+  ASSERT_EQ(v.size(), std::size_t(n) + 1);
+  for (int i = -1; i < n; ++i) ASSERT_EQ(v[std::size_t(i + 1)], i);
+
+  auto p = pool().run([&] {
+    return weft::parallel_reduce(
+        0, n, std::make_unique<long>(0), [](int i) { return std::make_unique<long>(i); },
+        [](std::unique_ptr<long> a, std::unique_ptr<long> b) {
+          *a += *b;
+          return a;
+        });
+  });
+  ASSERT_TRUE(p);
+  EXPECT_EQ(*p, long(n) * (n - 1) / 2);
+}
+
+TEST_P(Loops, GrainHints) {
+  const int n = wt::pick(5000, 1000);
+  for (std::size_t g : {std::size_t(1), std::size_t(2), std::size_t(3), std::size_t(16), std::size_t(777), std::size_t(n),
+                        std::size_t(n) * 10, SIZE_MAX}) {
+    check_for<int>(pool(), 0, n, g);
+    check_for<unsigned char>(pool(), (unsigned char)(1), (unsigned char)(200), g);
+    const long sum = pool().run([&] {
+      return weft::parallel_reduce(0, n, 0L, [](int i) { return long(i); }, std::plus<>{}, weft::grain{g});
+    });
+    EXPECT_EQ(sum, long(n) * (n - 1) / 2) << "grain " << g;
+  }
+}
+
+TEST_P(Loops, GrainZeroThrows) {
+  EXPECT_THROW((void)weft::grain{0}, std::invalid_argument);
+  try {
+    (void)weft::grain{0};
+    FAIL() << "no exception";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("grain"), std::string::npos) << e.what();
+  }
+  // Thrown inside a run: it leaves the run, and the pool stays usable.
+  EXPECT_THROW(pool().run([] { weft::parallel_for(0, 10, [](int) {}, weft::grain{0}); }), std::invalid_argument);
+  EXPECT_EQ(pool().run([] { return wt::fib(15); }), wt::fib_serial(15));
+}
+
+TEST_P(Loops, NestedLoops) {
+  const int n = wt::pick(150, 50), m = wt::pick(130, 40);
+  std::vector<std::uint64_t> out(std::size_t(n) * m);
+  pool().run([&] {
+    weft::parallel_for(0, n, [&](int i) {
+      weft::parallel_for(0u, unsigned(m), [&](unsigned j) { out[std::size_t(i) * m + j] = wt::mix(i * 1000 + j); });
+    });
+  });
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < m; ++j) ASSERT_EQ(out[std::size_t(i) * m + j], wt::mix(i * 1000 + j));
+  const std::uint64_t sum = pool().run([&] {
+    return weft::parallel_reduce(0, n, std::uint64_t(0), [&](int i) {
+      return weft::parallel_reduce(std::size_t(0), std::size_t(m), std::uint64_t(0),
+                                   [&](std::size_t j) { return out[std::size_t(i) * m + j]; }, std::plus<>{});
+    }, std::plus<>{});
+  });
+  std::uint64_t expect = 0;
+  for (auto v : out) expect += v;
+  EXPECT_EQ(sum, expect);
+}
+
+// A loop body given as an lvalue function object with state that must be shared, through a
+// reference, by every iteration (the serial elision calls the one object).
+TEST_P(Loops, LvalueBody) {
+  std::atomic<long> total{0};
+  struct body_t {
+    std::atomic<long>* t;
+    void operator()(int i) const { t->fetch_add(i); }
+  } body{&total};
+  pool().run([&] { weft::parallel_for(0, 1000, body); });
+  EXPECT_EQ(total.load(), 999L * 1000 / 2);
+}
+
+// ---------------------------------------------------------------------------------------------
+// nqueens, declarative (LS Algorithm 2): every column of every row is a parallel_reduce iteration.
+
+bool safe(const std::vector<int>& q, int col) {
+  const int row = int(q.size());
+  for (int r = 0; r < row; ++r)
+    if (q[std::size_t(r)] == col || q[std::size_t(r)] - col == r - row || q[std::size_t(r)] - col == row - r) return false;
+  return true;
+}
+
+long nqueens(int n, const std::vector<int>& q) {
+  if (int(q.size()) == n) return 1;
+  return weft::parallel_reduce(0, n, 0L, [&](int col) -> long {
+    if (!safe(q, col)) return 0;
+    std::vector<int> next = q;
+    next.push_back(col);
+    return nqueens(n, next);
+  }, std::plus<>{});
+}
+
+class NQueens : public wt::PoolTest {};
+WT_INSTANTIATE(NQueens);
+
+TEST_P(NQueens, KnownCounts) {
+  const long known[] = {1, 1, 0, 0, 2, 10, 4, 40, 92, 352};
+  const int max_n = wt::pick(9, 8);
+  for (int n = 1; n <= max_n; ++n) EXPECT_EQ(pool().run([&] { return nqueens(n, {}); }), known[n]) << "N = " << n;
+}
+
+}  // namespace

@@ -1,0 +1,251 @@
+// Counters (SPEC §6) that the algorithm fixes: joins, promotions, steals, loop iterations, heap
+// high-water mark; reset_stats.
+#include <cstring>
+#include <vector>
+
+#include "common.hpp"
+
+namespace {
+
+class Stats : public wt::PoolTest {};
+WT_INSTANTIATE(Stats);
+
+TEST_P(Stats, WorkersVectorMatchesSize) {
+  pool().run([] { return wt::fib(10); });
+  const weft::stats s = pool().stats();
+  EXPECT_EQ(s.workers.size(), pool().size());
+  weft::counters sum;
+  for (const auto& c : s.workers) sum += c;
+  EXPECT_EQ(sum.joins, s.total.joins);
+  EXPECT_EQ(sum.loop_iterations, s.total.loop_iterations);
+  EXPECT_EQ(sum.promotions, s.total.promotions);
+  EXPECT_EQ(sum.steals, s.total.steals);
+  EXPECT_EQ(sum.leapfrogs, s.total.leapfrogs);
+  EXPECT_EQ(sum.live_threads_peak, s.total.live_threads_peak);
+}
+
+// Every join is counted once, by whoever makes it, whatever the policy and the worker count.
+TEST_P(Stats, JoinsOfFib) {
+  const unsigned n = wt::pick(20u, 15u);
+  pool().reset_stats();
+  EXPECT_EQ(pool().run([&] { return wt::fib(n); }), wt::fib_serial(n));
+  weft::stats s = pool().stats();
+  EXPECT_EQ(s.total.joins, wt::fib_joins(n));
+  // Twice: counters accumulate until reset.
+  pool().run([&] { return wt::fib(n); });
+  EXPECT_EQ(pool().stats().total.joins, 2 * wt::fib_joins(n));
+}
+
+TEST_P(Stats, PolicyCountersOnFib) {
+  const unsigned n = wt::pick(20u, 15u);
+  pool().reset_stats();
+  pool().run([&] { return wt::fib(n); });
+  const weft::counters c = pool().stats().total;
+  const std::uint64_t joins = wt::fib_joins(n);
+  ASSERT_EQ(c.joins, joins);
+  EXPECT_LE(c.steals, c.promotions) << "more steals than items made stealable";
+  EXPECT_LE(c.leapfrogs, c.steals);
+  EXPECT_LE(c.live_threads_peak, c.promotions);
+  if (workers() == 1) {
+    EXPECT_EQ(c.steals, 0u) << "a steal on one worker";
+    EXPECT_EQ(c.leapfrogs, 0u);
+    EXPECT_EQ(c.steal_attempts, 0u);
+  }
+  switch (policy()) {
+    case weft::policy::serial:
+      EXPECT_EQ(c.promotions, 0u);
+      EXPECT_EQ(c.steals, 0u);
+      EXPECT_EQ(c.live_threads_peak, 0u);
+      break;
+    case weft::policy::ws:
+      // Eager: every join's second branch is promoted.
+      EXPECT_EQ(c.promotions, joins);
+      if (workers() == 1) EXPECT_EQ(c.live_threads_peak, n - 1) << "promoted tasks in flight = nesting depth";
+      break;
+    case weft::policy::wool:
+      if (workers() == 1) {
+        // Only the joins whose frame lies in the initial public window (slots 0..3) are promoted.
+        EXPECT_GT(c.promotions, 0u);
+        EXPECT_LT(c.promotions, joins);
+        EXPECT_LE(c.promotions, wt::fib_joins_in_slots(n, 0, 4));
+        EXPECT_LE(c.live_threads_peak, 4u);
+      }
+      break;
+    default:
+      break;
+  }
+}
+
+// Every spawn counts as a join.
+TEST_P(Stats, LoopsAndSpawnsCountJoins) {
+  pool().run([] {
+    wt::fib(15);
+    weft::parallel_for(0, 1000, [](int) {});
+    weft::scope s;
+    for (int i = 0; i < 10; ++i) s.spawn([] {});
+  });
+  const weft::counters c = pool().stats().total;
+  if (policy() == weft::policy::serial) {
+    EXPECT_EQ(c.promotions, 0u);
+    EXPECT_EQ(c.steals, 0u);
+  }
+  // Loops split by halving (ws, wool) make n - 1 joins for n iterations; loop frames (the
+  // adaptive policies) split without joins.
+  EXPECT_GE(c.joins, wt::fib_joins(15) + 10);
+  EXPECT_LE(c.joins, wt::fib_joins(15) + 10 + 999);
+  if (policy() == weft::policy::ws || policy() == weft::policy::wool) EXPECT_EQ(c.joins, wt::fib_joins(15) + 10 + 999);
+}
+
+TEST_P(Stats, LoopIterations) {
+  struct range {
+    long lo, hi;
+    std::size_t grain;
+  };
+  for (range r : {range{0, 1000, 1}, range{-50, 77, 1}, range{5, 6, 1}, range{9, 3, 1}, range{0, 10000, 64},
+                  range{0, 333, 1000}}) {
+    pool().reset_stats();
+    pool().run([&] { weft::parallel_for(r.lo, r.hi, [](long) {}, weft::grain{r.grain}); });
+    const std::uint64_t expect = r.hi > r.lo ? std::uint64_t(r.hi - r.lo) : 0;
+    EXPECT_EQ(pool().stats().total.loop_iterations, expect) << "[" << r.lo << ", " << r.hi << ") grain " << r.grain;
+    pool().reset_stats();
+    pool().run([&] { return weft::parallel_reduce(r.lo, r.hi, 0L, [](long i) { return i; }, std::plus<>{}, weft::grain{r.grain}); });
+    EXPECT_EQ(pool().stats().total.loop_iterations, expect) << "reduce [" << r.lo << ", " << r.hi << ")";
+  }
+  // Nested loops: every inner iteration counts.
+  pool().reset_stats();
+  pool().run([] { weft::parallel_for(0, 30, [](int) { weft::parallel_for(0u, 40u, [](unsigned) {}); }); });
+  EXPECT_EQ(pool().stats().total.loop_iterations, 30u * 40u + 30u);
+}
+
+TEST_P(Stats, ResetZeroes) {
+  pool().run([] {
+    wt::fib(15);
+    weft::parallel_for(0, 1000, [](int) {});
+    void* m = weft::malloc(4096);
+    weft::free(m, 4096);
+  });
+  weft::counters before = pool().stats().total;
+  EXPECT_GT(before.joins, 0u);
+  EXPECT_GT(before.loop_iterations, 0u);
+  EXPECT_GE(before.heap_peak_bytes, 4096u);
+  pool().reset_stats();
+  const weft::stats s = pool().stats();
+  EXPECT_EQ(s.workers.size(), pool().size());
+  for (const weft::counters* c : {&s.total, &s.workers[0]}) {
+    EXPECT_EQ(c->joins, 0u);
+    EXPECT_EQ(c->loop_iterations, 0u);
+    EXPECT_EQ(c->promotions, 0u);
+    EXPECT_EQ(c->steals, 0u);
+    EXPECT_EQ(c->leapfrogs, 0u);
+    EXPECT_EQ(c->deque_checks, 0u);
+    EXPECT_EQ(c->heap_peak_bytes, 0u);
+    EXPECT_EQ(c->live_threads_peak, 0u);
+    if (workers() == 1) EXPECT_EQ(c->steal_attempts, 0u);
+  }
+}
+
+TEST_P(Stats, HeapPeakThroughWeftMalloc) {
+  constexpr std::size_t mb = 1 << 20;
+  pool().reset_stats();
+  pool().run([] {
+    void* p = weft::malloc(mb);
+    ASSERT_NE(p, nullptr);
+    std::memset(p, 1, mb);
+    weft::free(p, mb);
+  });
+  EXPECT_GE(pool().stats().total.heap_peak_bytes, mb);
+  EXPECT_LT(pool().stats().total.heap_peak_bytes, 2 * mb);
+
+  pool().reset_stats();
+  pool().run([] {
+    std::vector<int, weft::allocator<int>> v(mb / sizeof(int), 7);
+    EXPECT_EQ(v[12345], 7);
+  });
+  EXPECT_GE(pool().stats().total.heap_peak_bytes, mb);
+
+  // After a reset, a run that allocates nothing through weft::malloc: peak 0.
+  pool().reset_stats();
+  pool().run([] {
+    std::vector<int> plain(1000);  // std::allocator: not accounted
+    return wt::fib(12);
+  });
+  EXPECT_EQ(pool().stats().total.heap_peak_bytes, 0u);
+
+  // Allocations in parallel branches: the pool's peak sees both live at once.
+  pool().reset_stats();
+  pool().run([] {
+    void* a = weft::malloc(mb);
+    weft::join([] {
+      void* b = weft::malloc(mb / 2);
+      weft::free(b, mb / 2);
+    }, [] {});
+    weft::free(a, mb);
+  });
+  EXPECT_GE(pool().stats().total.heap_peak_bytes, mb + mb / 2);
+}
+
+TEST(StatsNoPool, MallocFromNonWorker) {
+  void* p = weft::malloc(100);
+  ASSERT_NE(p, nullptr);
+  weft::free(p, 100);
+  void* z = weft::malloc(0);
+  void* z2 = weft::malloc(0);
+  EXPECT_NE(z, nullptr);
+  EXPECT_NE(z, z2) << "malloc(0) returns a unique pointer";
+  weft::free(z, 0);
+  weft::free(z2, 0);
+  weft::free(nullptr, 0);
+  std::vector<double, weft::allocator<double>> v(1000, 1.5);
+  EXPECT_EQ(v[999], 1.5);
+}
+
+TEST_P(Stats, StealsHappenWithSeveralWorkers) {
+  if (!can_steal()) GTEST_SKIP() << "needs 2+ workers";
+  // fib(27) takes only 1-2 ms on one core under the lazy policies: too short for a sleeping thief to
+  // wake on a loaded machine.  Each attempt runs it 8 times in one run.
+  const unsigned n = wt::pick(27u, 20u);
+  const int per_run = 8;
+  int stole = 0;
+  for (int k = 0; k < 5 && stole == 0; ++k) {
+    pool().reset_stats();
+    EXPECT_EQ(pool().run([&] {
+      std::uint64_t sum = 0;
+      for (int r = 0; r < per_run; ++r) sum += wt::fib(n);
+      return sum;
+    }), per_run * wt::fib_serial(n));
+    const weft::stats s = pool().stats();
+    stole += s.total.steals > 0;
+    EXPECT_EQ(s.total.joins, per_run * wt::fib_joins(n));
+  }
+  EXPECT_GT(stole, 0) << "no steal in 5 runs of fib(" << n << ") on " << workers() << " workers";
+}
+
+TEST(Counters, PlusEquals) {
+  weft::counters a, b;
+  a.joins = 1, a.loop_iterations = 2, a.promotions = 3, a.steals = 4, a.steal_attempts = 5, a.leapfrogs = 6;
+  a.deque_checks = 7, a.idle_ns = 8, a.heap_peak_bytes = 9, a.live_threads_peak = 10;
+  b = a;
+  b += a;
+  EXPECT_EQ(b.joins, 2u);
+  EXPECT_EQ(b.loop_iterations, 4u);
+  EXPECT_EQ(b.promotions, 6u);
+  EXPECT_EQ(b.steals, 8u);
+  EXPECT_EQ(b.steal_attempts, 10u);
+  EXPECT_EQ(b.leapfrogs, 12u);
+  EXPECT_EQ(b.deque_checks, 14u);
+  EXPECT_EQ(b.idle_ns, 16u);
+  EXPECT_EQ(b.heap_peak_bytes, 18u);
+  EXPECT_EQ(b.live_threads_peak, 20u);
+}
+
+// Runs from several threads: joins add up.
+TEST_P(Stats, JoinsFromSeveralThreads) {
+  const unsigned n = wt::pick(16u, 12u);
+  pool().reset_stats();
+  std::vector<std::thread> ts;
+  for (int t = 0; t < 4; ++t) ts.emplace_back([&] { pool().run([&] { return wt::fib(n); }); });
+  for (auto& t : ts) t.join();
+  EXPECT_EQ(pool().stats().total.joins, 4 * wt::fib_joins(n));
+}
+
+}  // namespace
