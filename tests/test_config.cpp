@@ -173,8 +173,8 @@ TEST(Config, HeartbeatAndQuotaWhereTheyBelong) {
     }
     expect_invalid([] { weft::pool q(weft::config{.workers = 2, .policy = weft::policy::heartbeat, .quota_bytes = 4096}); },
                    {"quota"}, "quota with heartbeat");
-    expect_invalid([] { weft::pool q(weft::config{.workers = 2, .policy = weft::policy::heartbeat, .heartbeat = 2000000us}); },
-                   {"heartbeat"}, "heartbeat = 2 s");
+    expect_invalid([] { weft::pool q(weft::config{.workers = 2, .policy = weft::policy::heartbeat, .heartbeat = std::chrono::microseconds(1000000000)}); },
+                   {"heartbeat"}, "heartbeat = 1000 s");
   }
   for (weft::policy p : {weft::policy::adf, weft::policy::dfd}) {
     if (!implemented(p)) continue;
