@@ -28,7 +28,8 @@ frame_stack::frame_stack(std::size_t capacity) : capacity_(capacity) {
   mapped_bytes_ = bytes + page;
   void* p = ::mmap(nullptr, mapped_bytes_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (p == MAP_FAILED) throw std::bad_alloc();
-  // The guard page: a join nested deeper than `capacity` faults here.
+  // The guard page: a join nested deeper than `capacity` faults here.  (Constructing the frames
+  // touches the array once: capacity * 64 bytes per worker, at pool creation.)
   ::mprotect(static_cast<char*>(p) + bytes, page, PROT_NONE);
   frames_ = static_cast<frame*>(p);
   for (std::size_t i = 0; i < capacity; ++i) ::new (&frames_[i]) frame();
@@ -314,7 +315,7 @@ void runtime::submit(root_job& job) {
     h.top = saved_top;
     h.joins = saved_joins;
     h.loop_iterations = saved_iters;
-    h.poll.store(saved_poll, std::memory_order_relaxed);
+    h.poll.fetch_or(saved_poll, std::memory_order_relaxed);  // keeps bits others set meanwhile
     h.loop_mode = saved_loop_mode;
     serial_context_release(ctx);
     std::lock_guard lk(job.m);

@@ -193,7 +193,8 @@ class runtime {
 
 inline worker& worker_of(hot_state& h) noexcept { return *h.self; }
 
-// Capacity of every task stack, in frames (64 bytes each, touched lazily).
-inline constexpr std::size_t stack_frames = std::size_t(1) << 16;
+// Capacity of every task stack, in frames of 64 bytes: 1 MiB per worker.  Joins nested deeper
+// fault on the guard page; scope spawns beyond half of it run at once instead.
+inline constexpr std::size_t stack_frames = std::size_t(1) << 14;
 
 }  // namespace weft::detail

@@ -60,11 +60,16 @@ void* scope::allocate(std::size_t bytes, std::size_t align) {
 }
 
 void scope::note_error(std::size_t index, std::exception_ptr e) noexcept {
+  // A spin lock: errors are rare, and a spawn from another thread may record one concurrently.
+  while (error_lock_.test_and_set(std::memory_order_acquire)) detail::cpu_relax();
   if (!error_ || index < error_index_) {
     error_ = std::move(e);
     error_index_ = index;
   }
+  error_lock_.clear(std::memory_order_release);
 }
+
+void scope::note_foreign_error(std::exception_ptr e) noexcept { note_error(~std::size_t(0), std::move(e)); }
 
 void scope::run_now(record* r) noexcept {
   try {

@@ -2,6 +2,7 @@
 // branch; sync() joins the spawned tasks, youngest first, running inline the ones nobody stole.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <exception>
 #include <memory>
@@ -25,9 +26,10 @@ class scope {
 
   // Spawns f() (a copy of the callable is kept until sync).  Spawned on the thread that made the
   // scope, at the scope's own nesting level, the task is latent work of this worker; spawned from
-  // anywhere else (another worker, or inside a join branch opened after the scope), it runs at once
-  // — the serial elision — since its frame could not outlive that branch.  On a thread that is no
-  // worker, tasks run in the global pool.
+  // anywhere else (another thread, e.g. a task of this scope that a thief runs, or inside a join
+  // branch opened after the scope), it runs at once — the serial elision — since its frame could
+  // not outlive that branch.  On a thread that is no worker, tasks run in the global pool.  Errors
+  // of tasks spawned from other threads come after those of the owner's spawns in sync's order.
   template <class F>
   void spawn(F&& f);
 
@@ -48,6 +50,7 @@ class scope {
 
   void* allocate(std::size_t bytes, std::size_t align);
   void note_error(std::size_t index, std::exception_ptr e) noexcept;
+  void note_foreign_error(std::exception_ptr e) noexcept;  // from another thread: after all owner spawns
   void spawn_external(record* r);
   void run_now(record* r) noexcept;
   void finish(record* r) noexcept;
@@ -58,6 +61,7 @@ class scope {
   std::size_t spawned_ = 0;
   std::size_t error_index_ = 0;
   std::exception_ptr error_;
+  std::atomic_flag error_lock_ = ATOMIC_FLAG_INIT;  // error_ is also written by other threads' spawns
   int uncaught_;
   // Records live in an inline buffer, then in heap chunks freed at sync.
   struct chunk;
@@ -88,12 +92,22 @@ struct scope::typed_record : record {
 template <class F>
 void scope::spawn(F&& f) {
   using Fn = std::decay_t<F>;
+  detail::hot_state& h = detail::tls_hot;
+  if (owner_ != &h) {
+    // Another thread (a thief running one of this scope's tasks, say): the scope's storage belongs
+    // to its owner, so the task runs here and now, touching nothing but the error slot.
+    try {
+      f();
+    } catch (...) {
+      note_foreign_error(std::current_exception());
+    }
+    return;
+  }
   auto* r = ::new (allocate(sizeof(typed_record<Fn>), alignof(typed_record<Fn>)))
       typed_record<Fn>(std::forward<F>(f));
   r->index = spawned_++;
-  detail::hot_state& h = detail::tls_hot;
-  if (h.self == nullptr && owner_ == &h) return spawn_external(r);
-  if (owner_ != &h || h.top != expected_top_ || h.top >= detail::spawn_limit(h)) return run_now(r);
+  if (h.self == nullptr) return spawn_external(r);
+  if (h.top != expected_top_ || h.top >= detail::spawn_limit(h)) return run_now(r);
   detail::frame* fr = h.top;
   r->fr = fr;
   r->prev = last_;
