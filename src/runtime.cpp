@@ -3,8 +3,6 @@
 
 #include <sys/mman.h>
 #include <sys/prctl.h>
-#include <pthread.h>
-#include <sched.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -101,12 +99,6 @@ void runtime::heartbeat_main() {
 #ifdef PR_SET_TIMERSLACK
   ::prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);  // wake within ~1 us of the deadline, not 50 us
 #endif
-  // A beat must not wait behind the workers it beats for: ask for real-time priority (it sleeps
-  // almost all the time).  Without the privilege the thread keeps normal priority; the beats then
-  // arrive late on an oversubscribed machine (the counters show it: promotions vs run time / N).
-  sched_param sp{};
-  sp.sched_priority = 1;
-  beat_realtime = ::pthread_setschedparam(::pthread_self(), SCHED_FIFO, &sp) == 0;
   const auto period = std::chrono::duration_cast<std::chrono::nanoseconds>(cfg.heartbeat);
   auto next = std::chrono::steady_clock::now() + period;
   while (!stopping_.load(std::memory_order_acquire)) {

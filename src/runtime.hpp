@@ -160,7 +160,6 @@ class runtime {
   void reset_stats();
 
   const std::uint32_t heartbeat_bits;  // poll bits the heartbeat thread sets (0: no heartbeat)
-  std::atomic<bool> beat_realtime{false};  // the heartbeat thread got SCHED_FIFO
 
  private:
   void heartbeat_main();

@@ -3,8 +3,16 @@
 // a tiny one (many); tau = (T' - T) / C, where C is the number of promotions of the second run.
 // The recommended period is N = 20 tau (overheads below 5%: HB Theorem 2, W <= (1 + tau/N) w).
 //
-//   weft-tau [RUNS]     (default 7 alternating runs of each configuration; medians)
+// As in HB's protocol, the worker runs alone on its core; the heartbeat thread runs on another
+// (with `pin`, the whole process is pinned to one CPU, so the beats' wake-ups compete with the
+// worker, as on a machine where every core runs a worker; the scheduler then delays most beats and
+// the estimate mixes the timer's cost into tau).
+//
+//   weft-tau [RUNS] [SMALL_N_US] [pin]   (default 7 alternating runs of each configuration,
+//                                         medians; SMALL_N_US default 1)
 #include <weft/weft.hpp>
+
+#include <sched.h>
 
 #include <algorithm>
 #include <array>
@@ -48,6 +56,14 @@ double median(std::vector<double> v) {
 
 int main(int argc, char** argv) {
   const int runs = argc > 1 ? std::atoi(argv[1]) : 7;
+  const int small_us = argc > 2 ? std::atoi(argv[2]) : 1;
+  const bool pin = argc > 3 && std::string(argv[3]) == "pin";
+  if (pin) {
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    CPU_SET(0, &one);
+    if (sched_setaffinity(0, sizeof one, &one) != 0) std::perror("weft-tau: sched_setaffinity");
+  }
   struct program {
     const char* name;
     std::function<long()> body;
@@ -57,8 +73,9 @@ int main(int argc, char** argv) {
       {"nqueens(11)", [] { return queens(11, board{}, 0); }},
   };
   weft::pool huge(weft::config{.workers = 1, .policy = weft::policy::heartbeat, .heartbeat = std::chrono::microseconds(10'000'000)});
-  weft::pool tiny(weft::config{.workers = 1, .policy = weft::policy::heartbeat, .heartbeat = std::chrono::microseconds(1)});
-  std::printf("HB §5.1 protocol, 1 worker, %d alternating runs, medians\n", runs);
+  weft::pool tiny(weft::config{.workers = 1, .policy = weft::policy::heartbeat, .heartbeat = std::chrono::microseconds(small_us)});
+  std::printf("HB §5.1 protocol, 1 worker%s, N = 10^7 us vs %d us, %d alternating runs, medians\n",
+              pin ? " and its heartbeat thread on one CPU" : "", small_us, runs);
   std::printf("%-12s %10s %10s %12s %9s\n", "program", "T_s", "T'_s", "C", "tau_us");
   std::vector<double> taus;
   for (const auto& p : programs) {
