@@ -69,6 +69,8 @@ inline std::uint64_t cycle_count() noexcept {
 // read).  After that, the chunk doubles while a chunk takes less than about 1 us of work and halves
 // when it takes more than about 4 us, one cycle-counter read per chunk: a poll comes every few
 // microseconds whatever an iteration costs, and costs a negligible fraction of a cheap iteration.
+// A piece checks for a failure elsewhere in the loop (failed_at) only between timed chunks: skipping
+// iterations above a failure saves work but is not needed for the result.
 inline constexpr std::uint64_t untimed_iterations = 64;
 inline constexpr std::uint64_t chunk_cycles_low = 2'000, chunk_cycles_high = 8'000;
 inline constexpr std::uint64_t chunk_max = std::uint64_t(1) << 20;
@@ -141,33 +143,37 @@ struct adaptive_loop {
 
     std::optional<T> acc;
     std::exception_ptr err;
-    std::uint64_t chunk = 1, untimed = untimed_iterations, last = 0, k = b;
+    std::uint64_t k = b, executed = 0;
     try {
-      while (rec.next < rec.end) {
+      // First phase: one iteration at a time, removed from the range before it runs (a promotion
+      // never gives it away: LS Alg. 3 lines 3-4), a poll after each.  Short loops never leave it.
+      while (rec.next < rec.end && executed < untimed_iterations) {
+        k = rec.next++;
+        fold(acc, (*sh.map)(index(sh.lo, k)), sh);
+        ++executed;
+        if (h.poll.load(std::memory_order_relaxed)) [[unlikely]] on_poll(h, fr);
+      }
+      // Then chunks timed by the cycle counter.
+      std::uint64_t chunk = 2, last = cycle_count();
+      while (rec.next < rec.end && !sh.skipped(rec.next)) {
         const std::uint64_t i0 = rec.next;
         const std::uint64_t n = std::min(chunk, rec.end - i0);
-        rec.next = i0 + n;  // removed before they run: a promotion never gives them away
+        rec.next = i0 + n;
         for (k = i0; k < i0 + n; ++k) fold(acc, (*sh.map)(index(sh.lo, k)), sh);
-        h.loop_iterations += n;
-        if (untimed > n) {
-          untimed -= n;
-        } else {
-          const std::uint64_t now = cycle_count();
-          const std::uint64_t dt = now - last;
-          if (last == 0 || (dt < chunk_cycles_low && chunk < chunk_max))
-            chunk *= 2;
-          else if (dt > chunk_cycles_high && chunk > 1)
-            chunk /= 2;
-          last = now;
-          untimed = 0;
-        }
+        executed += n;
+        const std::uint64_t now = cycle_count();
+        if (now - last < chunk_cycles_low && chunk < chunk_max)
+          chunk *= 2;
+        else if (now - last > chunk_cycles_high && chunk > 1)
+          chunk /= 2;
+        last = now;
         if (h.poll.load(std::memory_order_relaxed)) [[unlikely]] on_poll(h, fr);
-        if (sh.skipped(rec.next)) [[unlikely]] break;
       }
     } catch (...) {
       err = std::current_exception();
       sh.fail_at(k);
     }
+    h.loop_iterations += executed;
     h.top = fr;
 
     // Join the split-off parts, youngest (lowest indices) first; the first error in index order
