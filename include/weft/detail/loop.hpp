@@ -64,13 +64,13 @@ inline std::uint64_t cycle_count() noexcept {
 #endif
 }
 
-// Chunks: the first `untimed_iterations` iterations run one at a time, with a poll after each (a
-// poll is one load and one branch; short loops, like a search's per-row loop, never pay for a clock
-// read).  After that, the chunk doubles while a chunk takes less than about 1 us of work and halves
-// when it takes more than about 4 us, one cycle-counter read per chunk: a poll comes every few
-// microseconds whatever an iteration costs, and costs a negligible fraction of a cheap iteration.
-// A piece checks for a failure elsewhere in the loop (failed_at) only between timed chunks: skipping
-// iterations above a failure saves work but is not needed for the result.
+// Chunks: 1, 2, 4, ... iterations, untimed, for the first `untimed_iterations` (short loops, like a
+// search's per-row loop, never read the clock); after that, the chunk doubles while a chunk takes
+// less than about 1 us of work and halves when it takes more than about 4 us, one cycle-counter
+// read per chunk: a poll comes every few microseconds whatever an iteration costs, and costs a
+// negligible fraction of a cheap iteration.  A piece checks for a failure elsewhere in the loop
+// (failed_at) only between timed chunks: skipping iterations above a failure saves work but is not
+// needed for the result.
 inline constexpr std::uint64_t untimed_iterations = 64;
 inline constexpr std::uint64_t chunk_cycles_low = 2'000, chunk_cycles_high = 8'000;
 inline constexpr std::uint64_t chunk_max = std::uint64_t(1) << 20;
@@ -145,29 +145,32 @@ struct adaptive_loop {
     std::exception_ptr err;
     std::uint64_t k = b, executed = 0;
     try {
-      // First phase: one iteration at a time, removed from the range before it runs (a promotion
-      // never gives it away: LS Alg. 3 lines 3-4), a poll after each.  Short loops never leave it.
-      while (rec.next < rec.end && executed < untimed_iterations) {
-        k = rec.next++;
-        fold(acc, (*sh.map)(index(sh.lo, k)), sh);
-        ++executed;
-        if (h.poll.load(std::memory_order_relaxed)) [[unlikely]] on_poll(h, fr);
-      }
-      // Then chunks timed by the cycle counter.
-      std::uint64_t chunk = 2, last = cycle_count();
-      while (rec.next < rec.end && !sh.skipped(rec.next)) {
+      // Chunks are removed from the range before they run (a promotion never gives them away: LS
+      // Alg. 3 lines 3-4), and a poll follows each.  The chunk doubles, untimed, up to 64
+      // iterations in all (a short loop never reads the clock); then one cycle-counter read per
+      // chunk keeps a chunk between about 1 and 4 us of work.
+      std::uint64_t chunk = 1, last = 0;
+      while (rec.next < rec.end) {
         const std::uint64_t i0 = rec.next;
         const std::uint64_t n = std::min(chunk, rec.end - i0);
         rec.next = i0 + n;
-        for (k = i0; k < i0 + n; ++k) fold(acc, (*sh.map)(index(sh.lo, k)), sh);
+        k = i0;
+        T part = (*sh.map)(index(sh.lo, k));
+        for (k = i0 + 1; k < i0 + n; ++k) part = (*sh.combine)(std::move(part), (*sh.map)(index(sh.lo, k)));
+        fold(acc, std::move(part), sh);
         executed += n;
-        const std::uint64_t now = cycle_count();
-        if (now - last < chunk_cycles_low && chunk < chunk_max)
+        if (executed < untimed_iterations) {
           chunk *= 2;
-        else if (now - last > chunk_cycles_high && chunk > 1)
-          chunk /= 2;
-        last = now;
+        } else {
+          const std::uint64_t now = cycle_count();
+          if (last == 0 || (now - last < chunk_cycles_low && chunk < chunk_max))
+            chunk *= 2;
+          else if (now - last > chunk_cycles_high && chunk > 1)
+            chunk /= 2;
+          last = now;
+        }
         if (h.poll.load(std::memory_order_relaxed)) [[unlikely]] on_poll(h, fr);
+        if (executed >= untimed_iterations && sh.skipped(rec.next)) [[unlikely]] break;
       }
     } catch (...) {
       err = std::current_exception();
