@@ -2,7 +2,7 @@
 // declarative: both halves of the sort are a join and so are both halves of every merge, down to
 // single elements (no cutoff to a serial sort or a serial merge).
 //
-// Input (KERNELS.md): n = 1000 / 1000000 / 100000000 uint64 keys, keys[i] = the i-th
+// Input (KERNELS.md): n = 1000 / 300000 / 100000000 uint64 keys, keys[i] = the i-th
 // splitmix64 output of seed 23.
 //
 // Algorithm (every system), on the array a and a buffer b of the same length:
@@ -42,7 +42,7 @@ inline std::vector<key> generate(std::size_t n) {
 
 inline std::vector<key> input(const args& a) {
     require_default_variant(a);
-    return generate(pick<std::size_t>(a, 1000, 1000000, 100000000));
+    return generate(pick<std::size_t>(a, 1000, 300000, 100000000));
 }
 
 // Where the larger run's pivot goes in the smaller run: the number of keys < p.

@@ -4,7 +4,7 @@
 //! larger run at its middle element, binary-search (lower bound) that element in the other
 //! run, place it, and merge both sides with a join, down to empty runs. Checksum:
 //! `sum over i of sorted[i] * (i+1)` wrapping, and sortedness.
-//! keys = 1000 / 1000000 / 100000000.
+//! keys = 1000 / 300000 / 100000000.
 
 use crate::rng::SplitMix64;
 use crate::sys::Sys;
@@ -77,7 +77,7 @@ impl Kernel for Mergesort {
     type Out = ();
 
     fn generate(size: Size) -> Vec<u64> {
-        keys(size.pick(1000, 1_000_000, 100_000_000), 23)
+        keys(size.pick(1000, 300_000, 100_000_000), 23)
     }
     fn prepare(k: &Vec<u64>) -> (Vec<u64>, Vec<u64>) {
         (k.clone(), vec![0; k.len()])

@@ -1,0 +1,45 @@
+#!/usr/bin/env python3
+"""LS Table V in weft's terms: successful steals (thefts) and promotions per policy and worker
+count, for one kernel, from a bench/run.py results.json (medians over the runs).
+
+  tools/thefts_table.py docs/results/adaptive/results.json [--kernel nqueens]
+                        [--policies lazy-df,lazy-df2,lazy-bf,ws-ap]
+"""
+import argparse
+import json
+import os
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("results")
+    p.add_argument("--kernel", default="nqueens")
+    p.add_argument("--policies", default="lazy-df,lazy-df2,lazy-bf,ws-ap")
+    a = p.parse_args()
+    data = json.load(open(a.results))
+    policies = a.policies.split(",")
+    cells = {}
+    for m in data["medians"]:
+        if m["kernel"] != a.kernel or m["system"] != "weft" or m.get("status") != "ok":
+            continue
+        pol = m.get("reported_policy") or m.get("policy")
+        if pol in policies:
+            s = m.get("stats_median", {})
+            cells[(pol, m["workers"])] = (s.get("steals", 0), s.get("promotions", 0), m["median_s"])
+    workers = sorted({w for (_, w) in cells})
+    nproc = os.cpu_count() or 0
+    print(f"| policy | " + " | ".join(f"P={w}{' (oversubscribed)' if w > nproc else ''}: thefts / promotions / time" for w in workers) + " |")
+    print("|---|" + "---|" * len(workers))
+    for pol in policies:
+        row = []
+        for w in workers:
+            if (pol, w) in cells:
+                st, pr, t = cells[(pol, w)]
+                row.append(f"{st:,.0f} / {pr:,.0f} / {t * 1000:.1f} ms")
+            else:
+                row.append("—")
+        print(f"| {pol} | " + " | ".join(row) + " |")
+
+
+if __name__ == "__main__":
+    main()
