@@ -11,6 +11,8 @@
 #include <weft/weft.hpp>
 #include <x86intrin.h>
 
+#include "programs.hpp"
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -20,11 +22,7 @@
 
 namespace {
 
-long fib(int n) {
-  if (n < 2) return n;
-  auto [a, b] = weft::join([&] { return fib(n - 1); }, [&] { return fib(n - 2); });
-  return a + b;
-}
+using tools::fib;
 
 volatile std::uint64_t deadline = ~0ull;  // never reached: the beat does not fire
 long beats_seen = 0;

@@ -2,6 +2,8 @@
 // the benchmark harness exists; now a quick smoke run).
 #include <weft/weft.hpp>
 
+#include "programs.hpp"
+
 #include <array>
 #include <chrono>
 #include <cstdio>
@@ -10,44 +12,11 @@
 
 namespace {
 
-long fib(int n) {
-  if (n < 2) return n;
-  auto [a, b] = weft::join([&] { return fib(n - 1); }, [&] { return fib(n - 2); });
-  return a + b;
-}
-
-long fib_serial(int n) { return n < 2 ? n : fib_serial(n - 1) + fib_serial(n - 2); }
-
-using board = std::array<int, 16>;
-
-bool safe(const board& q, int row, int col) {
-  for (int r = 0; r < row; ++r)
-    if (q[r] == col || q[r] - col == row - r || col - q[r] == row - r) return false;
-  return true;
-}
-
-// LS Algorithm 2, declarative: every column of every row is a parallel iteration.
-long queens(int n, board q, int row) {
-  if (row == n) return 1;
-  return weft::parallel_reduce(0, n, 0L, [&](int col) -> long {
-    if (!safe(q, row, col)) return 0;
-    board next = q;
-    next[row] = col;
-    return queens(n, next, row + 1);
-  }, [](long a, long b) { return a + b; });
-}
-
-long queens_serial(int n, board q, int row) {
-  if (row == n) return 1;
-  long s = 0;
-  for (int col = 0; col < n; ++col)
-    if (safe(q, row, col)) {
-      board next = q;
-      next[row] = col;
-      s += queens_serial(n, next, row + 1);
-    }
-  return s;
-}
+using tools::board;
+using tools::fib;
+using tools::fib_serial;
+using tools::queens;
+using tools::queens_serial;
 
 template <class F>
 double seconds(F&& f) {

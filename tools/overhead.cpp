@@ -12,6 +12,8 @@
 //       on 2 workers; cost per steal = T_rep - T_leaf.  Prints the median over RUNS runs.
 #include <weft/weft.hpp>
 
+#include "programs.hpp"
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -21,17 +23,8 @@
 
 namespace {
 
-long fib_weft(int n) {
-  if (n < 2) return n;
-  auto [a, b] = weft::join([&] { return fib_weft(n - 1); }, [&] { return fib_weft(n - 2); });
-  return a + b;
-}
-
-// The serial elision, as the compiler makes it (gcc unrolls the recursion into loops).
-long fib_serial(int n) {
-  if (n < 2) return n;
-  return fib_serial(n - 1) + fib_serial(n - 2);
-}
+using tools::fib_serial;
+constexpr auto fib_weft = tools::fib;
 
 // Exactly two calls per node: the baseline of "a join costs k instructions beyond two calls".
 __attribute__((noinline, optimize("no-optimize-sibling-calls"))) long fib_twocalls(int n) {

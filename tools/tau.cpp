@@ -12,6 +12,8 @@
 //                                         medians; SMALL_N_US default 1)
 #include <weft/weft.hpp>
 
+#include "programs.hpp"
+
 #include <sched.h>
 
 #include <algorithm>
@@ -25,27 +27,9 @@
 
 namespace {
 
-long fib(int n) {
-  if (n < 2) return n;
-  auto [a, b] = weft::join([&] { return fib(n - 1); }, [&] { return fib(n - 2); });
-  return a + b;
-}
-
-using board = std::array<int, 16>;
-bool safe(const board& q, int row, int col) {
-  for (int r = 0; r < row; ++r)
-    if (q[r] == col || q[r] - col == row - r || col - q[r] == row - r) return false;
-  return true;
-}
-long queens(int n, const board& q, int row) {
-  if (row == n) return 1;
-  return weft::parallel_reduce(0, n, 0L, [&](int col) -> long {
-    if (!safe(q, row, col)) return 0;
-    board next = q;
-    next[row] = col;
-    return queens(n, next, row + 1);
-  }, [](long a, long b) { return a + b; });
-}
+using tools::board;
+using tools::fib;
+using tools::queens;
 
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());

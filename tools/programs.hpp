@@ -1,0 +1,50 @@
+// The small declarative programs the tools measure: fib with no cutoff, and nqueens as LS
+// Algorithm 2 (a parallel reduce over the columns of every row), each beside its serial elision.
+#pragma once
+
+#include <weft/weft.hpp>
+
+#include <array>
+
+namespace tools {
+
+inline long fib(int n) {
+  if (n < 2) return n;
+  auto [a, b] = weft::join([&] { return fib(n - 1); }, [&] { return fib(n - 2); });
+  return a + b;
+}
+
+// The serial elision, as the compiler makes it (gcc unrolls the recursion into loops).
+inline long fib_serial(int n) { return n < 2 ? n : fib_serial(n - 1) + fib_serial(n - 2); }
+
+using board = std::array<int, 16>;
+
+inline bool safe(const board& q, int row, int col) {
+  for (int r = 0; r < row; ++r)
+    if (q[r] == col || q[r] - col == row - r || col - q[r] == row - r) return false;
+  return true;
+}
+
+inline long queens(int n, const board& q, int row) {
+  if (row == n) return 1;
+  return weft::parallel_reduce(0, n, 0L, [&](int col) -> long {
+    if (!safe(q, row, col)) return 0;
+    board next = q;
+    next[row] = col;
+    return queens(n, next, row + 1);
+  }, [](long a, long b) { return a + b; });
+}
+
+inline long queens_serial(int n, const board& q, int row) {
+  if (row == n) return 1;
+  long s = 0;
+  for (int col = 0; col < n; ++col)
+    if (safe(q, row, col)) {
+      board next = q;
+      next[row] = col;
+      s += queens_serial(n, next, row + 1);
+    }
+  return s;
+}
+
+}  // namespace tools
