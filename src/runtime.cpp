@@ -352,7 +352,6 @@ bool runs_in(const runtime* rt) noexcept {
   return w != nullptr && w->rt == rt;
 }
 
-runtime* runtime_of(const worker* w) noexcept { return w->rt; }
 
 // ---------------------------------------------------------------------------------------------
 // Counters

@@ -190,7 +190,6 @@ class runtime {
   std::vector<std::unique_ptr<worker>> serial_all_;
 };
 
-inline worker& worker_of(hot_state& h) noexcept { return *h.self; }
 
 // Capacity of every task stack, in frames of 64 bytes: 1 MiB per worker.  Joins nested deeper
 // fault on the guard page; scope spawns beyond half of it run at once instead.

@@ -30,10 +30,9 @@ reclaimed reclaim(hot_state& h, frame* fr);
 // exception leaves the join.  Returns true when a thief ran the branch (its result, if any, must be
 // destroyed; its own error is dropped: the first branch's exception comes first in serial order).
 bool abandon(hot_state& h, frame* fr);
-// Frames left for a spawn must stay below this slot (one frame of headroom per nested join).
+// Spawned tasks use task-stack slots only below this one (the rest is for the joins nested in
+// them); a spawn above it runs at once.
 frame* spawn_limit(hot_state& h) noexcept;
-
-runtime* runtime_of(const worker* w) noexcept;
 
 // Test and tracing instrumentation: called on every promotion (in the promoting worker, on the
 // slow path) when installed.  `depth` is the promoted frame's slot in the task stack (for a loop
