@@ -201,12 +201,15 @@ TEST(StatsNoPool, MallocFromNonWorker) {
 
 TEST_P(Stats, StealsHappenWithSeveralWorkers) {
   if (!can_steal()) GTEST_SKIP() << "needs 2+ workers";
-  // fib(27) takes only 1-2 ms on one core under the lazy policies: too short for a sleeping thief to
-  // wake on a loaded machine.  Each attempt runs it 8 times in one run.
+  // A steal is a scheduling outcome: on a loaded machine (or under a sanitizer, or with heartbeat,
+  // which makes work stealable only at a beat) a short run may finish before a thief wakes.  So
+  // keep running fib for up to 5 seconds until one run has stolen; each run does it 8 times.
   const unsigned n = wt::pick(27u, 20u);
   const int per_run = 8;
-  int stole = 0;
-  for (int k = 0; k < 5 && stole == 0; ++k) {
+  int stole = 0, runs = 0;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  while (stole == 0 && (runs < 5 || std::chrono::steady_clock::now() < deadline)) {
+    ++runs;
     pool().reset_stats();
     EXPECT_EQ(pool().run([&] {
       std::uint64_t sum = 0;
@@ -217,7 +220,7 @@ TEST_P(Stats, StealsHappenWithSeveralWorkers) {
     stole += s.total.steals > 0;
     EXPECT_EQ(s.total.joins, per_run * wt::fib_joins(n));
   }
-  EXPECT_GT(stole, 0) << "no steal in 5 runs of fib(" << n << ") on " << workers() << " workers";
+  EXPECT_GT(stole, 0) << "no steal in " << runs << " runs of fib(" << n << ") on " << workers() << " workers";
 }
 
 TEST(Counters, PlusEquals) {
