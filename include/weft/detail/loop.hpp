@@ -11,6 +11,7 @@
 #include <atomic>
 #include <cstdint>
 #include <exception>
+#include <memory>
 #include <new>
 #include <optional>
 #include <type_traits>
@@ -109,18 +110,16 @@ struct adaptive_loop {
       ::new (static_cast<void*>(c.result)) T*(new T(std::move(v)));
     c.has_result = true;
   }
+  // Moves a thief's result out of the child and destroys the stored one, also when the move throws.
   static T take_result(loop_child& c) {
     c.has_result = false;
     if constexpr (result_in_place) {
       T* p = std::launder(reinterpret_cast<T*>(c.result));
-      T v = std::move(*p);
-      p->~T();
-      return v;
+      struct destroy { T* p; ~destroy() { p->~T(); } } guard{p};
+      return std::move(*p);
     } else {
-      T* p = *std::launder(reinterpret_cast<T**>(c.result));
-      T v = std::move(*p);
-      delete p;
-      return v;
+      std::unique_ptr<T> p(*std::launder(reinterpret_cast<T**>(c.result)));
+      return std::move(*p);
     }
   }
 
@@ -131,7 +130,12 @@ struct adaptive_loop {
       acc.emplace(std::move(v));
   }
 
-  // Runs iterations [b, e) (offsets from lo) on this worker as one piece of the loop.
+  // Runs iterations [b, e) (offsets from lo) on this worker as one piece of the loop.  Returns the
+  // piece's value only when it covers ALL of [b, e); nullopt when it skipped iterations above a
+  // failure elsewhere (such a partial value must never be folded: combine is only ever called on
+  // adjacent ranges).  A piece skips only when some lower iteration threw, so the loop as a whole
+  // then throws and no caller needs the value.  Throws its own range's first exception, but only
+  // after every part split off from it has finished.
   static std::optional<T> run(hot_state& h, shared_state& sh, std::uint64_t b, std::uint64_t e,
                               std::uint64_t chunks) {
     loop_record rec{b, e, sh.grain, chunks, nullptr, &run_child, &sh};
@@ -139,17 +143,34 @@ struct adaptive_loop {
     ::new (fr->payload) loop_record*(&rec);
     fr->state.store(task_state::loop, std::memory_order_relaxed);
     h.top = fr + 1;
-    if (h.loop_mode == loop_style::auto_part) loop_begin(h, fr);
 
     std::optional<T> acc;
     std::exception_ptr err;
-    std::uint64_t k = b, executed = 0;
+    bool complete = true;  // acc covers [b, rec.next): nothing skipped so far
+    std::uint64_t executed = 0;
     try {
-      // Chunks are removed from the range before they run (a promotion never gives them away: LS
-      // Alg. 3 lines 3-4), and a poll follows each.  The chunk doubles, untimed, up to 64
-      // iterations in all (a short loop never reads the clock); then one cycle-counter read per
-      // chunk keeps a chunk between about 1 and 4 us of work.
-      std::uint64_t chunk = 1, last = 0;
+      if (h.loop_mode == loop_style::auto_part) loop_begin(h, fr);  // may throw after promoting
+      complete = run_chunks(h, sh, rec, fr, acc, executed);
+    } catch (...) {
+      err = std::current_exception();
+    }
+    h.loop_iterations += executed;
+    h.top = fr;
+    join_children(h, sh, rec.children, acc, err, complete);
+    if (err) std::rethrow_exception(err);
+    if (!complete) acc.reset();
+    return acc;
+  }
+
+  // The piece's own iterations, chunk by chunk.  Chunks are removed from the range before they run
+  // (a promotion never gives them away: LS Alg. 3 lines 3-4), and a poll follows each.  The chunk
+  // doubles, untimed, up to 64 iterations in all (a short loop never reads the clock); then one
+  // cycle-counter read per chunk keeps a chunk between about 1 and 4 us of work.  Returns false when
+  // it stopped early because a lower iteration failed; on a throw, records the failing iteration.
+  static bool run_chunks(hot_state& h, shared_state& sh, loop_record& rec, frame* fr, std::optional<T>& acc,
+                         std::uint64_t& executed) {
+    std::uint64_t k = rec.next, chunk = 1, last = 0;
+    try {
       while (rec.next < rec.end) {
         const std::uint64_t i0 = rec.next;
         const std::uint64_t n = std::min(chunk, rec.end - i0);
@@ -170,41 +191,57 @@ struct adaptive_loop {
           last = now;
         }
         if (h.poll.load(std::memory_order_relaxed)) [[unlikely]] on_poll(h, fr);
-        if (executed >= untimed_iterations && sh.skipped(rec.next)) [[unlikely]] break;
+        if (executed >= untimed_iterations && rec.next < rec.end && sh.skipped(rec.next)) [[unlikely]] return false;
       }
     } catch (...) {
-      err = std::current_exception();
       sh.fail_at(k);
+      throw;
     }
-    h.loop_iterations += executed;
-    h.top = fr;
+    return true;
+  }
 
-    // Join the split-off parts, youngest (lowest indices) first; the first error in index order
-    // wins.  A part entirely above a known failure is not run.
-    for (loop_child* c = rec.children; c != nullptr;) {
+  // Joins the split-off parts, youngest (lowest indices) first, EVERY one of them whatever happens
+  // (their thieves use the loop's shared state on this stack: nothing may leave before they are
+  // done).  Values are folded only while no error is known and every value so far covered its whole
+  // range; the first error in index order wins.  A part entirely above a known failure is not run.
+  static void join_children(hot_state& h, shared_state& sh, loop_child* children, std::optional<T>& acc,
+                            std::exception_ptr& err, bool& complete) noexcept {
+    for (loop_child* c = children; c != nullptr;) {
       loop_child* older = c->older;
-      if (reclaim(h, &c->fr) == reclaimed::run_inline) {
-        if (!err && !sh.skipped(c->begin)) {
-          try {
-            if (auto v = run(h, sh, c->begin, c->end, loop_child_chunks(h, *c, false))) fold(acc, std::move(*v), sh);
-          } catch (...) {
-            err = std::current_exception();
-            sh.fail_at(c->begin);
-          }
-        }
-      } else if (c->fr.error) {
-        if (!err) err = std::move(c->fr.error);
-        c->fr.error = nullptr;
+      const bool stolen = reclaim(h, &c->fr) != reclaimed::run_inline;
+      try {
+        join_child(h, sh, *c, stolen, acc, err, complete);
+      } catch (...) {
+        if (!err) err = std::current_exception();
         sh.fail_at(c->begin);
-      } else if (c->has_result) {
-        T v = take_result(*c);
-        if (!err) fold(acc, std::move(v), sh);
       }
       free_loop_child(h, c);
       c = older;
     }
-    if (err) std::rethrow_exception(err);
-    return acc;
+  }
+
+  static void join_child(hot_state& h, shared_state& sh, loop_child& c, bool stolen, std::optional<T>& acc,
+                         std::exception_ptr& err, bool& complete) {
+    const bool folding = !err && complete;
+    if (!stolen) {
+      if (!folding || sh.skipped(c.begin)) {
+        complete = false;
+        return;
+      }
+      std::optional<T> v = run(h, sh, c.begin, c.end, loop_child_chunks(h, c, false));
+      if (v) fold(acc, std::move(*v), sh);
+      else complete = false;
+    } else if (c.fr.error) {
+      std::exception_ptr e = std::move(c.fr.error);
+      c.fr.error = nullptr;
+      if (!err) err = std::move(e);
+      sh.fail_at(c.begin);
+    } else if (c.has_result) {
+      T v = take_result(c);
+      if (folding) fold(acc, std::move(v), sh);
+    } else {
+      complete = false;  // the thief's piece skipped iterations
+    }
   }
 
   // A stolen part, on its thief (WOOL Fig. 3 wrap_f for loops).
