@@ -71,20 +71,6 @@ std::vector<policy> implemented_policies() {
           policy::lazy_df2, policy::lazy_bf, policy::heartbeat};
 }
 
-counters& counters::operator+=(const counters& o) noexcept {
-  joins += o.joins;
-  loop_iterations += o.loop_iterations;
-  promotions += o.promotions;
-  steals += o.steals;
-  steal_attempts += o.steal_attempts;
-  leapfrogs += o.leapfrogs;
-  deque_checks += o.deque_checks;
-  idle_ns += o.idle_ns;
-  heap_peak_bytes += o.heap_peak_bytes;
-  live_threads_peak += o.live_threads_peak;
-  return *this;
-}
-
 namespace detail {
 
 // The policy that wins the benchmark suite: docs/results/adaptive.md has the evidence.

@@ -1,6 +1,6 @@
 // weft — the runtime side of loop frames: splitting a loop's remaining range into a child (a
 // promotion), TBB's auto partitioner for ws-ap, and the per-worker pool of children.
-#include "runtime.hpp"
+#include "pool_runtime.hpp"
 #include "weft/detail/loop.hpp"
 
 namespace weft::detail {
@@ -48,7 +48,7 @@ bool split_loop(worker& w, frame* fr, bool allow_whole, std::uint64_t child_chun
   c->has_result = false;
   c->fr.error = nullptr;
   c->fr.state.store(task_state::task(rec.run_child), std::memory_order_relaxed);
-  if (!w.rt->promote_frame(w, &c->fr)) {  // deque full: the range stays ours
+  if (!w.rt->sched->promote_frame(w, &c->fr)) {  // deque full: the range stays ours
     w.free_children.push_back(c);
     return false;
   }

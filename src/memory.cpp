@@ -2,7 +2,7 @@
 #include <cstdlib>
 #include <new>
 
-#include "runtime.hpp"
+#include "pool_runtime.hpp"
 #include "weft/memory.hpp"
 
 namespace weft {

@@ -24,7 +24,8 @@
 #include <cstdio>
 #include <cstdlib>
 
-#include "runtime.hpp"
+#include "deque.hpp"
+#include "pool_runtime.hpp"
 
 namespace weft::detail {
 
@@ -43,18 +44,15 @@ std::uint8_t loop_style_of(policy p) noexcept {
   }
 }
 
-bool runtime::promote_frame(worker& w, frame* fr) {
-  const bool was_empty = w.deque.size() <= 0;
-  if (!w.deque.push(fr)) return false;
-  fr->promoted = true;
-  w.note_promotion();
-  if (was_empty) notify_work();
-  return true;
-}
-
 namespace {
 
 enum class which { innermost, oldest };
+
+// A worker's state under the deque mechanism: its deque of promoted frames.
+struct deque_state final : mechanism_state {
+  explicit deque_state(std::size_t capacity) : deque(capacity) {}
+  chase_lev_deque deque;
+};
 
 class deque_scheduler final : public scheduler {
  public:
@@ -68,6 +66,8 @@ class deque_scheduler final : public scheduler {
     }
   }
 
+  void attach(worker& w) override { w.mechanism = std::make_unique<deque_state>(w.stack.capacity()); }
+
   std::uint32_t initial_poll_bits(worker&) override {
     if (policy_ == policy::ws || policy_ == policy::ws_ap) return poll_bit::always;
     if (lazy()) return poll_bit::notify;  // the deque starts empty, below THR
@@ -77,7 +77,7 @@ class deque_scheduler final : public scheduler {
   void on_poll(worker& w, hot_state& h, frame* fr) override {
     const std::uint32_t bits = h.poll.load(std::memory_order_relaxed);
     if (bits & poll_bit::always) {
-      if (task_state::is_task(fr->state.load(std::memory_order_relaxed)) && rt_.promote_frame(w, fr))
+      if (task_state::is_task(fr->state.load(std::memory_order_relaxed)) && promote_frame(w, fr))
         report_promotion(w, fr, promotion_kind::join);
       return;
     }
@@ -86,8 +86,8 @@ class deque_scheduler final : public scheduler {
       // (both are seq_cst read-modify-writes / loads, so one of us sees the other).
       h.poll.fetch_and(~poll_bit::notify, std::memory_order_seq_cst);
       ++w.deque_checks;
-      if (w.deque.size() < threshold_) promote_one(w, h);
-      if (w.deque.size() < threshold_) h.poll.fetch_or(poll_bit::notify, std::memory_order_relaxed);
+      if (deque_of(w).size() < threshold_) promote_one(w, h);
+      if (deque_of(w).size() < threshold_) h.poll.fetch_or(poll_bit::notify, std::memory_order_relaxed);
       return;
     }
     if (bits & poll_bit::heartbeat) {
@@ -97,10 +97,10 @@ class deque_scheduler final : public scheduler {
   }
 
   reclaimed reclaim(worker& w, hot_state& h, frame* fr) override {
-    frame* got = w.deque.pop();
+    frame* got = deque_of(w).pop();
     fr->promoted = false;
     --w.live;
-    if (lazy() && w.deque.size() < threshold_) h.poll.fetch_or(poll_bit::notify, std::memory_order_relaxed);
+    if (lazy() && deque_of(w).size() < threshold_) h.poll.fetch_or(poll_bit::notify, std::memory_order_relaxed);
     if (got == fr) return reclaimed::run_inline;
     if (got != nullptr) {
       // The deque holds promoted frames in stack order; the frame being joined is the youngest.
@@ -115,22 +115,36 @@ class deque_scheduler final : public scheduler {
   }
 
   bool steal(worker& thief, worker& victim) override {
-    frame* t = victim.deque.steal();
+    frame* t = deque_of(victim).steal();
     if (t == nullptr) return false;
     // The push's release (of the deque's bottom index) made the frame's fields visible.
     const std::uintptr_t s = t->state.load(std::memory_order_acquire);
     t->state.store(task_state::stolen(thief.index), std::memory_order_release);
-    const std::int64_t left = victim.deque.size();
+    const std::int64_t left = deque_of(victim).size();
     if (lazy() && left < threshold_) victim.hot->poll.fetch_or(poll_bit::notify, std::memory_order_seq_cst);
     if (left > 0) rt_.notify_work();  // more there: let a sleeper come and take it
     rt_.execute_stolen(thief, t, task_state::wrapper(s));
     return true;
   }
 
-  bool has_stealable(const worker& victim) const override { return victim.deque.size() > 0; }
+  bool has_stealable(const worker& victim) const override { return deque_of(victim).size() > 0; }
+
+  // Publishes `fr` on w's deque (false when full); wakes a sleeper if the deque was empty.
+  bool promote_frame(worker& w, frame* fr) override {
+    chase_lev_deque& d = deque_of(w);
+    const bool was_empty = d.size() <= 0;
+    if (!d.push(fr)) return false;
+    fr->promoted = true;
+    w.note_promotion();
+    if (was_empty) rt_.notify_work();
+    return true;
+  }
 
  private:
   bool lazy() const noexcept { return threshold_ > 0; }
+  static chase_lev_deque& deque_of(const worker& w) noexcept {
+    return static_cast<deque_state&>(*w.mechanism).deque;
+  }
 
   // "Which": the innermost latent item (the frame on top), or the oldest one at or above `base`.
   void promote_one(worker& w, hot_state& h) {
@@ -147,7 +161,7 @@ class deque_scheduler final : public scheduler {
   bool promote_item(worker& w, frame* f, bool whole_if_small) {
     const std::uintptr_t s = f->state.load(std::memory_order_relaxed);
     if (s == task_state::loop) return split_loop(w, f, whole_if_small, 0);
-    if (task_state::is_task(s) && !f->promoted && rt_.promote_frame(w, f)) {
+    if (task_state::is_task(s) && !f->promoted && promote_frame(w, f)) {
       report_promotion(w, f, promotion_kind::join);
       return true;
     }

@@ -20,7 +20,7 @@
 //   runtime::wait_stolen.
 #include <algorithm>
 
-#include "runtime.hpp"
+#include "pool_runtime.hpp"
 
 namespace weft::detail {
 
@@ -31,16 +31,29 @@ constexpr std::size_t trip_distance = 2;     // the trip wire: the 2nd highest p
 constexpr std::size_t grow_by = 4;           // slots made public per notification
 constexpr std::uint32_t privatize_after = 64;  // consecutive public inlines before shrinking
 
+// A worker's public window (WOOL §I): `bot` is shared with thieves; `pub`, `trip` describe the
+// public window (slots [0, pub) are public; a steal at or above `trip` trips the wire).
+struct wool_window final : mechanism_state {
+  explicit wool_window(frame* bottom) : bot(bottom) {}
+  alignas(64) std::atomic<frame*> bot;
+  std::atomic<std::size_t> trip{0};
+  std::size_t pub = 0;
+  std::uint32_t inlined_public = 0;
+};
+
 class wool_scheduler final : public scheduler {
  public:
   explicit wool_scheduler(runtime& rt) : rt_(rt) {}
 
+  void attach(worker& w) override { w.mechanism = std::make_unique<wool_window>(w.stack.begin()); }
+
   std::uint32_t initial_poll_bits(worker& w) override {
-    w.pub = std::min(initial_public, w.stack.capacity());
-    for (std::size_t k = 0; k < w.pub; ++k) w.stack.begin()[k].promoted = true;
-    set_trip(w);
-    w.bot.store(w.stack.begin(), std::memory_order_relaxed);
-    return w.pub > 0 ? poll_bit::public_next : 0;
+    wool_window& win = window_of(w);
+    win.pub = std::min(initial_public, w.stack.capacity());
+    for (std::size_t k = 0; k < win.pub; ++k) w.stack.begin()[k].promoted = true;
+    set_trip(win);
+    win.bot.store(w.stack.begin(), std::memory_order_relaxed);
+    return win.pub > 0 ? poll_bit::public_next : 0;
   }
 
   void on_poll(worker& w, hot_state& h, frame* fr) override {
@@ -68,40 +81,44 @@ class wool_scheduler final : public scheduler {
       update_public_next(w, h);
       return reclaimed::run_inline;
     }
-    w.inlined_public = 0;
+    wool_window& win = window_of(w);
+    win.inlined_public = 0;
     if (s != task_state::done) rt_.wait_stolen(w, fr, task_state::thief_of(s));
     // The thief set bot above this slot; the joined slot is now the bottom, owned by us.
-    w.bot.store(fr, std::memory_order_release);
+    win.bot.store(fr, std::memory_order_release);
     update_public_next(w, h);
     return reclaimed::stolen;
   }
 
   // WOOL Fig. 3 RTS_steal.
   bool steal(worker& thief, worker& victim) override {
-    frame* t = victim.bot.load(std::memory_order_acquire);
+    wool_window& win = window_of(victim);
+    frame* t = win.bot.load(std::memory_order_acquire);
     if (t >= victim.stack.end()) return false;
     std::uintptr_t s = t->state.load(std::memory_order_acquire);
     if (!task_state::is_public_task(s)) return false;
     if (!t->state.compare_exchange_strong(s, task_state::empty, std::memory_order_acq_rel,
                                           std::memory_order_relaxed))
       return false;
-    if (victim.bot.load(std::memory_order_acquire) != t) {
+    if (win.bot.load(std::memory_order_acquire) != t) {
       // The owner joined past this slot and pushed again meanwhile: back off.  Restoring is safe:
       // the slot holds a public task, whose owner spins on EMPTY at its join until we are done.
       t->state.store(s, std::memory_order_release);
       return false;
     }
     t->state.store(task_state::stolen(thief.index), std::memory_order_release);
-    victim.bot.store(t + 1, std::memory_order_release);
-    if (std::size_t(t - victim.stack.begin()) >= victim.trip.load(std::memory_order_relaxed))
+    win.bot.store(t + 1, std::memory_order_release);
+    if (std::size_t(t - victim.stack.begin()) >= win.trip.load(std::memory_order_relaxed))
       victim.hot->poll.fetch_or(poll_bit::notify, std::memory_order_relaxed);  // the trip wire
     if (has_stealable(victim)) rt_.notify_work();
     rt_.execute_stolen(thief, t, task_state::wrapper(s));
     return true;
   }
 
+  bool promote_frame(worker&, frame*) override { return false; }  // loops are joins under wool
+
   bool has_stealable(const worker& victim) const override {
-    const frame* t = victim.bot.load(std::memory_order_relaxed);
+    const frame* t = window_of(victim).bot.load(std::memory_order_relaxed);
     return t < victim.stack.end() && task_state::is_public_task(t->state.load(std::memory_order_relaxed));
   }
 
@@ -121,40 +138,44 @@ class wool_scheduler final : public scheduler {
   void grow(worker& w, hot_state& h) {
     const std::size_t limit = w.stack.capacity();
     const std::size_t top = std::size_t(h.top - w.stack.begin());
-    const std::size_t old_pub = w.pub;
-    w.pub = std::min(limit, w.pub + grow_by);
-    for (std::size_t k = old_pub; k < w.pub; ++k) {
+    wool_window& win = window_of(w);
+    const std::size_t old_pub = win.pub;
+    win.pub = std::min(limit, win.pub + grow_by);
+    for (std::size_t k = old_pub; k < win.pub; ++k) {
       frame& f = w.stack.begin()[k];
       f.promoted = true;
       if (k < top) publish(w, &f);
     }
-    set_trip(w);
+    set_trip(win);
   }
 
   // WOOL §I.b: "the owner makes tasks private again after inlining many public ones".  The owner
   // holds the task (its exchange returned TASK), so no thief can be taking it.
   void maybe_privatize(worker& w, frame* fr) {
-    if (++w.inlined_public < privatize_after) return;
-    w.inlined_public = 0;
+    wool_window& win = window_of(w);
+    if (++win.inlined_public < privatize_after) return;
+    win.inlined_public = 0;
     const std::size_t k = std::size_t(fr - w.stack.begin());
-    if (k + 1 != w.pub || w.pub <= 1) return;
+    if (k + 1 != win.pub || win.pub <= 1) return;
     fr->promoted = false;
-    --w.pub;
-    set_trip(w);
+    --win.pub;
+    set_trip(win);
   }
 
-  static void set_trip(worker& w) {
-    w.trip.store(w.pub > trip_distance ? w.pub - trip_distance : 0, std::memory_order_relaxed);
+  static void set_trip(wool_window& win) {
+    win.trip.store(win.pub > trip_distance ? win.pub - trip_distance : 0, std::memory_order_relaxed);
   }
 
   // Keep the `public_next` poll bit equal to (top < pub), so that every push into a public slot
   // takes the slow path and gets tagged.
   static void update_public_next(worker& w, hot_state& h) {
-    const bool want = std::size_t(h.top - w.stack.begin()) < w.pub;
+    const bool want = std::size_t(h.top - w.stack.begin()) < window_of(w).pub;
     const bool has = (h.poll.load(std::memory_order_relaxed) & poll_bit::public_next) != 0;
     if (want && !has) h.poll.fetch_or(poll_bit::public_next, std::memory_order_relaxed);
     if (!want && has) h.poll.fetch_and(~poll_bit::public_next, std::memory_order_relaxed);
   }
+
+  static wool_window& window_of(const worker& w) noexcept { return static_cast<wool_window&>(*w.mechanism); }
 
   runtime& rt_;
 };

@@ -4,7 +4,7 @@
 #include <new>
 #include <stdexcept>
 
-#include "runtime.hpp"
+#include "pool_runtime.hpp"
 #include "weft/scope.hpp"
 
 namespace weft {

@@ -1,5 +1,5 @@
 // weft — the entry points from the public templates into the policy (see detail/runtime.hpp).
-#include "runtime.hpp"
+#include "pool_runtime.hpp"
 
 namespace weft::detail {
 

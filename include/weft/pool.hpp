@@ -8,7 +8,7 @@
 
 #include "config.hpp"
 #include "detail/join.hpp"
-#include "detail/runtime.hpp"
+#include "detail/slow_path.hpp"
 
 namespace weft {
 

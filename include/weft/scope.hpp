@@ -11,7 +11,7 @@
 #include <utility>
 
 #include "detail/join.hpp"
-#include "detail/runtime.hpp"
+#include "detail/slow_path.hpp"
 
 namespace weft {
 

@@ -11,7 +11,7 @@
 #include <utility>
 
 #include "frame.hpp"
-#include "runtime.hpp"
+#include "slow_path.hpp"
 
 namespace weft {
 

@@ -18,7 +18,7 @@
 #include <utility>
 
 #include "frame.hpp"
-#include "runtime.hpp"
+#include "slow_path.hpp"
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <x86intrin.h>

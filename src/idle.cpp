@@ -1,0 +1,85 @@
+// weft — the idle loop: looking for work (root jobs, random victims), spinning, then sleeping
+// without losing a wake-up, and waking.
+#include <thread>
+
+#include "pool_runtime.hpp"
+
+namespace weft::detail {
+
+void runtime::worker_main(worker& w) {
+  // Idle time runs from here, or from the end of the last task, to the start of the next one
+  // (execute_stolen / run_root close the interval): looking for work and sleeping both count.
+  w.idle_since = now_ns();
+  std::uint64_t last_work = w.idle_since;
+  unsigned fails = 0;
+  while (!stopping_.load(std::memory_order_acquire)) {
+    if (find_work(w)) {
+      w.idle_since = last_work = now_ns();
+      fails = 0;
+      continue;
+    }
+    ++fails;
+    if (fails < 64) {
+      cpu_relax();
+      continue;
+    }
+    std::this_thread::yield();
+    if ((fails & 15) == 0 && now_ns() - last_work > spin_before_sleep_ns) {
+      sleep(w);
+      last_work = now_ns();
+      fails = 0;
+    }
+  }
+  end_idle(w);
+}
+
+void runtime::end_idle(worker& w) noexcept {
+  if (w.idle_since != 0) {
+    bump(w.idle_ns, now_ns() - w.idle_since);
+    w.idle_since = 0;
+  }
+}
+
+bool runtime::find_work(worker& w) {
+  if (injected_.load(std::memory_order_relaxed) != 0 && take_root(w)) return true;
+  const std::size_t n = workers.size();
+  if (n < 2) return false;
+  w.rng ^= w.rng << 13;
+  w.rng ^= w.rng >> 7;
+  w.rng ^= w.rng << 17;
+  std::size_t v = std::size_t(w.rng % (n - 1));
+  if (v >= w.index) ++v;
+  bump(w.steal_attempts);
+  return sched->steal(w, *workers[v]);
+}
+
+// Sleeping without losing a wake-up: a sleeper announces itself (sleepers++), then looks for work
+// once more; a publisher makes work visible, then reads `sleepers` (notify_work).  Both pairs are
+// store-then-load, ordered by seq_cst, so at least one side sees the other (Dekker).  The epoch is
+// read before announcing, so a wake that lands between the check and the wait is not lost.
+void runtime::sleep(worker& w) {
+  (void)w;
+  const std::uint32_t epoch = wake_epoch_.load(std::memory_order_acquire);
+  sleepers_.fetch_add(1, std::memory_order_seq_cst);
+  if (!work_visible() && !stopping_.load(std::memory_order_seq_cst))
+    wake_epoch_.wait(epoch, std::memory_order_acquire);
+  sleepers_.fetch_sub(1, std::memory_order_seq_cst);
+  if (heartbeat_bits != 0) {
+    awake_epoch_.fetch_add(1, std::memory_order_release);
+    awake_epoch_.notify_all();
+  }
+}
+
+bool runtime::work_visible() const {
+  if (injected_.load(std::memory_order_seq_cst) != 0) return true;
+  for (const auto& v : workers)
+    if (sched->has_stealable(*v)) return true;
+  return false;
+}
+
+void runtime::wake_one() noexcept {
+  wake_epoch_.fetch_add(1, std::memory_order_release);
+  wake_epoch_.notify_one();
+}
+
+}  // namespace weft::detail

@@ -1,0 +1,65 @@
+// weft — starting and stopping a pool's runtime: the scheduler, the worker threads, the heartbeat.
+#include <latch>
+
+#include "pool_runtime.hpp"
+
+namespace weft::detail {
+
+runtime::runtime(const config& resolved)
+    : cfg(resolved), inline_caller(resolved.policy == policy::serial),
+      heartbeat_bits(resolved.policy == policy::heartbeat ? poll_bit::heartbeat : 0) {
+  if (cfg.policy == policy::wool)
+    sched = make_wool_scheduler(*this);
+  else
+    sched = make_deque_scheduler(*this, cfg.policy);
+  if (inline_caller) return;
+  start_workers();
+  if (heartbeat_bits != 0) heartbeat_thread_ = std::thread([this] { heartbeat_main(); });
+}
+
+// Every worker and its mechanism state exist before the first thread starts (a thief may pick any
+// victim at once); the constructor returns when every thread has set up its hot state.
+void runtime::start_workers() {
+  workers.reserve(cfg.workers);
+  for (unsigned i = 0; i < cfg.workers; ++i) {
+    workers.push_back(std::make_unique<worker>(this, i, stack_frames));
+    sched->attach(*workers.back());
+  }
+  std::latch started(cfg.workers);
+  for (auto& w : workers) {
+    worker* wp = w.get();
+    w->thread = std::thread([this, wp, &started] { worker_thread(*wp, started); });
+  }
+  started.wait();
+}
+
+void runtime::worker_thread(worker& w, std::latch& started) {
+  hot_state& h = tls_hot;
+  h.self = &w;
+  h.top = w.stack.begin();
+  h.loop_mode = loop_style_of(cfg.policy);
+  w.hot = &h;
+  h.poll.store(sched->initial_poll_bits(w), std::memory_order_relaxed);
+  started.count_down();
+  worker_main(w);
+  h.self = nullptr;
+  h.top = nullptr;
+  h.poll.store(poll_bit::external, std::memory_order_relaxed);
+}
+
+runtime::~runtime() {
+  {
+    std::lock_guard lk(beat_mutex_);
+    stopping_.store(true, std::memory_order_seq_cst);
+  }
+  beat_cv_.notify_all();
+  wake_epoch_.fetch_add(1, std::memory_order_release);
+  wake_epoch_.notify_all();
+  awake_epoch_.fetch_add(1, std::memory_order_release);
+  awake_epoch_.notify_all();
+  if (heartbeat_thread_.joinable()) heartbeat_thread_.join();
+  for (auto& w : workers)
+    if (w->thread.joinable()) w->thread.join();
+}
+
+}  // namespace weft::detail

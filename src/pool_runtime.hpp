@@ -1,0 +1,108 @@
+// weft — the runtime behind a weft::pool: its workers, its scheduler, and the cross-thread parts
+// that every policy shares.  Its methods live in one file per concern:
+//   lifecycle.cpp     starting and stopping the worker threads
+//   idle.cpp          the idle loop: looking for work, sleeping, waking (the sleepers Dekker pair)
+//   heartbeat.cpp     the heartbeat timer thread (HB §2)
+//   blocked_join.cpp  running a stolen task; a blocked join and its leapfrogging (WOOL §I.b)
+//   root_jobs.cpp     pool::run from outside the pool; the serial policy's runs on the caller
+//   stats.cpp         counters (SPEC §6)
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <latch>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "platform.hpp"
+#include "scheduler.hpp"
+#include "worker.hpp"
+#include "weft/config.hpp"
+#include "weft/detail/slow_path.hpp"
+
+namespace weft::detail {
+
+class runtime {
+ public:
+  explicit runtime(const config& resolved);
+  ~runtime();
+
+  const config cfg;
+  const bool inline_caller;  // the serial policy: run() executes on the calling thread
+  std::unique_ptr<scheduler> sched;
+  std::vector<std::unique_ptr<worker>> workers;
+  const std::uint32_t heartbeat_bits;  // poll bits the heartbeat thread sets (0: no heartbeat)
+
+  // Runs a stolen frame's task on `w` and marks it DONE.  `fn` is the task's wrapper.
+  void execute_stolen(worker& w, frame* t, task_fn fn);
+  // Waits until the stolen frame `fr` is DONE, leapfrogging on its thief (and, transitively, on
+  // the worker that thief waits for: their work descends from `fr` too).
+  void wait_stolen(worker& w, frame* fr, unsigned thief);
+  // After making work stealable: wake a sleeping worker if there is one.  The caller's publishing
+  // store and this load of `sleepers` need store-load order (see sleep()).
+  void notify_work() noexcept {
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+    if (sleepers_.load(std::memory_order_relaxed) != 0) wake_one();
+  }
+
+  void submit(root_job& job);
+
+  // Accounted memory (weft::malloc).
+  std::atomic<std::int64_t> heap_now{0};
+  std::atomic<std::uint64_t> heap_peak{0};
+
+  weft::stats collect_stats() const;
+  void reset_stats();
+
+ private:
+  // lifecycle.cpp
+  void start_workers();
+  void worker_thread(worker& w, std::latch& started);
+
+  // idle.cpp
+  void worker_main(worker& w);
+  void end_idle(worker& w) noexcept;
+  bool find_work(worker& w);
+  void sleep(worker& w);
+  bool work_visible() const;
+  void wake_one() noexcept;
+  std::atomic<std::uint32_t> wake_epoch_{0};
+  std::atomic<std::uint32_t> sleepers_{0};
+  std::atomic<bool> stopping_{false};
+
+  // heartbeat.cpp
+  void heartbeat_main();
+  std::mutex beat_mutex_;
+  std::condition_variable beat_cv_;
+  std::thread heartbeat_thread_;
+  std::atomic<std::uint32_t> awake_epoch_{0};  // bumped when a worker wakes (the heartbeat waits on it)
+
+  // root_jobs.cpp
+  bool take_root(worker& w);
+  void run_root(worker& w, root_job& job);
+  void run_on_caller(root_job& job);
+  worker& serial_context_acquire();
+  void serial_context_release(worker& w);
+  std::mutex inject_mu_;
+  std::deque<root_job*> inject_;
+  std::atomic<std::size_t> injected_{0};
+  mutable std::mutex serial_mu_;
+  std::vector<worker*> serial_free_;
+  std::vector<std::unique_ptr<worker>> serial_all_;
+};
+
+// Adds `by` to a counter that only its owning worker writes, while a stats() reader may read it:
+// a load and a store, no locked instruction.
+inline void bump(std::atomic<std::uint64_t>& c, std::uint64_t by = 1) noexcept {
+  c.store(c.load(std::memory_order_relaxed) + by, std::memory_order_relaxed);
+}
+
+// SPEC §2: an idle worker uses no CPU after about 1 ms without work.
+inline constexpr std::uint64_t spin_before_sleep_ns = 1'000'000;
+
+}  // namespace weft::detail

@@ -1,0 +1,119 @@
+// weft — root jobs: pool::run from a thread outside the pool (queued for a worker, the caller
+// sleeps until done), and under the serial policy, runs on the calling thread itself.
+#include "pool_runtime.hpp"
+
+namespace weft::detail {
+
+namespace {
+
+void run_body(root_job& job) {
+  try {
+    job.body(&job);
+  } catch (...) {
+    job.error = std::current_exception();
+  }
+}
+
+// Notify under the lock: the waiter may destroy the job as soon as it sees `done`.
+void mark_done(root_job& job) {
+  std::lock_guard lk(job.m);
+  job.done = true;
+  job.done_hint.store(true, std::memory_order_release);
+  job.cv.notify_one();
+}
+
+}  // namespace
+
+void runtime::submit(root_job& job) {
+  if (inline_caller) {
+    run_on_caller(job);
+    return;
+  }
+  {
+    std::lock_guard lk(inject_mu_);
+    inject_.push_back(&job);
+    injected_.fetch_add(1, std::memory_order_relaxed);
+  }
+  notify_work();
+}
+
+bool runtime::take_root(worker& w) {
+  root_job* job = nullptr;
+  {
+    std::lock_guard lk(inject_mu_);
+    if (inject_.empty()) return false;
+    job = inject_.front();
+    inject_.pop_front();
+    injected_.fetch_sub(1, std::memory_order_relaxed);
+  }
+  run_root(w, *job);
+  return true;
+}
+
+void runtime::run_root(worker& w, root_job& job) {
+  end_idle(w);
+  frame* saved = w.base;
+  w.base = w.hot->top;
+  run_body(job);
+  w.base = saved;
+  mark_done(job);
+}
+
+// The serial policy: the caller runs the job itself, on a task stack of its own (a serial
+// context), and its thread's hot state is restored afterwards.
+void runtime::run_on_caller(root_job& job) {
+  worker& ctx = serial_context_acquire();
+  hot_state& h = tls_hot;
+  const std::uint32_t saved_poll = h.poll.load(std::memory_order_relaxed);
+  frame* saved_top = h.top;
+  worker* saved_self = h.self;
+  const std::uint64_t saved_joins = h.joins, saved_iters = h.loop_iterations;
+  const std::uint8_t saved_loop_mode = h.loop_mode;
+  h.self = &ctx;
+  h.top = ctx.stack.begin();
+  h.loop_mode = loop_style::lazy;
+  h.poll.store(0, std::memory_order_relaxed);
+  run_body(job);
+  ctx.retired_joins += h.joins - saved_joins;
+  ctx.retired_loop_iterations += h.loop_iterations - saved_iters;
+  h.self = saved_self;
+  h.top = saved_top;
+  h.joins = saved_joins;
+  h.loop_iterations = saved_iters;
+  h.poll.fetch_or(saved_poll, std::memory_order_relaxed);  // keeps bits others set meanwhile
+  h.loop_mode = saved_loop_mode;
+  serial_context_release(ctx);
+  mark_done(job);
+}
+
+worker& runtime::serial_context_acquire() {
+  std::lock_guard lk(serial_mu_);
+  if (serial_free_.empty()) {
+    serial_all_.push_back(std::make_unique<worker>(this, 0, stack_frames));
+    sched->attach(*serial_all_.back());
+    serial_free_.push_back(serial_all_.back().get());
+  }
+  worker* w = serial_free_.back();
+  serial_free_.pop_back();
+  return *w;
+}
+
+void runtime::serial_context_release(worker& w) {
+  std::lock_guard lk(serial_mu_);
+  serial_free_.push_back(&w);
+}
+
+void wait_for(root_job& job) {
+  for (int i = 0; i < 4000 && !job.done_hint.load(std::memory_order_acquire); ++i) cpu_relax();
+  std::unique_lock lk(job.m);
+  job.cv.wait(lk, [&] { return job.done; });
+}
+
+void submit(runtime* rt, root_job& job) { rt->submit(job); }
+
+bool runs_in(const runtime* rt) noexcept {
+  const worker* w = tls_hot.self;
+  return w != nullptr && w->rt == rt;
+}
+
+}  // namespace weft::detail

@@ -1,0 +1,46 @@
+// weft — the scheduler interface that every policy implements.  A policy is a small object
+// answering "when" and "which" (SPEC §3) on top of one of two mechanisms: the Chase-Lev deque of
+// promoted frames (sched_deque.cpp) or Wool's direct task stack, stolen in place (sched_wool.cpp).
+// Each mechanism defines its per-worker state; the worker holds it (worker::mechanism).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+
+#include "weft/config.hpp"
+#include "weft/detail/frame.hpp"
+#include "weft/detail/slow_path.hpp"
+
+namespace weft::detail {
+
+struct worker;
+
+class scheduler {
+ public:
+  virtual ~scheduler() = default;
+  // Gives `w` this mechanism's per-worker state.  Called for every worker before any worker thread
+  // starts (thieves may read a victim's state as soon as they run), and for each serial context.
+  virtual void attach(worker& w) = 0;
+  // Poll bits a worker starts with (e.g. `always` for ws, `public_next` for wool).  Called on the
+  // worker's own thread before it looks for work.
+  virtual std::uint32_t initial_poll_bits(worker& w) = 0;
+  // A join or spawn took the slow path after pushing `fr`.
+  virtual void on_poll(worker& w, hot_state& h, frame* fr) = 0;
+  // The join of a promoted frame `fr` (now h.top == fr).
+  virtual reclaimed reclaim(worker& w, hot_state& h, frame* fr) = 0;
+  // One steal attempt by `thief` on `victim`; runs the task and returns true on success.
+  virtual bool steal(worker& thief, worker& victim) = 0;
+  // Is there something `victim` would give a thief?  (a hint, for sleeping and waking)
+  virtual bool has_stealable(const worker& victim) const = 0;
+  // Makes `fr` stealable at once as a whole (a split-off loop range: loops.cpp); false when it
+  // cannot (deque full).  Only the deque mechanism runs loops as loop frames; wool never calls it.
+  virtual bool promote_frame(worker& w, frame* fr) = 0;
+};
+
+std::unique_ptr<scheduler> make_deque_scheduler(runtime& rt, policy p);
+std::unique_ptr<scheduler> make_wool_scheduler(runtime& rt);
+std::uint8_t loop_style_of(policy p) noexcept;
+// Calls the promotion hook (slow_path.hpp) when one is installed.
+void report_promotion(const worker& w, const frame* f, promotion_kind kind) noexcept;
+
+}  // namespace weft::detail

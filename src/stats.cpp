@@ -1,0 +1,79 @@
+// weft — counters (SPEC §6): collecting each worker's into pool::stats(), and resetting them.
+#include "pool_runtime.hpp"
+#include "weft/pool.hpp"
+
+namespace weft {
+
+counters& counters::operator+=(const counters& o) noexcept {
+  joins += o.joins;
+  loop_iterations += o.loop_iterations;
+  promotions += o.promotions;
+  steals += o.steals;
+  steal_attempts += o.steal_attempts;
+  leapfrogs += o.leapfrogs;
+  deque_checks += o.deque_checks;
+  idle_ns += o.idle_ns;
+  heap_peak_bytes += o.heap_peak_bytes;
+  live_threads_peak += o.live_threads_peak;
+  return *this;
+}
+
+namespace detail {
+
+namespace {
+
+counters counters_of(const worker& w) {
+  counters c;
+  c.joins = w.retired_joins + (w.hot ? w.hot->joins : 0);
+  c.loop_iterations = w.retired_loop_iterations + (w.hot ? w.hot->loop_iterations : 0);
+  c.promotions = w.promotions;
+  c.steals = w.steals;
+  c.steal_attempts = w.steal_attempts.load(std::memory_order_relaxed);
+  c.leapfrogs = w.leapfrogs;
+  c.deque_checks = w.deque_checks;
+  c.idle_ns = w.idle_ns.load(std::memory_order_relaxed);
+  c.heap_peak_bytes = std::uint64_t(w.heap_peak);
+  c.live_threads_peak = w.live_peak;
+  return c;
+}
+
+void reset_counters_of(worker& w) {
+  w.retired_joins = w.retired_loop_iterations = 0;
+  if (w.hot) w.hot->joins = w.hot->loop_iterations = 0;
+  w.promotions = w.steals = w.leapfrogs = w.deque_checks = 0;
+  w.live_peak = w.live;
+  w.steal_attempts.store(0, std::memory_order_relaxed);
+  w.idle_ns.store(0, std::memory_order_relaxed);
+  w.heap_peak = w.heap_now > 0 ? w.heap_now : 0;
+}
+
+}  // namespace
+
+weft::stats runtime::collect_stats() const {
+  weft::stats s;
+  if (inline_caller) {
+    counters c;
+    std::lock_guard lk(serial_mu_);
+    for (const auto& w : serial_all_) c += counters_of(*w);
+    s.workers.push_back(c);
+  } else {
+    for (const auto& w : workers) s.workers.push_back(counters_of(*w));
+  }
+  for (const auto& c : s.workers) s.total += c;
+  s.total.heap_peak_bytes = heap_peak.load(std::memory_order_relaxed);
+  return s;
+}
+
+void runtime::reset_stats() {
+  if (inline_caller) {
+    std::lock_guard lk(serial_mu_);
+    for (auto& w : serial_all_) reset_counters_of(*w);
+  } else {
+    for (auto& w : workers) reset_counters_of(*w);
+  }
+  const std::int64_t now = heap_now.load(std::memory_order_relaxed);
+  heap_peak.store(now > 0 ? std::uint64_t(now) : 0, std::memory_order_relaxed);
+}
+
+}  // namespace detail
+}  // namespace weft

@@ -1,0 +1,65 @@
+// weft — a worker: the state every mechanism shares (its task stack, its counters, its thread).
+// What a mechanism keeps per worker (the Chase-Lev deque, Wool's public window) is a type that
+// mechanism defines (sched_deque.cpp, sched_wool.cpp) and creates; the worker only holds it.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <thread>
+#include <vector>
+
+#include "task_stack.hpp"
+#include "weft/detail/frame.hpp"
+#include "weft/detail/loop.hpp"
+
+namespace weft::detail {
+
+class runtime;
+
+// The base of each mechanism's per-worker state: the worker holds it in one slot, and only the
+// scheduler that created it (scheduler::attach) knows its type.
+struct mechanism_state {
+  virtual ~mechanism_state() = default;
+};
+
+struct worker {
+  worker(runtime* owner, unsigned idx, std::size_t capacity);
+
+  runtime* const rt;
+  const unsigned index;
+  hot_state* hot = nullptr;  // the TLS block of the thread running this worker
+  task_stack stack;
+  // Frames below `base` belong to tasks suspended under the one now running (a blocked join that
+  // leapfrogs, or the worker's stolen task's caller): they are never promoted from here.
+  frame* base;
+  // This worker's state in the pool's mechanism (set by scheduler::attach before first use).
+  std::unique_ptr<mechanism_state> mechanism;
+
+  // Transitive leapfrogging: the thief this worker waits for in a blocked join, or -1.
+  std::atomic<int> blocked_on{-1};
+
+  // Counters written only by this worker (see hot_state for the reading rule).
+  std::uint64_t promotions = 0, steals = 0, leapfrogs = 0, deque_checks = 0;
+  std::uint64_t live = 0, live_peak = 0;
+  std::int64_t heap_now = 0, heap_peak = 0;  // this worker's weft::malloc net bytes
+  // Serial contexts: counts of finished runs (their TLS block belongs to the caller).
+  std::uint64_t retired_joins = 0, retired_loop_iterations = 0;
+  // Counters written by the idle loop while a stats() reader may be running.
+  std::atomic<std::uint64_t> steal_attempts{0}, idle_ns{0};
+
+  std::uint64_t rng;
+  std::thread thread;
+  std::uint64_t idle_since = 0;  // when this worker last became idle (0: busy)
+
+  // Split-off loop ranges (loop frames), allocated and freed by this worker only.
+  std::vector<loop_child*> free_children;
+  std::vector<std::unique_ptr<loop_child[]>> child_blocks;
+
+  void note_promotion() noexcept {
+    ++promotions;
+    if (++live > live_peak) live_peak = live;
+  }
+};
+
+}  // namespace weft::detail
