@@ -12,7 +12,9 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <memory>
+#include <new>
 
 #include "weft/detail/frame.hpp"
 
@@ -20,15 +22,21 @@ namespace weft::detail {
 
 class chase_lev_deque {
  public:
+  // The slots are plain pointers from calloc, accessed through std::atomic_ref: a large calloc is
+  // fresh zero pages, committed only as pushes reach them (a pool of 1024 idle workers must not
+  // touch 1024 deques up front), and a slot is always written before it is read (a thief reads slot
+  // t only when t < bottom, after the push that wrote it).
   explicit chase_lev_deque(std::size_t capacity)
-      : mask_(round_up(capacity) - 1), slots_(new std::atomic<frame*>[mask_ + 1]) {}
+      : mask_(round_up(capacity) - 1), slots_(static_cast<frame**>(std::calloc(mask_ + 1, sizeof(frame*)))) {
+    if (slots_ == nullptr) throw std::bad_alloc();
+  }
 
   // Owner.  False when full: the item then simply stays latent (promotion is always optional).
   bool push(frame* f) noexcept {
     const std::int64_t b = bottom_.load(std::memory_order_relaxed);
     const std::int64_t t = top_.load(std::memory_order_acquire);
     if (b - t > std::int64_t(mask_)) return false;
-    slots_[std::size_t(b) & mask_].store(f, std::memory_order_relaxed);
+    slot(std::size_t(b)).store(f, std::memory_order_relaxed);
     bottom_.store(b + 1, std::memory_order_release);
     return true;
   }
@@ -42,7 +50,7 @@ class chase_lev_deque {
       bottom_.store(b + 1, std::memory_order_relaxed);
       return nullptr;
     }
-    frame* f = slots_[std::size_t(b) & mask_].load(std::memory_order_relaxed);
+    frame* f = slot(std::size_t(b)).load(std::memory_order_relaxed);
     if (t == b) {  // the last item: race the thieves for it
       if (!top_.compare_exchange_strong(t, t + 1, std::memory_order_seq_cst,
                                         std::memory_order_relaxed))
@@ -57,7 +65,7 @@ class chase_lev_deque {
     std::int64_t t = top_.load(std::memory_order_seq_cst);
     const std::int64_t b = bottom_.load(std::memory_order_seq_cst);
     if (t >= b) return nullptr;
-    frame* f = slots_[std::size_t(t) & mask_].load(std::memory_order_relaxed);
+    frame* f = slot(std::size_t(t)).load(std::memory_order_relaxed);
     if (!top_.compare_exchange_strong(t, t + 1, std::memory_order_seq_cst,
                                       std::memory_order_relaxed))
       return nullptr;
@@ -75,8 +83,12 @@ class chase_lev_deque {
     while (p < n) p <<= 1;
     return p;
   }
+  std::atomic_ref<frame*> slot(std::size_t i) const noexcept { return std::atomic_ref<frame*>(slots_[i & mask_]); }
+  struct free_slots {
+    void operator()(frame** p) const noexcept { std::free(p); }
+  };
   const std::size_t mask_;
-  std::unique_ptr<std::atomic<frame*>[]> slots_;
+  std::unique_ptr<frame*[], free_slots> slots_;
   alignas(64) std::atomic<std::int64_t> top_{0};
   alignas(64) std::atomic<std::int64_t> bottom_{0};
 };

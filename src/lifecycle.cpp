@@ -7,14 +7,23 @@ namespace weft::detail {
 
 runtime::runtime(const config& resolved)
     : cfg(resolved), inline_caller(resolved.policy == policy::serial),
-      heartbeat_bits(resolved.policy == policy::heartbeat ? poll_bit::heartbeat : 0) {
+      heartbeat_bits(resolved.policy == policy::heartbeat ? poll_bit::heartbeat : 0),
+      fork_generation(current_fork_generation()) {
   if (cfg.policy == policy::wool)
     sched = make_wool_scheduler(*this);
   else
     sched = make_deque_scheduler(*this, cfg.policy);
   if (inline_caller) return;
-  start_workers();
-  if (heartbeat_bits != 0) heartbeat_thread_ = std::thread([this] { heartbeat_main(); });
+  try {
+    start_workers();
+    if (heartbeat_bits != 0) heartbeat_thread_ = std::thread([this] { heartbeat_main(); });
+  } catch (...) {
+    // A thread could not be started (std::system_error: out of memory or of threads): stop and join
+    // the ones that were, then let the error leave the pool's constructor (a std::thread still
+    // joinable at destruction would call std::terminate).
+    stop_threads();
+    throw;
+  }
 }
 
 // Every worker and its mechanism state exist before the first thread starts (a thief may pick any
@@ -26,9 +35,18 @@ void runtime::start_workers() {
     sched->attach(*workers.back());
   }
   std::latch started(cfg.workers);
-  for (auto& w : workers) {
-    worker* wp = w.get();
-    w->thread = std::thread([this, wp, &started] { worker_thread(*wp, started); });
+  std::size_t launched = 0;
+  try {
+    for (auto& w : workers) {
+      worker* wp = w.get();
+      w->thread = std::thread([this, wp, &started] { worker_thread(*wp, started); });
+      ++launched;
+    }
+  } catch (...) {
+    // The threads that did start count down on `started`, a local: wait for them before it goes.
+    started.count_down(std::ptrdiff_t(cfg.workers - launched));
+    started.wait();
+    throw;
   }
   started.wait();
 }
@@ -47,7 +65,9 @@ void runtime::worker_thread(worker& w, std::latch& started) {
   h.poll.store(poll_bit::external, std::memory_order_relaxed);
 }
 
-runtime::~runtime() {
+runtime::~runtime() { stop_threads(); }
+
+void runtime::stop_threads() noexcept {
   {
     std::lock_guard lk(beat_mutex_);
     stopping_.store(true, std::memory_order_seq_cst);

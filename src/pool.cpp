@@ -15,13 +15,4 @@ const weft::config& pool::config() const noexcept { return rt_->cfg; }
 weft::stats pool::stats() const { return rt_->collect_stats(); }
 void pool::reset_stats() { rt_->reset_stats(); }
 
-pool& pool::global() {
-  static pool g;
-  return g;
-}
-
-namespace detail {
-runtime* global_runtime() { return pool::global().rt_.get(); }
-}  // namespace detail
-
 }  // namespace weft

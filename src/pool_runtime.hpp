@@ -37,6 +37,9 @@ class runtime {
   std::unique_ptr<scheduler> sched;
   std::vector<std::unique_ptr<worker>> workers;
   const std::uint32_t heartbeat_bits;  // poll bits the heartbeat thread sets (0: no heartbeat)
+  // The process's fork generation when this pool started its threads (global_pool.cpp): in a child
+  // of a later fork() the threads do not exist, and run() says so.
+  const std::uint64_t fork_generation;
 
   // Runs a stolen frame's task on `w` and marks it DONE.  `fn` is the task's wrapper.
   void execute_stolen(worker& w, frame* t, task_fn fn);
@@ -51,6 +54,8 @@ class runtime {
   }
 
   void submit(root_job& job);
+  // `w`, a worker of this pool, waits for a job it submitted to another pool, serving this one.
+  void wait_serving(worker& w, root_job& job);
 
   // Accounted memory (weft::malloc).
   std::atomic<std::int64_t> heap_now{0};
@@ -62,6 +67,7 @@ class runtime {
  private:
   // lifecycle.cpp
   void start_workers();
+  void stop_threads() noexcept;  // wakes every thread of the pool and joins it
   void worker_thread(worker& w, std::latch& started);
 
   // idle.cpp
@@ -95,6 +101,10 @@ class runtime {
   std::vector<worker*> serial_free_;
   std::vector<std::unique_ptr<worker>> serial_all_;
 };
+
+// How many fork() children deep this process is (0 in the original process); registers the
+// pthread_atfork handlers on first call (global_pool.cpp).
+std::uint64_t current_fork_generation();
 
 // Adds `by` to a counter that only its owning worker writes, while a stats() reader may read it:
 // a load and a store, no locked instruction.

@@ -2,6 +2,10 @@
 // sleeps until done), and under the serial policy, runs on the calling thread itself.
 #include "pool_runtime.hpp"
 
+#include <algorithm>
+#include <chrono>
+#include <stdexcept>
+
 namespace weft::detail {
 
 namespace {
@@ -29,6 +33,10 @@ void runtime::submit(root_job& job) {
     run_on_caller(job);
     return;
   }
+  if (fork_generation != current_fork_generation())
+    throw std::logic_error(
+        "weft::pool::run: this pool was made before fork(); its worker threads do not exist in the child "
+        "process. Make a new pool in the child (the global pool is remade there automatically)");
   {
     std::lock_guard lk(inject_mu_);
     inject_.push_back(&job);
@@ -103,8 +111,42 @@ void runtime::serial_context_release(worker& w) {
   serial_free_.push_back(&w);
 }
 
+// Sleeps until the job is done.  `done_hint` lets the caller spin briefly first; the final wait
+// takes the job's lock, so mark_done has released it before the caller may destroy the job.
 void wait_for(root_job& job) {
+  if (worker* w = tls_hot.self) {
+    w->rt->wait_serving(*w, job);
+    return;
+  }
   for (int i = 0; i < 4000 && !job.done_hint.load(std::memory_order_acquire); ++i) cpu_relax();
+  std::unique_lock lk(job.m);
+  job.cv.wait(lk, [&] { return job.done; });
+}
+
+// A worker of this pool waits for a job it gave to another pool (pool::run across pools).  It keeps
+// serving its own pool meanwhile: in a cycle a.run -> b.run -> a.run the inner a.run may need
+// exactly this worker (the way rayon's cross-pool wait works).  What it runs here goes on top of its
+// suspended task, as in a leapfrog (execute_stolen and run_root keep that task's frames below
+// `base`).  With nothing to do it waits on the job with a timeout that grows to 1 ms, so work of its
+// own pool waits at most that long for it.
+void runtime::wait_serving(worker& w, root_job& job) {
+  using namespace std::chrono_literals;
+  unsigned idle = 0;
+  std::chrono::microseconds pause = 50us;
+  while (!job.done_hint.load(std::memory_order_acquire)) {
+    if (find_work(w)) {
+      idle = 0;
+      pause = 50us;
+      continue;
+    }
+    if (++idle < 64) {
+      cpu_relax();
+      continue;
+    }
+    std::unique_lock lk(job.m);
+    if (job.cv.wait_for(lk, pause, [&] { return job.done; })) break;
+    pause = std::min<std::chrono::microseconds>(pause * 2, 1ms);
+  }
   std::unique_lock lk(job.m);
   job.cv.wait(lk, [&] { return job.done; });
 }

@@ -81,20 +81,32 @@ void scope::run_now(record* r) noexcept {
 }
 
 void scope::spawn_external(record* r) {
-  auto* job = ::new (allocate(sizeof(external_job), alignof(external_job))) external_job();
-  job->fn = [](void* rec) {
-    auto* rr = static_cast<record*>(rec);
-    rr->run_inline(rr);
-  };
-  job->record = r;
-  job->body = [](detail::root_job* j) {
-    auto* ej = static_cast<external_job*>(j);
-    ej->fn(ej->record);
-  };
-  r->job = job;
+  // Everything that can throw comes before the record is linked: a record in the list is one that
+  // sync() waits for, so a job that was never submitted must not be there (sync would wait for
+  // ever).  Getting the global pool throws on a bad WEFT_* setting.
+  external_job* job = nullptr;
+  detail::runtime* rt = nullptr;
+  try {
+    rt = detail::global_runtime();
+    job = ::new (allocate(sizeof(external_job), alignof(external_job))) external_job();
+    job->fn = [](void* rec) {
+      auto* rr = static_cast<record*>(rec);
+      rr->run_inline(rr);
+    };
+    job->record = r;
+    job->body = [](detail::root_job* j) {
+      auto* ej = static_cast<external_job*>(j);
+      ej->fn(ej->record);
+    };
+    r->job = job;
+    detail::submit(rt, *job);
+  } catch (...) {
+    if (job != nullptr) job->~external_job();
+    r->destroy(r);
+    throw;
+  }
   r->prev = last_;
   last_ = r;
-  detail::submit(detail::global_runtime(), *job);
 }
 
 void scope::finish(record* r) noexcept {

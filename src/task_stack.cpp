@@ -13,16 +13,17 @@ task_stack::task_stack(std::size_t capacity) : capacity_(capacity) {
   mapped_bytes_ = bytes + page;
   void* p = ::mmap(nullptr, mapped_bytes_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (p == MAP_FAILED) throw std::bad_alloc();
-  // The guard page: a join nested deeper than `capacity` faults here.  (Constructing the frames
-  // touches the array once: capacity * 64 bytes per worker, at pool creation.)
+  // The guard page: a join nested deeper than `capacity` faults here.
   ::mprotect(static_cast<char*>(p) + bytes, page, PROT_NONE);
+  // The frames are not constructed one by one: that would touch (commit) the whole array at pool
+  // creation, 1 MiB per worker.  A fresh anonymous mapping is zero pages, committed as joins reach
+  // them, and an all-zero frame is a default-constructed one (frame.hpp: state 0 = no task, not
+  // promoted, no error; checked by a test).
   frames_ = static_cast<frame*>(p);
-  for (std::size_t i = 0; i < capacity; ++i) ::new (&frames_[i]) frame();
 }
 
-task_stack::~task_stack() {
-  for (std::size_t i = 0; i < capacity_; ++i) frames_[i].~frame();
-  ::munmap(frames_, mapped_bytes_);
-}
+// Frames hold no resources once their joins are done (every error is taken by its join), so the
+// mapping goes without running their destructors (which would touch every page).
+task_stack::~task_stack() { ::munmap(frames_, mapped_bytes_); }
 
 }  // namespace weft::detail

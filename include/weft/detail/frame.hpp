@@ -31,6 +31,7 @@ using task_fn = void (*)(frame*);
 //   STOLEN(i)  taken by worker i (needed for leapfrogging)
 //   DONE       a stolen task that its thief has finished
 namespace task_state {
+inline constexpr std::uintptr_t none = 0;   // a slot not used since its task stack was mapped
 inline constexpr std::uintptr_t empty = 1;
 inline constexpr std::uintptr_t done = 3;
 inline constexpr std::uintptr_t public_tag = 4;
@@ -49,7 +50,9 @@ inline task_fn wrapper(std::uintptr_t s) noexcept { return reinterpret_cast<task
 inline constexpr std::size_t frame_payload_bytes = 40;
 
 struct alignas(64) frame {
-  std::atomic<std::uintptr_t> state{task_state::empty};
+  // A default frame is all zero bytes, so the zero pages of a fresh task stack are frames already
+  // (task_stack.cpp; a test checks the representation).
+  std::atomic<std::uintptr_t> state{task_state::none};
   // Owner-private: the join must synchronize with thieves.  Deque policies: the frame was pushed on
   // the deque (reset when joined).  wool: the slot is public (WOOL §I.b; a property of the slot,
   // kept across joins).  Thieves never read it.

@@ -1,0 +1,69 @@
+// weft — the global pool (SPEC §2: join/parallel_*/scope called from a thread that is no worker run
+// in it) and what fork() does to pools.
+//
+// The global pool is made on first use and never destroyed: a join from a static destructor (or an
+// atexit handler, or a thread still running at exit) must find it alive, whatever the order of
+// static destruction.  Its idle workers sleep on a futex, so leaving them at exit costs nothing.
+//
+// fork(): the child has only the thread that called fork.  The global pool's workers are not
+// there, so the child forgets it (its memory is left as it is: destroying it would join threads
+// that do not exist) and makes a new one on first use.  An explicit pool made before the fork is
+// unusable in the child: its run() throws std::logic_error saying so (a serial pool, which runs on
+// the caller, keeps working).  pthread_atfork holds the global pool's mutex across the fork, so the
+// child never inherits it locked by a thread that is gone.
+#include <pthread.h>
+
+#include <atomic>
+#include <mutex>
+#include <stdexcept>
+
+#include "pool_runtime.hpp"
+#include "weft/pool.hpp"
+
+namespace weft {
+
+namespace {
+
+std::mutex global_mutex;
+std::atomic<pool*> global_pool{nullptr};
+std::atomic<std::uint64_t> fork_generation{0};
+
+void before_fork() { global_mutex.lock(); }
+void after_fork_in_parent() { global_mutex.unlock(); }
+void after_fork_in_child() {
+  global_pool.store(nullptr, std::memory_order_relaxed);
+  fork_generation.fetch_add(1, std::memory_order_relaxed);
+  global_mutex.unlock();  // locked by this very thread in before_fork
+}
+
+}  // namespace
+
+pool& pool::global() {
+  // Acquire: a pool published by another thread is seen fully constructed.
+  if (pool* p = global_pool.load(std::memory_order_acquire)) return *p;
+  std::lock_guard lk(global_mutex);
+  pool* p = global_pool.load(std::memory_order_relaxed);
+  if (p == nullptr) {
+    p = new pool();  // deliberately never deleted (see above)
+    global_pool.store(p, std::memory_order_release);
+  }
+  return *p;
+}
+
+namespace detail {
+
+runtime* global_runtime() { return pool::global().rt_.get(); }
+
+std::uint64_t current_fork_generation() {
+  static const bool registered = [] {
+    if (::pthread_atfork(before_fork, after_fork_in_parent, after_fork_in_child) != 0)
+      throw std::runtime_error("weft: pthread_atfork failed");
+    return true;
+  }();
+  (void)registered;
+  return fork_generation.load(std::memory_order_relaxed);
+}
+
+}  // namespace detail
+
+}  // namespace weft

@@ -1,0 +1,204 @@
+// weft tests: lifecycle edges (issue "Reliability", defects 3-8).  Each runs in a child process
+// (a GoogleTest death test, re-executed in "threadsafe" style so the child starts with no pool), so
+// a hang or a crash fails the test instead of the suite: the child arms alarm() before it starts —
+// a hung child is killed by SIGALRM and reported as such.  The bounds (10-30 s) are generous: each
+// case takes milliseconds when it works.
+#include "common.hpp"
+
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <stdexcept>
+#include <system_error>
+
+namespace {
+
+class Lifecycle : public testing::TestWithParam<weft::policy> {
+ protected:
+  void SetUp() override { GTEST_FLAG_SET(death_test_style, "threadsafe"); }
+  // serial accepts one worker only.
+  weft::config cfg(unsigned workers) const {
+    return weft::config{.workers = GetParam() == weft::policy::serial ? 1 : workers, .policy = GetParam()};
+  }
+};
+INSTANTIATE_TEST_SUITE_P(All, Lifecycle, testing::ValuesIn(weft::implemented_policies()), wt::policy_name);
+
+// Exit codes of the children: 0 = right, 1 = wrong result, 2 = wrong or no exception.
+[[noreturn]] void done(bool ok) { std::_Exit(ok ? 0 : 1); }
+
+// Defect 3: pools nested in a cycle.  a.run -> b.run -> a.run with a one-worker pool A: A's only
+// worker is blocked in b.run while B's worker asks A for work.
+TEST_P(Lifecycle, PoolsNestedInACycle) {
+  EXPECT_EXIT(
+      ([&] {
+        ::alarm(30);
+        weft::pool a(cfg(1)), b(cfg(1));
+        const auto r = a.run([&] {
+          return b.run([&] { return a.run([&] { return wt::fib(18); }) + b.run([] { return wt::fib(10); }); });
+        });
+        done(r == wt::fib_serial(18) + wt::fib_serial(10));
+      }()),
+      testing::ExitedWithCode(0), "");
+}
+
+// The same cycle, three deep and with two workers each, in loops.
+TEST_P(Lifecycle, PoolsNestedInACycleWithLoops) {
+  EXPECT_EXIT(
+      ([&] {
+        ::alarm(30);
+        weft::pool a(cfg(2)), b(cfg(2));
+        const long r = a.run([&] {
+          return weft::parallel_reduce(0, 8, 0L, [&](int i) {
+            return b.run([&] { return a.run([&] { return long(wt::fib(12)) + i; }); });
+          }, std::plus<>{});
+        });
+        done(r == 8 * long(wt::fib_serial(12)) + 28);
+      }()),
+      testing::ExitedWithCode(0), "");
+}
+
+// Defect 4: a pool whose threads cannot all be started throws (and joins the ones it started)
+// instead of calling std::terminate.  The address-space limit leaves room for a few workers only.
+TEST_P(Lifecycle, ThreadsThatCannotStartThrow) {
+  if (wt::sanitized) GTEST_SKIP() << "an address-space limit breaks the sanitizers' shadow memory";
+  if (GetParam() == weft::policy::serial) GTEST_SKIP() << "serial starts no threads";
+  EXPECT_EXIT(
+      ([&] {
+        ::alarm(30);
+        long pages = 0;
+        std::ifstream("/proc/self/statm") >> pages;
+        // Room for 32 workers' task stacks and deques (about 1.2 MiB each, reserved), not for
+        // their 32 thread stacks of 8 MiB: the pool fails while starting its threads.
+        const rlim_t limit = rlim_t(pages) * 4096 + (rlim_t(96) << 20);
+        rlimit rl{limit, limit};
+        if (::setrlimit(RLIMIT_AS, &rl) != 0) std::_Exit(3);
+        try {
+          weft::pool p(cfg(32));
+          std::_Exit(2);
+        } catch (const std::exception& e) {
+          std::fprintf(stderr, "caught: %s\n", e.what());
+        }
+        // Memory comes back: a small pool still works in the same process.
+        weft::pool q(cfg(2));
+        done(q.run([] { return wt::fib(15); }) == wt::fib_serial(15));
+      }()),
+      testing::ExitedWithCode(0), "caught: ");
+}
+
+// Defect 5: a scope on a thread that is no worker, when the global pool cannot be made (a bad
+// WEFT_WORKERS): the error comes out of spawn, and the scope's destructor does not hang.
+TEST(LifecycleGlobal, ScopeWhenGlobalPoolFails) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(
+      ([&] {
+        ::alarm(20);
+        ::setenv("WEFT_WORKERS", "abc", 1);
+        try {
+          weft::scope s;
+          s.spawn([] {});
+          std::_Exit(2);
+        } catch (const std::invalid_argument& e) {
+          std::fprintf(stderr, "caught: %s\n", e.what());
+        }
+        ::setenv("WEFT_WORKERS", "2", 1);
+        int ran = 0;
+        {
+          weft::scope s;
+          s.spawn([&] { ran = 1; });
+        }
+        done(ran == 1);
+      }()),
+      testing::ExitedWithCode(0), "caught: .*WEFT_WORKERS");
+}
+
+// Defect 6: a join from a static destructor.  The static below is constructed before the global
+// pool is first used, so it is destroyed after everything constructed later: the global pool must
+// outlive every user.
+struct joins_at_exit {
+  ~joins_at_exit() {
+    if (wt::fib(16) != wt::fib_serial(16)) std::_Exit(1);
+    auto [a, b] = weft::join([] { return 1; }, [] { return 2; });
+    if (a + b != 3) std::_Exit(1);
+  }
+};
+
+TEST(LifecycleGlobal, JoinFromStaticDestructor) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(
+      ([&] {
+        ::alarm(20);
+        static joins_at_exit user;
+        if (wt::fib(15) != wt::fib_serial(15)) std::_Exit(1);  // makes the global pool
+        std::exit(0);                                           // runs the static destructors
+      }()),
+      testing::ExitedWithCode(0), "");
+}
+
+// Defect 7: the child of fork() uses weft.  The global pool is rebuilt in the child; an explicit
+// pool made before the fork has no threads there and says so.
+TEST(LifecycleGlobal, ForkChildUsesTheGlobalPool) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(
+      ([&] {
+        ::alarm(30);
+        ::setenv("WEFT_WORKERS", "2", 1);
+        weft::pool mine(weft::config{.workers = 2});
+        if (wt::fib(18) != wt::fib_serial(18)) std::_Exit(1);  // the global pool is running
+        if (mine.run([] { return wt::fib(12); }) != wt::fib_serial(12)) std::_Exit(1);
+        const pid_t child = ::fork();
+        if (child == 0) {
+          ::alarm(20);
+          if (wt::fib(18) != wt::fib_serial(18)) std::_Exit(1);
+          if (weft::parallel_reduce(0, 1000, 0L, [](int i) { return long(i); }, std::plus<>{}) != 499500) std::_Exit(1);
+          try {
+            mine.run([] { return 0; });
+            std::_Exit(2);
+          } catch (const std::logic_error& e) {
+            std::fprintf(stderr, "child: %s\n", e.what());
+          }
+          std::_Exit(0);
+        }
+        int status = 0;
+        if (child < 0 || ::waitpid(child, &status, 0) != child) std::_Exit(4);
+        if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) std::_Exit(5);
+        // The parent's pools are untouched.
+        done(wt::fib(18) == wt::fib_serial(18) && mine.run([] { return wt::fib(12); }) == wt::fib_serial(12));
+      }()),
+      testing::ExitedWithCode(0), "");
+}
+
+// Defect 8: a pool commits its workers' memory as they use it, not up front.  1024 workers cost
+// 1.2 GB resident before the fix (every task stack's frames and every deque touched at creation).
+long resident_kib() {
+  long size = 0, resident = 0;
+  std::ifstream("/proc/self/statm") >> size >> resident;
+  return resident * (::sysconf(_SC_PAGESIZE) / 1024);
+}
+
+// The task stack relies on this: its fresh zero pages are default frames without a constructor run.
+TEST(TaskStack, DefaultFrameIsAllZeroBytes) {
+  alignas(weft::detail::frame) unsigned char bytes[sizeof(weft::detail::frame)];
+  std::memset(bytes, 0xA5, sizeof bytes);
+  auto* f = ::new (bytes) weft::detail::frame();
+  for (unsigned char b : bytes) ASSERT_EQ(b, 0u);
+  f->~frame();
+}
+
+TEST_P(Lifecycle, IdleWorkersCostLittleMemory) {
+  if (wt::sanitized) GTEST_SKIP() << "the sanitizers' shadow memory distorts the resident size";
+  if (GetParam() == weft::policy::serial) GTEST_SKIP() << "serial starts no threads";
+  const unsigned n = 256;
+  const long before = resident_kib();
+  weft::pool p(cfg(n));
+  EXPECT_EQ(p.run([] { return wt::fib(20); }), wt::fib_serial(20));
+  const long per_worker = (resident_kib() - before) / long(n);
+  // A thread's own stack pages, its TLS and the first pages of its task stack and deque: tens of
+  // KiB.  Committing a task stack up front costs 1 MiB per worker.
+  EXPECT_LT(per_worker, 256) << "KiB resident per idle worker";
+}
+
+}  // namespace
