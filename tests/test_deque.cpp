@@ -308,7 +308,9 @@ TEST_P(DequeRace, EveryItemTakenExactlyOnce) {
   EXPECT_EQ(rc.out_of_order.load(), 0u) << "a thief's steals out of push order";
   // Every round gives each thief an attempt while items are in the deque: thieves must have stolen.
   EXPECT_GT(rc.stolen(), 0u);
-  if (GetParam().capacity < 12) EXPECT_GT(full, 0u) << "the small deque never filled: the full path went untested";
+  if (GetParam().capacity < 12) {  // bursts of up to 12 pushes overflow it
+    EXPECT_GT(full, 0u) << "the small deque never filled: the full path went untested";
+  }
   RecordProperty("stolen", int(rc.stolen()));
   RecordProperty("full_pushes", int(full));
 }
