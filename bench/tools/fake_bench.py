@@ -16,6 +16,9 @@ FAKE_BENCH_CONFIG (or by --config at install time, baked into the wrappers):
       "kernels": ["fib", "stress"],        # what --kernel list prints (default: all 13)
       "missing_kernels": {"rayon": ["quickhull"]},   # exit 2: kernel not implemented
       "unimplemented_policies": ["adf"],   # weft --policy adf: exit 2 "... not implemented"
+      "policy_list": ["ws", "lazy-bf"],    # what weft --policy list prints (default: every
+                                           # policy but the unimplemented ones)
+      "no_policy_list": true,              # weft rejects --policy list (an older binary)
       "default_policy": "lazy-bf",         # the policy weft reports without --policy
       "wrong": [["tbb", "fib"]],           # [system, kernel]: exit 3 (wrong checksum)
       "bad_checksum": [["chili", "fib"]],  # exit 0, ok, but a checksum unlike the others'
@@ -99,6 +102,18 @@ def checksum_of(kernel, variant, workers, size):
     return str(int(hashlib.sha256(text.encode()).hexdigest()[:12], 16))
 
 
+def print_policy_list(system, cfg):
+    """weft-bench-weft --policy list: one implemented policy a line."""
+    if system != "weft":
+        raise Usage("--policy is only for weft")
+    if cfg.get("no_policy_list"):
+        raise Usage("--kernel is required")
+    unimplemented = cfg.get("unimplemented_policies", [])
+    names = cfg.get("policy_list", [p for p in POLICIES if p not in unimplemented])
+    print("\n".join(names))
+    return 0
+
+
 def main(argv):
     cfg = load_config()
     try:
@@ -106,6 +121,8 @@ def main(argv):
         system = o.get("system", "serial")
         if system not in SYSTEMS:
             raise Usage(f"unknown system '{system}'")
+        if o.get("policy") == "list" and "kernel" not in o:
+            return print_policy_list(system, cfg)
         if "kernel" not in o:
             raise Usage("--kernel is required")
         kernels = cfg.get("kernels", ALL_KERNELS)

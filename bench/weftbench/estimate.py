@@ -1,0 +1,153 @@
+"""How long a plan takes, before it runs: for the estimate printed at the start, the budget
+of quick mode and the progress line.
+
+A run's wall time is estimated as (the serial binary's wall time of the kernel at this
+size) x (the configuration's ratio to it). The serial time comes from a previous
+results.json of the same mode in --out, else from the built-in guesses below; the ratio
+from a previous results.json of any mode (ratios carry over between sizes far better than
+times), else RATIO_GUESS. A non-serial configuration whose estimate is over its time cap is
+counted as one capped run per worker count (it is stopped at the cap and skipped for the
+rest of that worker count).
+"""
+from __future__ import annotations
+
+import json
+import statistics
+from dataclasses import dataclass, field
+
+from . import records as R
+from .fmt import fmt_dur
+from .options import steal_of_variant
+
+# Serial binary wall seconds of one run (process start, input generation, warm-up except at
+# full size, timed run, in-process check), per kernel, before anything was measured here.
+# quick: at the sizes that give every kernel's serial run >= ~20 ms (2-core development
+# machine); full: the quick wall time less the warm-up, scaled by the work ratio of the
+# sizes in bench/KERNELS.md (fib and nqueens measured: 0.22 s and 3.9 s timed).
+SERIAL_GUESS_S = {
+    "test": {"default": 0.03},
+    "quick": {"fib": 0.06, "nqueens": 0.06, "stress": 0.26, "mm": 0.05, "ssf": 0.06,
+              "spmv": 0.06, "bfs": 0.25, "floyd": 0.06, "uts-geo": 0.48, "uts-bin": 0.4,
+              "tsp": 0.06, "mergesort": 0.22, "quickhull": 0.06, "default": 0.2},
+    "full": {"fib": 0.45, "nqueens": 4.0, "stress": 2.0, "mm": 0.45, "ssf": 0.15,
+             "spmv": 1.0, "bfs": 5.0, "floyd": 5.5, "uts-geo": 5.0, "uts-bin": 1.5,
+             "tsp": 0.3, "mergesort": 60.0, "quickhull": 3.0, "default": 5.0},
+}
+RATIO_GUESS = 2.0        # a configuration's wall time over the serial binary's
+STEAL_NS_PER_ITER = 1.5  # the stress leaf loop: one dependent multiply-add per iteration
+
+
+@dataclass
+class Prior:
+    """Mean wall seconds per (kernel, variant, label, workers) of a previous results.json."""
+    mode: str = ""
+    walls: dict = field(default_factory=dict)
+
+    @property
+    def empty(self):
+        return not self.walls
+
+
+def load_prior(out_dir) -> Prior:
+    try:
+        with open(out_dir / "results.json") as f:
+            old = json.load(f)
+        acc = {}
+        for r in old.get("runs", []):
+            if r.get("status") in (R.OK, R.WRONG, R.OVER_CAP) and r.get("wall_s"):
+                key = (r["kernel"], r.get("variant", ""), r["label"], r["workers"])
+                acc.setdefault(key, []).append(r["wall_s"])
+        return Prior(old.get("meta", {}).get("mode", ""),
+                     {k: statistics.fmean(v) for k, v in acc.items()})
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return Prior()
+
+
+class Estimator:
+    def __init__(self, mode, cap, runs, prior: Prior):
+        self.mode, self.cap, self.runs, self.prior = mode, cap, runs, prior
+        self.same_mode = prior.mode == mode
+
+    def _prior_mean(self, kernel, variant, label, workers=None):
+        xs = [v for (k, vv, lab, w), v in self.prior.walls.items()
+              if (k, vv, lab) == (kernel, variant, label) and workers in (None, w)]
+        return statistics.fmean(xs) if xs else None
+
+    def serial_wall(self, kernel):
+        if self.same_mode:
+            t = self._prior_mean(kernel, "", "serial")
+            if t:
+                return t
+        g = SERIAL_GUESS_S[self.mode]
+        return g.get(kernel, g["default"])
+
+    def ratio(self, kernel, label, workers):
+        for w in (workers, None):
+            t = self._prior_mean(kernel, "", label, w)
+            s = self._prior_mean(kernel, "", "serial", w)
+            if t and s:
+                return t / s
+        return RATIO_GUESS
+
+    def steal_run(self, kernel, variant, label, workers):
+        if self.same_mode:
+            t = self._prior_mean(kernel, variant, label, workers)
+            if t:
+                return t
+        leaf, reps = steal_of_variant(variant) or (1000, 20)
+        once = reps * leaf * STEAL_NS_PER_ITER * 1e-9
+        # tree on P workers + leaf_time + check (2 leaves) + warm-up, + process start
+        return (0 if self.mode == "full" else 1.2) * once + 3.2 * once + 0.05
+
+    def per_run(self, kernel, variant, label, workers):
+        """Estimated wall seconds of one run, before any cap."""
+        if variant:
+            return self.steal_run(kernel, variant, label, workers)
+        serial = self.serial_wall(kernel)
+        return serial if label == "serial" else serial * self.ratio(kernel, label, workers)
+
+    def cap_of(self, kernel, variant, label):
+        if label == "serial":
+            return None
+        return self.cap.limit(None if variant else self.serial_wall(kernel))
+
+    def cost(self, kernel, variant, label, workers, n_runs):
+        """Estimated seconds of n_runs runs of one configuration in one group."""
+        per = self.per_run(kernel, variant, label, workers)
+        cap = self.cap_of(kernel, variant, label)
+        if cap is not None and per > cap:
+            return cap if n_runs else 0.0
+        return per * n_runs
+
+    def plan_cost(self, plan, inv):
+        """(number of runs, estimated seconds, seconds per kernel) of a whole plan."""
+        total_runs, total_s, per_kernel = 0, 0.0, {}
+        for g in plan.groups:
+            for c in g.configs:
+                if not plan.available(c, g, inv):
+                    continue
+                n = self.runs
+                cap = self.cap_of(g.kernel, g.variant, c.label)
+                if cap is not None and self.per_run(g.kernel, g.variant, c.label,
+                                                    g.workers) > cap:
+                    n = 1
+                s = self.cost(g.kernel, g.variant, c.label, g.workers, self.runs)
+                total_runs += n
+                total_s += s
+                per_kernel[g.kernel] = per_kernel.get(g.kernel, 0.0) + s
+        return total_runs, total_s, per_kernel
+
+
+def trim_to_budget(plan, opts, inv, estimator, rebuild, say):
+    """Unless --policies was given, leaves out the extra weft policies (last first) while
+    the estimate exceeds 80 % of the mode's budget. rebuild(plan, policy) -> smaller plan."""
+    budget = opts.budget
+    while budget and not opts.policies_explicit and \
+            estimator.plan_cost(plan, inv)[1] > 0.8 * budget:
+        extra = [p for p in plan.policies if p != "default"]
+        if not extra:
+            break
+        plan = rebuild(plan, extra[-1])
+        say(f"weft:{extra[-1]} was left out to keep {opts.mode} mode within "
+            f"{fmt_dur(budget)} (pass --policies to choose)")
+    return plan
