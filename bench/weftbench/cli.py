@@ -237,6 +237,8 @@ def prepare(opts):
     """Discovery, the plan (trimmed to the mode's budget) and its estimate."""
     inv = planning.discover(opts)
     plan = planning.build_plan(opts, inv)
+    for n in inv.notes:
+        say(f"note: {n}")
     estimator = Estimator(opts.mode, opts.cap, opts.runs, load_prior(opts.out))
 
     def note(msg):
