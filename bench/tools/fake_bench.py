@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """A fake benchmark binary that obeys the protocol of bench/KERNELS.md.
 
-It computes nothing; it exists so that bench/run.py can be tested (bench/test_run.py) and
+It computes nothing; it exists so that bench/run.py can be tested (bench/tests/) and
 tried out without the real C++/Rust binaries:
 
     python3 bench/tools/fake_bench.py --install /tmp/fakebins      # weft-bench-<system> wrappers

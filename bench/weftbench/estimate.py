@@ -82,11 +82,14 @@ class Estimator:
         return g.get(kernel, g["default"])
 
     def ratio(self, kernel, label, workers):
-        for w in (workers, None):
-            t = self._prior_mean(kernel, "", label, w)
-            s = self._prior_mean(kernel, "", "serial", w)
-            if t and s:
-                return t / s
+        # a weft policy not measured before is estimated like weft's default policy
+        similar = [label] + (["weft:default"] if label.startswith("weft:") else [])
+        for lab in similar:
+            for w in (workers, None):
+                t = self._prior_mean(kernel, "", lab, w)
+                s = self._prior_mean(kernel, "", "serial", w)
+                if t and s:
+                    return t / s
         return RATIO_GUESS
 
     def steal_run(self, kernel, variant, label, workers):
