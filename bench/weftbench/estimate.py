@@ -67,6 +67,7 @@ class Estimator:
     def __init__(self, mode, cap, runs, prior: Prior):
         self.mode, self.cap, self.runs, self.prior = mode, cap, runs, prior
         self.same_mode = prior.mode == mode
+        self._per_run = {}  # memo: the progress line asks for every run still to do
 
     def _prior_mean(self, kernel, variant, label, workers=None):
         xs = [v for (k, vv, lab, w), v in self.prior.walls.items()
@@ -104,10 +105,16 @@ class Estimator:
 
     def per_run(self, kernel, variant, label, workers):
         """Estimated wall seconds of one run, before any cap."""
-        if variant:
-            return self.steal_run(kernel, variant, label, workers)
-        serial = self.serial_wall(kernel)
-        return serial if label == "serial" else serial * self.ratio(kernel, label, workers)
+        key = (kernel, variant, label, workers)
+        if key not in self._per_run:
+            if variant:
+                t = self.steal_run(kernel, variant, label, workers)
+            else:
+                t = self.serial_wall(kernel)
+                if label != "serial":
+                    t *= self.ratio(kernel, label, workers)
+            self._per_run[key] = t
+        return self._per_run[key]
 
     def cap_of(self, kernel, variant, label):
         if label == "serial":

@@ -38,12 +38,14 @@ class Progress:
                 corr * self.estimator.per_run(g.kernel, g.variant, c.label, g.workers)
         return left
 
-    def show(self, what, remaining, force=False):
-        self.total = self.done + len(remaining)
+    def show(self, what, pending, force=False):
+        """pending() -> (group, config) of every run not yet done (asked only to print)."""
         now = time.monotonic()
-        if not self.tty and not force and now - self.last_print < 10:
+        if not force and now - self.last_print < (0.2 if self.tty else 10):
             return
         self.last_print = now
+        remaining = list(pending())
+        self.total = self.done + len(remaining)
         pct = 100.0 * self.done / self.total if self.total else 100.0
         line = (f"[{self.done}/{self.total} {pct:4.1f}%] {what}  elapsed "
                 f"{fmt_dur(now - self.t0)}  left ~{fmt_dur(self.estimate_left(remaining))}")

@@ -36,11 +36,11 @@ class Runner:
                     if not self.plan.available(cfg, g, self.inv):
                         continue
                     self.progress.show(f"{g.title} {cfg.label} run {r + 1}/{self.opts.runs}",
-                                       list(self.pending(gi, r, ci)))
+                                       lambda: self.pending(gi, r, ci))
                     rec = self.run_one(cfg, g, r)
                     self.progress.record(rec)
                     self.react(rec, cfg, g)
-            self.progress.show(f"{g.title} done", list(self.pending(gi + 1, 0, 0)),
+            self.progress.show(f"{g.title} done", lambda: self.pending(gi + 1, 0, 0),
                                force=True)
 
     def serial_basis(self, group):
