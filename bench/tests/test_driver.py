@@ -260,6 +260,7 @@ def test_report_has_every_section(env):
                     "## Per-task overhead", "## Load balancing (weft counters, WOOL §II)",
                     "### weft:default (lazy-bf)", "### weft:heartbeat",
                     "## weft default policy vs each peer", "## Steal cost (WOOL Table III)",
+                    "## Over the time cap",
                     "## Plots", "## Missing columns", "## Data"]:
         assert heading in rep, heading
     assert "- Command: `python3 " in rep and "--kernels fib,stress" in rep

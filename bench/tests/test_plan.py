@@ -2,7 +2,6 @@
 from them, and the refusals when a list says a name does not exist."""
 from pathlib import Path
 
-import pytest
 
 from conftest import fake_bench
 from weftbench import cli, plan as planning
