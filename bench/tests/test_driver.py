@@ -302,10 +302,10 @@ def test_quick_defaults(env):
     assert a.policies_requested == ["default", "lazy-bf", "heartbeat"]
     assert not a.policies_explicit
     assert a.steal == (30000, 2000)
-    assert (a.cap.factor, a.cap.seconds, a.timeout) == (20.0, 10.0, 30)
+    assert (a.cap.factor, a.cap.seconds, a.timeout) == (10.0, 10.0, 30)
     a = cli.parse_args(["--mode", "full"])
     assert a.policies_requested == ["all"] and a.runs == 5
-    assert (a.cap.factor, a.cap.seconds) == (20.0, 300.0)
+    assert (a.cap.factor, a.cap.seconds) == (10.0, 300.0)
     a = cli.parse_args(["--mode", "test", "--kernels", "fib"])
     assert a.steal is None and a.runs == 1 and not a.cap.enabled
     with pytest.raises(SystemExit):
@@ -352,7 +352,7 @@ def test_quick_mode_keeps_to_its_budget(env, capsys):
 
 
 def test_estimate_counts_a_hopeless_configuration_once_at_its_cap(env, capsys):
-    # serial 1 s a run; tbb 50 s: over the quick cap of min(10 s, 20 x 1 s), so it costs one
+    # serial 1 s a run; tbb 50 s: over the quick cap of min(10 s, 10 x 1 s), so it costs one
     # capped run (10 s) per worker count instead of 5 x 50 s
     env.out.mkdir()
     walls = {("serial", w): 1.0 for w in (1, 2)}

@@ -109,7 +109,7 @@ def _parser():
     p.add_argument("--cap-factor", type=float, default=None,
                    help="relative time cap: this many times the serial binary's wall time "
                         "of the same kernel (at least 1 s; 0 = none; default: quick and "
-                        "full 20, test 0)")
+                        "full 10, test 0)")
     p.add_argument("--out", default=None, help="output directory (default: docs/results)")
     p.add_argument("--no-plots", action="store_true", help="do not draw the PNG plots")
     p.add_argument("--dry-run", action="store_true",

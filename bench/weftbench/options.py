@@ -19,10 +19,10 @@ MODES = {
              "cap_factor": 0.0, "cap_seconds": None, "cap_floor": 1.0},
     "quick": {"runs": 5, "min_runs": 5, "policies": ["default", "lazy-bf", "heartbeat"],
               "timeout": 30, "steal": "30000:2000", "budget": 600,
-              "cap_factor": 20.0, "cap_seconds": 10.0, "cap_floor": 1.0},
+              "cap_factor": 10.0, "cap_seconds": 10.0, "cap_floor": 1.0},
     "full": {"runs": 5, "min_runs": 5, "policies": ["all"], "timeout": 3600,
              "steal": "30000:20000", "budget": None,
-             "cap_factor": 20.0, "cap_seconds": 300.0, "cap_floor": 1.0},
+             "cap_factor": 10.0, "cap_seconds": 300.0, "cap_floor": 1.0},
 }
 
 
