@@ -43,6 +43,14 @@ def test_kernels_come_from_the_binaries(env, capsys):
            "  stress steal-cost:1000:20 P=2: weft:default\n" in err
 
 
+def test_unknown_kernel_is_refused(env, capsys):
+    env.configure({"kernels": ["fib", "nqueens"]})
+    assert env.run("--kernels", "fib,fbi") == 2
+    assert "--kernels: no binary has a kernel 'fbi' (accepted: all, fib, nqueens: " \
+           "`BIN --kernel list`)" in capsys.readouterr().err
+    assert not env.calls()
+
+
 def test_kernels_union_over_the_systems(env):
     env.configure({"missing_kernels": {}})
     env.only(["serial", "weft"])

@@ -14,6 +14,7 @@ FAKE_BENCH_CONFIG (or by --config at install time, baked into the wrappers):
     {
       "log": "/tmp/calls.log",            # one line per timed invocation (see log_line)
       "kernels": ["fib", "stress"],        # what --kernel list prints (default: all 13)
+      "kernels_of": {"rayon": ["fib"]},    # the same for one system (before "kernels")
       "missing_kernels": {"rayon": ["quickhull"]},   # exit 2: kernel not implemented
       "unimplemented_policies": ["adf"],   # weft --policy adf: exit 2 "... not implemented"
       "policy_list": ["ws", "lazy-bf"],    # what weft --policy list prints (default: every
@@ -125,7 +126,7 @@ def main(argv):
             return print_policy_list(system, cfg)
         if "kernel" not in o:
             raise Usage("--kernel is required")
-        kernels = cfg.get("kernels", ALL_KERNELS)
+        kernels = cfg.get("kernels_of", {}).get(system, cfg.get("kernels", ALL_KERNELS))
         kernel = o["kernel"]
         if kernel == "list":
             print("\n".join(sorted(kernels)))
@@ -233,7 +234,8 @@ def main(argv):
             line["stats"]["steals"] = extra["reps"] * (2 ** extra["height"] - 1)
     print(json.dumps(line, separators=(",", ":")))
     if wrong:
-        print(f"fake_bench: kernel {kernel}: wrong checksum 12345 (expected {checksum_of(kernel, variant, workers, size)})",
+        expected = checksum_of(kernel, variant, workers, size)
+        print(f"fake_bench: kernel {kernel}: wrong checksum 12345 (expected {expected})",
               file=sys.stderr)
         return 3
     return 0

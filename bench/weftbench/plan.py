@@ -73,6 +73,7 @@ def discover(opts: Options) -> Inventory:
 def resolve_kernels(opts: Options, inv: Inventory) -> list:
     """The kernels asked for, or every kernel some binary lists (in the binaries' order)."""
     if opts.kernels is not None:
+        check_kernel_names(opts.kernels, inv)
         return list(opts.kernels)
     names = []
     for s in opts.systems:
@@ -80,6 +81,19 @@ def resolve_kernels(opts: Options, inv: Inventory) -> list:
             if k not in names:
                 names.append(k)
     return names
+
+
+def check_kernel_names(kernels, inv: Inventory):
+    """A kernel that no binary lists is a typo, not a missing column (when every binary
+    found answered --kernel list)."""
+    lists = [inv.kernel_lists.get(s) for s in inv.binaries]
+    if not lists or any(ks is None for ks in lists):
+        return
+    known = sorted({k for ks in lists for k in ks})
+    for k in kernels:
+        if k not in known:
+            raise UsageError(f"--kernels: no binary has a kernel '{k}' (accepted: all, "
+                             f"{', '.join(known)}: `BIN --kernel list`)")
 
 
 def resolve_policies(opts: Options, inv: Inventory) -> list:
