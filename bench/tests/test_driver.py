@@ -367,8 +367,10 @@ def test_estimate_counts_a_hopeless_configuration_once_at_its_cap(env, capsys):
 
 
 def test_estimate_takes_ratios_from_another_mode(env, capsys):
-    # a quick run says tbb takes 3x the serial binary; at full size the serial guess for
-    # mm is 0.45 s, so a tbb run is estimated at 1.35 s
+    # a quick run says tbb takes 3x the serial binary; at full size the serial run of mm is
+    # the built-in guess g, so 5 serial and 5 tbb runs are estimated at 5 g + 15 g
+    from weftbench.estimate import SERIAL_GUESS_S
+    from weftbench.fmt import fmt_dur
     env.out.mkdir()
     walls = {("serial", 1): 0.1, ("tbb", 1): 0.3}
     runs = [dict(r, kernel="mm") for r in prior_runs(walls)]
@@ -377,5 +379,6 @@ def test_estimate_takes_ratios_from_another_mode(env, capsys):
     env.only(["serial", "tbb"])
     assert env.run("--kernels", "mm", "--dry-run", "--workers", "1", mode="full") == 0
     err = capsys.readouterr().err
-    assert "10 runs, estimated 0:09 (from built-in guesses and the ratios of the previous " \
-           "quick run)" in err  # 5 x 0.45 + 5 x 1.35
+    g = SERIAL_GUESS_S["full"]["mm"]
+    assert f"10 runs, estimated {fmt_dur(20 * g)} (from built-in guesses and the ratios of " \
+           "the previous quick run)" in err

@@ -23,17 +23,18 @@ from .options import steal_of_variant
 # full size, timed run, in-process check), per kernel, before anything was measured here.
 # quick: the serial wall times measured on the 2-core development machine, raised where a
 # kernel's serial run took under ~20 ms (the quick sizes are being raised to that; guesses
-# until a quick run is in --out); full: the quick wall time less the warm-up, scaled by the
-# work ratio of the sizes in bench/KERNELS.md (fib and nqueens measured at full size: 0.22 s
-# and 3.9 s timed; mergesort's 10^8 keys dominate the full run).
+# until a quick run is in --out). full: the serial binary's wall time measured once per kernel
+# at full size on the 2-core machine while it was loaded (load average ~13), divided by 2.4,
+# nqueens' slowdown then against an unloaded run (fib and nqueens: unloaded measurements);
+# mergesort's 10^8 keys (130 s loaded) dominate a full run.
 SERIAL_GUESS_S = {
     "test": {"default": 0.03},
     "quick": {"fib": 0.06, "nqueens": 0.06, "stress": 0.26, "mm": 0.05, "ssf": 0.06,
               "spmv": 0.06, "bfs": 0.25, "floyd": 0.06, "uts-geo": 0.48, "uts-bin": 0.4,
               "tsp": 0.06, "mergesort": 0.22, "quickhull": 0.06, "default": 0.2},
-    "full": {"fib": 0.45, "nqueens": 4.0, "stress": 2.0, "mm": 0.45, "ssf": 0.15,
-             "spmv": 1.0, "bfs": 5.0, "floyd": 5.5, "uts-geo": 5.0, "uts-bin": 1.5,
-             "tsp": 0.3, "mergesort": 60.0, "quickhull": 3.0, "default": 5.0},
+    "full": {"fib": 0.25, "nqueens": 4.0, "stress": 1.2, "mm": 0.12, "ssf": 0.07,
+             "spmv": 0.71, "bfs": 11.4, "floyd": 2.3, "uts-geo": 3.4, "uts-bin": 1.2,
+             "tsp": 0.05, "mergesort": 54.0, "quickhull": 6.1, "default": 5.0},
 }
 RATIO_GUESS = 2.0        # a configuration's wall time over the serial binary's
 STEAL_NS_PER_ITER = 1.5  # the stress leaf loop: one dependent multiply-add per iteration
