@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """A fake benchmark binary that obeys the protocol of bench/KERNELS.md.
 
-It computes nothing; it exists so that bench/run.py can be tested (bench/test_run.py) and
+It computes nothing; it exists so that bench/run.py can be tested (bench/tests/) and
 tried out without the real C++/Rust binaries:
 
     python3 bench/tools/fake_bench.py --install /tmp/fakebins      # weft-bench-<system> wrappers
@@ -14,8 +14,12 @@ FAKE_BENCH_CONFIG (or by --config at install time, baked into the wrappers):
     {
       "log": "/tmp/calls.log",            # one line per timed invocation (see log_line)
       "kernels": ["fib", "stress"],        # what --kernel list prints (default: all 13)
+      "kernels_of": {"rayon": ["fib"]},    # the same for one system (before "kernels")
       "missing_kernels": {"rayon": ["quickhull"]},   # exit 2: kernel not implemented
       "unimplemented_policies": ["adf"],   # weft --policy adf: exit 2 "... not implemented"
+      "policy_list": ["ws", "lazy-bf"],    # what weft --policy list prints (default: every
+                                           # policy but the unimplemented ones)
+      "no_policy_list": true,              # weft rejects --policy list (an older binary)
       "default_policy": "lazy-bf",         # the policy weft reports without --policy
       "wrong": [["tbb", "fib"]],           # [system, kernel]: exit 3 (wrong checksum)
       "bad_checksum": [["chili", "fib"]],  # exit 0, ok, but a checksum unlike the others'
@@ -38,6 +42,7 @@ import os
 import sys
 import time
 from pathlib import Path
+from types import SimpleNamespace
 
 ALL_KERNELS = ["fib", "nqueens", "stress", "mm", "ssf", "spmv", "bfs", "floyd", "uts-geo",
                "uts-bin", "tsp", "mergesort", "quickhull"]
@@ -99,124 +104,167 @@ def checksum_of(kernel, variant, workers, size):
     return str(int(hashlib.sha256(text.encode()).hexdigest()[:12], 16))
 
 
+def print_policy_list(system, cfg):
+    """weft-bench-weft --policy list: one implemented policy a line."""
+    if system != "weft":
+        raise Usage("--policy is only for weft")
+    if cfg.get("no_policy_list"):
+        raise Usage("--kernel is required")
+    unimplemented = cfg.get("unimplemented_policies", [])
+    names = cfg.get("policy_list", [p for p in POLICIES if p not in unimplemented])
+    print("\n".join(names))
+    return 0
+
+
+def check_variant(system, kernel, variant, cfg):
+    """(L, R) of a steal-cost variant, None without a variant; Usage if refused."""
+    if not variant:
+        return None
+    if system in cfg.get("no_variant", []) or kernel != "stress" \
+            or not variant.startswith("steal-cost:"):
+        raise Usage(f"kernel {kernel} has no variant '{variant}'")
+    parts = variant.split(":")
+    if len(parts) != 3 or not all(p.isdigit() and int(p) > 0 for p in parts[1:]):
+        raise Usage(f"bad variant '{variant}' (steal-cost:<L>:<R>)")
+    return int(parts[1]), int(parts[2])
+
+
+def check_policy(system, policy, cfg):
+    if policy is None:
+        return
+    if system != "weft":
+        raise Usage("--policy is only for weft")
+    if policy not in POLICIES:
+        raise Usage(f"WEFT_POLICY/--policy: unknown policy '{policy}' "
+                    f"(accepted: {', '.join(POLICIES)})")
+    if policy in cfg.get("unimplemented_policies", []):
+        raise Usage(f"policy '{policy}' is not implemented yet")
+
+
+def request(o, cfg, kernels):
+    """The timed run the arguments ask for; Usage if the real binary would refuse them."""
+    r = SimpleNamespace(system=o.get("system", "serial"), kernel=o["kernel"],
+                        policy=o.get("policy"), variant=o.get("variant", ""))
+    for opt in ("size", "workers"):
+        if opt not in o:
+            raise Usage(f"--{opt} is required")
+    r.size, w = o["size"], o["workers"]
+    if r.size not in ("test", "quick", "full"):
+        raise Usage(f"--size must be test, quick or full (got '{r.size}')")
+    if not w.isdigit() or not 1 <= int(w) <= 4096:
+        raise Usage(f"--workers must be between 1 and 4096 (got '{w}')")
+    r.workers = int(w)
+    if r.kernel not in kernels:
+        raise Usage(f"unknown kernel '{r.kernel}' for system {r.system}")
+    if r.kernel in cfg.get("missing_kernels", {}).get(r.system, []):
+        raise Usage(f"kernel {r.kernel} is not implemented for system {r.system}")
+    check_policy(r.system, r.policy, cfg)
+    r.steal = check_variant(r.system, r.kernel, r.variant, cfg)
+    return r
+
+
+def steal_time(r, cfg, fkey):
+    """time_s and the extra JSON fields of the steal-cost variant."""
+    leaf_iters, reps = r.steal
+    h = math.ceil(math.log2(r.workers)) if r.workers > 1 else 0
+    leaf = leaf_iters * 1.5e-9
+    costs = cfg.get("steal_cost_ns", {})
+    cost_ns = costs.get(fkey, costs.get(r.system, DEFAULT_STEAL_NS.get(r.system, 0.0)))
+    tree = leaf + (cost_ns * 1e-9 * (2 ** h - 1) if h > 0 else 0.0)
+    if r.system == "serial":
+        tree = leaf * 2 ** h
+    return reps * tree, {"leaf_time_s": reps * leaf, "reps": reps,
+                         "leaf_iterations": leaf_iters, "height": h}
+
+
+def run_time(r, cfg, fkey, key, ncall):
+    """time_s (and extra JSON fields) of this call: configured, or base x factor / speed."""
+    if r.steal is not None:
+        return steal_time(r, cfg, fkey)
+    if key in cfg.get("times", {}):
+        seq = cfg["times"][key]
+        return seq[ncall % len(seq)], {}
+    factors = cfg.get("factor", {})
+    factor = factors.get(fkey, factors.get(r.system, DEFAULT_FACTOR[r.system]))
+    w = r.workers
+    speed = 1.0 if r.system == "serial" else min(w, 2) * 0.9 + 0.1 * (w == 1)
+    jitter = 1.0 + 0.02 * ((ncall * 7) % 5 - 2)
+    return cfg.get("base", {}).get(r.kernel, 0.01) * factor / speed * jitter, {}
+
+
+def weft_stats(r, cfg, extra):
+    """weft's counters: tasks = base x 1e8, 40 steals per worker (none at 1 worker); the
+    steal-cost variant steals once per inner tree node."""
+    tasks = int(cfg.get("base", {}).get(r.kernel, 0.01) * 1e8)
+    stolen = 0 if r.workers == 1 else 40 * r.workers
+    steals = extra["reps"] * (2 ** extra["height"] - 1) if r.steal is not None else stolen
+    return {"joins": tasks // 2, "loop_iterations": tasks - tasks // 2,
+            "promotions": stolen * 2, "steals": steals, "steal_attempts": stolen * 3,
+            "leapfrogs": stolen // 4, "deque_checks": tasks // 10, "idle_ns": 1000 * stolen,
+            "heap_peak_bytes": 0, "live_threads_peak": r.workers}
+
+
+def answer_lists(o, cfg, kernels):
+    """--kernel list / weft's --policy list: printed, exit code; None for a timed run."""
+    system = o.get("system", "serial")
+    if system not in SYSTEMS:
+        raise Usage(f"unknown system '{system}'")
+    if o.get("policy") == "list" and "kernel" not in o:
+        return print_policy_list(system, cfg)
+    if "kernel" not in o:
+        raise Usage("--kernel is required")
+    if o["kernel"] == "list":
+        print("\n".join(sorted(kernels)))
+        return 0
+    return None
+
+
 def main(argv):
     cfg = load_config()
     try:
         o = parse(argv)
         system = o.get("system", "serial")
-        if system not in SYSTEMS:
-            raise Usage(f"unknown system '{system}'")
-        if "kernel" not in o:
-            raise Usage("--kernel is required")
-        kernels = cfg.get("kernels", ALL_KERNELS)
-        kernel = o["kernel"]
-        if kernel == "list":
-            print("\n".join(sorted(kernels)))
-            return 0
-        if "size" not in o:
-            raise Usage("--size is required")
-        size = o["size"]
-        if size not in ("test", "quick", "full"):
-            raise Usage(f"--size must be test, quick or full (got '{size}')")
-        if "workers" not in o:
-            raise Usage("--workers is required")
-        w = o["workers"]
-        if not w.isdigit() or not 1 <= int(w) <= 4096:
-            raise Usage(f"--workers must be between 1 and 4096 (got '{w}')")
-        workers = int(w)
-        if kernel not in kernels:
-            raise Usage(f"unknown kernel '{kernel}' for system {system}")
-        if kernel in cfg.get("missing_kernels", {}).get(system, []):
-            raise Usage(f"kernel {kernel} is not implemented for system {system}")
-        policy = o.get("policy")
-        if policy is not None and system != "weft":
-            raise Usage("--policy is only for weft")
-        if policy is not None and policy not in POLICIES:
-            raise Usage(f"WEFT_POLICY/--policy: unknown policy '{policy}' "
-                        f"(accepted: {', '.join(POLICIES)})")
-        if policy is not None and policy in cfg.get("unimplemented_policies", []):
-            raise Usage(f"policy '{policy}' is not implemented yet")
-        variant = o.get("variant", "")
-        steal = None
-        if variant:
-            if system in cfg.get("no_variant", []) or kernel != "stress" \
-                    or not variant.startswith("steal-cost:"):
-                raise Usage(f"kernel {kernel} has no variant '{variant}'")
-            parts = variant.split(":")
-            if len(parts) != 3 or not all(p.isdigit() and int(p) > 0 for p in parts[1:]):
-                raise Usage(f"bad variant '{variant}' (steal-cost:<L>:<R>)")
-            steal = (int(parts[1]), int(parts[2]))
+        kernels = cfg.get("kernels_of", {}).get(system, cfg.get("kernels", ALL_KERNELS))
+        listed = answer_lists(o, cfg, kernels)
+        if listed is not None:
+            return listed
+        r = request(o, cfg, kernels)
     except Usage as e:
         print(f"fake_bench: {e}", file=sys.stderr)
         return 2
-
-    if system == "weft":
-        # like the real binary: without --policy, WEFT_POLICY picks the library default
-        policy_name = policy or os.environ.get("WEFT_POLICY") or cfg.get("default_policy",
-                                                                          "lazy-bf")
-        fkey = f"weft:{policy_name}"
-    else:
-        policy_name = ""
-        fkey = system
+    # like the real binary: without --policy, WEFT_POLICY picks the library default
+    policy_name = (r.policy or os.environ.get("WEFT_POLICY") or
+                   cfg.get("default_policy", "lazy-bf")) if system == "weft" else ""
+    fkey = f"weft:{policy_name}" if system == "weft" else system
     log = cfg.get("log")
-    key = f"{system}{':' + policy if policy else ''}/{kernel}/{workers}"
-    ncall = count_calls(log, key)
-
-    base = cfg.get("base", {}).get(kernel, 0.01)
-    factors = cfg.get("factor", {})
-    factor = factors.get(fkey, factors.get(system, DEFAULT_FACTOR[system]))
-    extra = {}
-    if steal is not None:
-        leaf_iters, reps = steal
-        h = math.ceil(math.log2(workers)) if workers > 1 else 0
-        leaf = leaf_iters * 1.5e-9
-        costs = cfg.get("steal_cost_ns", {})
-        cost_ns = costs.get(fkey, costs.get(system, DEFAULT_STEAL_NS.get(system, 0.0)))
-        tree = leaf + (cost_ns * 1e-9 * (2 ** h - 1) if h > 0 else 0.0)
-        if system == "serial":
-            tree = leaf * 2 ** h
-        time_s = reps * tree
-        extra = {"leaf_time_s": reps * leaf, "reps": reps, "leaf_iterations": leaf_iters,
-                 "height": h}
-    elif key in cfg.get("times", {}):
-        seq = cfg["times"][key]
-        time_s = seq[ncall % len(seq)]
-    else:
-        speed = 1.0 if system == "serial" else min(workers, 2) * 0.9 + 0.1 * (workers == 1)
-        jitter = 1.0 + 0.02 * ((ncall * 7) % 5 - 2)
-        time_s = base * factor / speed * jitter
+    key = f"{system}{':' + r.policy if r.policy else ''}/{r.kernel}/{r.workers}"
+    time_s, extra = run_time(r, cfg, fkey, key, count_calls(log, key))
     if cfg.get("sleep"):
         time.sleep(time_s * cfg["sleep"])
     if log:
         with open(log, "a") as f:
-            f.write(f"{key} {variant or '-'}\n")
+            f.write(f"{key} {r.variant or '-'}\n")
+    return answer(r, cfg, policy_name, time_s, extra)
 
-    checksum = checksum_of(kernel, variant, workers, size)
-    if pair_in(cfg.get("bad_checksum"), system, kernel):
+
+def answer(r, cfg, policy_name, time_s, extra):
+    """Prints the JSON line (or crashes, or reports a wrong checksum) like a real binary."""
+    expected = checksum_of(r.kernel, r.variant, r.workers, r.size)
+    checksum = expected
+    if pair_in(cfg.get("bad_checksum"), r.system, r.kernel):
         checksum = str(int(checksum) + 1)
-    if pair_in(cfg.get("crash"), system, kernel):
-        print(f"fake_bench: error: simulated crash in {kernel}", file=sys.stderr)
+    if pair_in(cfg.get("crash"), r.system, r.kernel):
+        print(f"fake_bench: error: simulated crash in {r.kernel}", file=sys.stderr)
         return 1
-    wrong = pair_in(cfg.get("wrong"), system, kernel)
-    if wrong:
-        checksum = "12345"
-    line = {"kernel": kernel, "system": system, "policy": policy_name, "workers": workers,
-            "size": size, "variant": variant, "time_s": time_s, "checksum": checksum,
-            "ok": not wrong}
-    line.update(extra)
-    if system == "weft":
-        tasks = int(base * 1e8)
-        steals = 0 if workers == 1 else 40 * workers
-        line["stats"] = {"joins": tasks // 2, "loop_iterations": tasks - tasks // 2,
-                         "promotions": steals * 2, "steals": steals,
-                         "steal_attempts": steals * 3, "leapfrogs": steals // 4,
-                         "deque_checks": tasks // 10, "idle_ns": 1000 * steals,
-                         "heap_peak_bytes": 0, "live_threads_peak": workers}
-        if steal is not None:
-            line["stats"]["steals"] = extra["reps"] * (2 ** extra["height"] - 1)
+    wrong = pair_in(cfg.get("wrong"), r.system, r.kernel)
+    line = {"kernel": r.kernel, "system": r.system, "policy": policy_name,
+            "workers": r.workers, "size": r.size, "variant": r.variant, "time_s": time_s,
+            "checksum": "12345" if wrong else checksum, "ok": not wrong, **extra}
+    if r.system == "weft":
+        line["stats"] = weft_stats(r, cfg, extra)
     print(json.dumps(line, separators=(",", ":")))
     if wrong:
-        print(f"fake_bench: kernel {kernel}: wrong checksum 12345 (expected {checksum_of(kernel, variant, workers, size)})",
+        print(f"fake_bench: kernel {r.kernel}: wrong checksum 12345 (expected {expected})",
               file=sys.stderr)
         return 3
     return 0

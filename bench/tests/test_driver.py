@@ -1,76 +1,13 @@
-"""Tests of the benchmark driver bench/run.py against the fake binaries of
-bench/tools/fake_bench.py (no real benchmark binary is needed).
-
-    python3 -m pytest bench/test_run.py -q
-"""
+"""End-to-end tests of the benchmark driver (bench/run.py -> weftbench.cli.main) against
+the fake binaries of bench/tools/fake_bench.py."""
 import csv
-import importlib.util
 import json
-import sys
-from pathlib import Path
 
 import pytest
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
-sys.path.insert(0, str(HERE / "tools"))
-
-import fake_bench  # noqa: E402
-import run  # noqa: E402
-
-HAVE_MPL = importlib.util.find_spec("matplotlib") is not None
-
-
-class Env:
-    """A directory of fake weft-bench-<system> binaries plus their behaviour file."""
-
-    def __init__(self, tmp_path, monkeypatch):
-        self.tmp = tmp_path
-        self.bins = tmp_path / "bins"
-        self.out = tmp_path / "out"
-        self.log = tmp_path / "calls.log"
-        self.cfg_path = tmp_path / "fake.json"
-        self.monkeypatch = monkeypatch
-        self.configure({})
-        fake_bench.install(self.bins, fake_bench.SYSTEMS)
-
-    def configure(self, cfg):
-        cfg = dict(cfg)
-        cfg.setdefault("log", str(self.log))
-        self.cfg_path.write_text(json.dumps(cfg))
-        self.monkeypatch.setenv("FAKE_BENCH_CONFIG", str(self.cfg_path))
-
-    def only(self, systems):
-        for p in self.bins.iterdir():
-            p.unlink()
-        fake_bench.install(self.bins, systems)
-
-    def run(self, *args, mode="test"):
-        argv = ["--mode", mode, "--bin-dir", str(self.bins), "--out", str(self.out),
-                *args]
-        return run.main(argv)
-
-    def results(self):
-        return json.loads((self.out / "results.json").read_text())
-
-    def report(self):
-        return (self.out / "latest.md").read_text()
-
-    def calls(self):
-        return self.log.read_text().split("\n")[:-1] if self.log.exists() else []
-
-    def median(self, kernel, workers, label, variant=""):
-        for m in self.results()["medians"]:
-            if (m["kernel"], m["workers"], m["label"], m["variant"]) == \
-                    (kernel, workers, label, variant):
-                return m
-        raise KeyError((kernel, workers, label, variant))
-
-
-@pytest.fixture
-def env(tmp_path, monkeypatch):
-    monkeypatch.delenv("WEFT_POLICY", raising=False)
-    return Env(tmp_path, monkeypatch)
+from conftest import HAVE_MPL, fake_bench
+from weftbench import cli
+from weftbench.binaries import child_env
 
 
 # --- the fake itself obeys the protocol --------------------------------------------------
@@ -167,7 +104,9 @@ def test_missing_binary_is_a_missing_column(env):
 
 
 def test_unimplemented_policy_is_a_missing_column(env):
-    env.configure({"unimplemented_policies": ["adf"]})
+    # the binary lists adf (an older list, say) but refuses to run it: a missing column
+    env.configure({"unimplemented_policies": ["adf"],
+                   "policy_list": ["ws", "lazy-bf", "adf"]})
     env.only(["serial", "weft"])
     assert env.run("--kernels", "fib,nqueens", "--workers", "1,2", "--runs", "2",
                    "--policies", "default,adf") == 0
@@ -184,7 +123,8 @@ def test_unimplemented_policy_is_a_missing_column(env):
 
 def test_kernel_missing_in_one_system(env):
     env.configure({"missing_kernels": {"tbb": ["nqueens"]},
-                   "kernels": ["fib", "nqueens", "stress"]})
+                   "kernels": ["fib", "nqueens", "stress"],
+                   "kernels_of": {"serial": ["fib", "nqueens", "quickhull"]}})
     env.only(["serial", "weft", "tbb"])
     fake_bench.install(env.bins, ["rayon"])
     # rayon's --kernel list lacks quickhull: skipped without running it
@@ -195,7 +135,7 @@ def test_kernel_missing_in_one_system(env):
     assert env.median("fib", 1, "tbb")["status"] == "ok"
     q = env.median("quickhull", 1, "rayon")
     assert q["status"] == "missing" and "--kernel list" in q["reason"]
-    assert not [c for c in env.calls() if "quickhull" in c]
+    assert not [c for c in env.calls() if "quickhull" in c and not c.startswith("serial")]
     assert cfg["kernels"] == ["fib", "nqueens", "stress"]
 
 
@@ -321,6 +261,7 @@ def test_report_has_every_section(env):
                     "## Per-task overhead", "## Load balancing (weft counters, WOOL §II)",
                     "### weft:default (lazy-bf)", "### weft:heartbeat",
                     "## weft default policy vs each peer", "## Steal cost (WOOL Table III)",
+                    "## Over the time cap",
                     "## Plots", "## Missing columns", "## Data"]:
         assert heading in rep, heading
     assert "- Command: `python3 " in rep and "--kernels fib,stress" in rep
@@ -357,18 +298,21 @@ def test_dry_run_runs_nothing(env, capsys):
 
 
 def test_quick_defaults(env):
-    a = run.parse_args(["--mode", "quick"])
-    assert a.runs == 5 and a.kernel_list == run.KERNELS
-    assert a.policy_list == ["default", "lazy-bf", "heartbeat"]
+    a = cli.parse_args(["--mode", "quick"])
+    assert a.runs == 5 and a.kernels is None  # every kernel the binaries list
+    assert a.policies_requested == ["default", "lazy-bf", "heartbeat"]
+    assert not a.policies_explicit
     assert a.steal == (30000, 2000)
-    a = run.parse_args(["--mode", "full"])
-    assert "adf" in a.policy_list and a.runs == 5
-    a = run.parse_args(["--mode", "test", "--kernels", "fib"])
-    assert a.steal is None and a.runs == 1
+    assert (a.cap.factor, a.cap.seconds, a.timeout) == (10.0, 10.0, 30)
+    a = cli.parse_args(["--mode", "full"])
+    assert a.policies_requested == ["all"] and a.runs == 5
+    assert (a.cap.factor, a.cap.seconds) == (10.0, 300.0)
+    a = cli.parse_args(["--mode", "test", "--kernels", "fib"])
+    assert a.steal is None and a.runs == 1 and not a.cap.enabled
     with pytest.raises(SystemExit):
-        run.parse_args(["--systems", "cilk"])
+        cli.parse_args(["--systems", "cilk"])
     with pytest.raises(SystemExit):
-        run.parse_args(["--policies", "magic"])
+        cli.parse_args(["--policies", ","])
 
 
 def test_weft_env_is_scrubbed(env, monkeypatch):
@@ -377,16 +321,25 @@ def test_weft_env_is_scrubbed(env, monkeypatch):
     assert env.run("--kernels", "fib", "--workers", "1") == 0
     # the fake, like the real binary, would take its default policy from WEFT_POLICY
     assert env.results()["meta"]["default_policy"] == "lazy-bf"
-    assert "WEFT_POLICY" not in run.child_env()
+    assert "WEFT_POLICY" not in child_env()
+
+
+def prior_runs(walls):
+    """A previous results.json's runs: walls maps (label, workers) to wall seconds."""
+    return [{"kernel": "fib", "variant": "", "label": lab, "workers": w, "status": "ok",
+             "wall_s": t} for (lab, w), t in walls.items()]
 
 
 def test_quick_mode_keeps_to_its_budget(env, capsys):
-    # a previous quick run says a fib run takes 10 s: 2 workers x 5 runs x 7 systems alone
-    # are 700 s, so the extra weft policy goes (and the estimate still warns)
+    # a previous quick run says every fib run takes 10 s: 2 workers x 5 runs x 8 columns
+    # are 800 s, past 80 % of 600 s, so the extra weft policy goes (and the estimate still
+    # warns)
     env.out.mkdir()
+    labels = ["serial", "weft:default", "weft:heartbeat", "tbb", "omp-gcc", "omp-clang",
+              "rayon", "chili"]
     (env.out / "results.json").write_text(json.dumps(
         {"meta": {"mode": "quick"},
-         "runs": [{"kernel": "fib", "variant": "", "status": "ok", "wall_s": 10.0}]}))
+         "runs": prior_runs({(lab, w): 10.0 for lab in labels for w in (1, 2)})}))
     assert env.run("--kernels", "fib", "--dry-run", "--workers", "1,2", mode="quick") == 0
     err = capsys.readouterr().err
     assert "weft:heartbeat was left out to keep quick mode within 10:00" in err
@@ -397,3 +350,35 @@ def test_quick_mode_keeps_to_its_budget(env, capsys):
     assert env.run("--kernels", "fib", "--dry-run", "--workers", "1,2", "--policies",
                    "default,heartbeat", mode="quick") == 0
     assert "left out" not in capsys.readouterr().err
+
+
+def test_estimate_counts_a_hopeless_configuration_once_at_its_cap(env, capsys):
+    # serial 1 s a run; tbb 50 s: over the quick cap of min(10 s, 10 x 1 s), so it costs one
+    # capped run (10 s) per worker count instead of 5 x 50 s
+    env.out.mkdir()
+    walls = {("serial", w): 1.0 for w in (1, 2)}
+    walls.update({("tbb", w): 50.0 for w in (1, 2)})
+    (env.out / "results.json").write_text(json.dumps(
+        {"meta": {"mode": "quick"}, "runs": prior_runs(walls)}))
+    env.only(["serial", "tbb"])
+    assert env.run("--kernels", "fib", "--dry-run", "--workers", "1,2", mode="quick") == 0
+    err = capsys.readouterr().err
+    assert "12 runs, estimated 0:30" in err  # 2 x (5 x 1 s + 10 s)
+
+
+def test_estimate_takes_ratios_from_another_mode(env, capsys):
+    # a quick run says tbb takes 3x the serial binary; at full size the serial run of mm is
+    # the built-in guess g, so 5 serial and 5 tbb runs are estimated at 5 g + 15 g
+    from weftbench.estimate import SERIAL_GUESS_S
+    from weftbench.fmt import fmt_dur
+    env.out.mkdir()
+    walls = {("serial", 1): 0.1, ("tbb", 1): 0.3}
+    runs = [dict(r, kernel="mm") for r in prior_runs(walls)]
+    (env.out / "results.json").write_text(json.dumps({"meta": {"mode": "quick"},
+                                                      "runs": runs}))
+    env.only(["serial", "tbb"])
+    assert env.run("--kernels", "mm", "--dry-run", "--workers", "1", mode="full") == 0
+    err = capsys.readouterr().err
+    g = SERIAL_GUESS_S["full"]["mm"]
+    assert f"10 runs, estimated {fmt_dur(20 * g)} (from built-in guesses and the ratios of " \
+           "the previous quick run)" in err

@@ -1,0 +1,52 @@
+"""The time cap of a run: a peer configuration that is hopeless at a size (tens of times
+slower than the serial elision) is stopped and reported "over cap" instead of holding the
+whole run up, so the inputs can stay large enough for everyone else.
+
+The cap of a non-serial run is min(cap_seconds, max(floor, factor x serial wall)), where
+serial wall is the median wall time of the serial binary's runs of the same kernel so far
+(it runs first in every round, so the basis is known before any peer starts). Wall time,
+not the timed region, because wall time is what a kill can bound; both include the same
+input generation, warm-up and check, so a configuration over factor x the serial wall is
+well over factor x Ts. The serial binary itself is never capped (only --timeout applies).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional
+
+from .fmt import fmt_time
+
+
+@dataclass(frozen=True)
+class CapRule:
+    factor: float = 0.0              # 0: no relative cap
+    seconds: Optional[float] = None  # None: no absolute cap
+    floor_s: float = 1.0             # a relative cap is never below this
+
+    @property
+    def enabled(self) -> bool:
+        return bool(self.factor) or self.seconds is not None
+
+    def limit(self, serial_wall_s: Optional[float]) -> Optional[float]:
+        """Seconds a non-serial run may take, or None when it is not capped."""
+        parts = []
+        if self.factor and serial_wall_s:
+            parts.append(max(self.floor_s, self.factor * serial_wall_s))
+        if self.seconds is not None:
+            parts.append(self.seconds)
+        return min(parts) if parts else None
+
+    def describe(self) -> str:
+        if not self.enabled:
+            return "no time cap"
+        parts = []
+        if self.factor:
+            parts.append(f"{self.factor:g} × the serial binary's median wall time of the "
+                         f"same kernel (at least {fmt_time(self.floor_s)})")
+        if self.seconds is not None:
+            parts.append(f"at most {fmt_time(self.seconds)}")
+        return ", ".join(parts)
+
+    def reason(self, limit_s: float, serial_wall_s: Optional[float]) -> str:
+        basis = f"; serial wall {fmt_time(serial_wall_s)}" if serial_wall_s else ""
+        return f"over the time cap of {fmt_time(limit_s)} ({self.describe()}{basis})"

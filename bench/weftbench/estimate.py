@@ -1,0 +1,166 @@
+"""How long a plan takes, before it runs: for the estimate printed at the start, the budget
+of quick mode and the progress line.
+
+A run's wall time is estimated as (the serial binary's wall time of the kernel at this
+size) x (the configuration's ratio to it). The serial time comes from a previous
+results.json of the same mode in --out, else from the built-in guesses below; the ratio
+from a previous results.json of any mode (ratios carry over between sizes far better than
+times), else RATIO_GUESS. A non-serial configuration whose estimate is over its time cap is
+counted as one capped run per worker count (it is stopped at the cap and skipped for the
+rest of that worker count).
+"""
+from __future__ import annotations
+
+import json
+import statistics
+from dataclasses import dataclass, field
+
+from . import records as R
+from .fmt import fmt_dur
+from .options import steal_of_variant
+
+# Serial binary wall seconds of one run (process start, input generation, warm-up except at
+# full size, timed run, in-process check), per kernel, before anything was measured here.
+# quick: the serial wall times measured on the 2-core development machine, raised where a
+# kernel's serial run took under ~20 ms (the quick sizes are being raised to that; guesses
+# until a quick run is in --out). full: the serial binary's wall time measured once per kernel
+# at full size on the 2-core machine while it was loaded (load average ~13), divided by 2.4,
+# nqueens' slowdown then against an unloaded run (fib and nqueens: unloaded measurements);
+# mergesort's 10^8 keys (130 s loaded) dominate a full run.
+SERIAL_GUESS_S = {
+    "test": {"default": 0.03},
+    "quick": {"fib": 0.06, "nqueens": 0.06, "stress": 0.26, "mm": 0.05, "ssf": 0.06,
+              "spmv": 0.06, "bfs": 0.25, "floyd": 0.06, "uts-geo": 0.48, "uts-bin": 0.4,
+              "tsp": 0.06, "mergesort": 0.22, "quickhull": 0.06, "default": 0.2},
+    "full": {"fib": 0.25, "nqueens": 4.0, "stress": 1.2, "mm": 0.12, "ssf": 0.07,
+             "spmv": 0.71, "bfs": 11.4, "floyd": 2.3, "uts-geo": 3.4, "uts-bin": 1.2,
+             "tsp": 0.05, "mergesort": 54.0, "quickhull": 6.1, "default": 5.0},
+}
+RATIO_GUESS = 2.0        # a configuration's wall time over the serial binary's
+STEAL_NS_PER_ITER = 1.5  # the stress leaf loop: one dependent multiply-add per iteration
+
+
+@dataclass
+class Prior:
+    """Mean wall seconds per (kernel, variant, label, workers) of a previous results.json."""
+    mode: str = ""
+    walls: dict = field(default_factory=dict)
+
+    @property
+    def empty(self):
+        return not self.walls
+
+
+def load_prior(out_dir) -> Prior:
+    try:
+        with open(out_dir / "results.json") as f:
+            old = json.load(f)
+        acc = {}
+        for r in old.get("runs", []):
+            if r.get("status") in (R.OK, R.WRONG, R.OVER_CAP) and r.get("wall_s"):
+                key = (r["kernel"], r.get("variant", ""), r["label"], r["workers"])
+                acc.setdefault(key, []).append(r["wall_s"])
+        return Prior(old.get("meta", {}).get("mode", ""),
+                     {k: statistics.fmean(v) for k, v in acc.items()})
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return Prior()
+
+
+class Estimator:
+    def __init__(self, mode, cap, runs, prior: Prior):
+        self.mode, self.cap, self.runs, self.prior = mode, cap, runs, prior
+        self.same_mode = prior.mode == mode
+        self._per_run = {}  # memo: the progress line asks for every run still to do
+
+    def _prior_mean(self, kernel, variant, label, workers=None):
+        xs = [v for (k, vv, lab, w), v in self.prior.walls.items()
+              if (k, vv, lab) == (kernel, variant, label) and workers in (None, w)]
+        return statistics.fmean(xs) if xs else None
+
+    def serial_wall(self, kernel):
+        if self.same_mode:
+            t = self._prior_mean(kernel, "", "serial")
+            if t:
+                return t
+        g = SERIAL_GUESS_S[self.mode]
+        return g.get(kernel, g["default"])
+
+    def ratio(self, kernel, label, workers):
+        # a weft policy not measured before is estimated like weft's default policy
+        similar = [label] + (["weft:default"] if label.startswith("weft:") else [])
+        for lab in similar:
+            for w in (workers, None):
+                t = self._prior_mean(kernel, "", lab, w)
+                s = self._prior_mean(kernel, "", "serial", w)
+                if t and s:
+                    return t / s
+        return RATIO_GUESS
+
+    def steal_run(self, kernel, variant, label, workers):
+        if self.same_mode:
+            t = self._prior_mean(kernel, variant, label, workers)
+            if t:
+                return t
+        leaf, reps = steal_of_variant(variant) or (1000, 20)
+        once = reps * leaf * STEAL_NS_PER_ITER * 1e-9
+        # tree on P workers + leaf_time + check (2 leaves) + warm-up, + process start
+        return (0 if self.mode == "full" else 1.2) * once + 3.2 * once + 0.05
+
+    def per_run(self, kernel, variant, label, workers):
+        """Estimated wall seconds of one run, before any cap."""
+        key = (kernel, variant, label, workers)
+        if key not in self._per_run:
+            if variant:
+                t = self.steal_run(kernel, variant, label, workers)
+            else:
+                t = self.serial_wall(kernel)
+                if label != "serial":
+                    t *= self.ratio(kernel, label, workers)
+            self._per_run[key] = t
+        return self._per_run[key]
+
+    def cap_of(self, kernel, variant, label):
+        if label == "serial":
+            return None
+        return self.cap.limit(None if variant else self.serial_wall(kernel))
+
+    def cost(self, kernel, variant, label, workers, n_runs):
+        """Estimated seconds of n_runs runs of one configuration in one group."""
+        per = self.per_run(kernel, variant, label, workers)
+        cap = self.cap_of(kernel, variant, label)
+        if cap is not None and per > cap:
+            return cap if n_runs else 0.0
+        return per * n_runs
+
+    def plan_cost(self, plan, inv):
+        """(number of runs, estimated seconds, seconds per kernel) of a whole plan."""
+        total_runs, total_s, per_kernel = 0, 0.0, {}
+        for g in plan.groups:
+            for c in g.configs:
+                if not plan.available(c, g, inv):
+                    continue
+                n = self.runs
+                cap = self.cap_of(g.kernel, g.variant, c.label)
+                if cap is not None and self.per_run(g.kernel, g.variant, c.label,
+                                                    g.workers) > cap:
+                    n = 1
+                s = self.cost(g.kernel, g.variant, c.label, g.workers, self.runs)
+                total_runs += n
+                total_s += s
+                per_kernel[g.kernel] = per_kernel.get(g.kernel, 0.0) + s
+        return total_runs, total_s, per_kernel
+
+
+def trim_to_budget(plan, opts, inv, estimator, rebuild, say):
+    """Unless --policies was given, leaves out the extra weft policies (last first) while
+    the estimate exceeds 80 % of the mode's budget. rebuild(plan, policy) -> smaller plan."""
+    budget = opts.budget
+    while budget and not opts.policies_explicit and \
+            estimator.plan_cost(plan, inv)[1] > 0.8 * budget:
+        extra = [p for p in plan.policies if p != "default"]
+        if not extra:
+            break
+        plan = rebuild(plan, extra[-1])
+        say(f"weft:{extra[-1]} was left out to keep {opts.mode} mode within "
+            f"{fmt_dur(budget)} (pass --policies to choose)")
+    return plan

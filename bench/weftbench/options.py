@@ -1,0 +1,74 @@
+"""What one invocation of the driver asks for (built by cli.py from the command line)."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Optional
+
+from .cap import CapRule
+
+# Per mode: runs (default repetitions), min_runs, policies (default weft policies; "all" =
+# every policy `weft-bench-weft --policy list` names), timeout (s per run, every system),
+# steal (the steal-cost variant's L:R), budget (s the whole run should stay under: extra
+# weft policies are left out beyond 80 % of it unless --policies is given), cap_factor,
+# cap_seconds and cap_floor (the time cap of a non-serial run, see cap.py).
+MODES = {
+    "test": {"runs": 1, "min_runs": 1, "policies": ["default"], "timeout": 60,
+             "steal": "1000:20", "budget": None,
+             # test mode checks every configuration's checksum: no cap
+             "cap_factor": 0.0, "cap_seconds": None, "cap_floor": 1.0},
+    "quick": {"runs": 5, "min_runs": 5, "policies": ["default", "lazy-bf", "heartbeat"],
+              "timeout": 30, "steal": "30000:2000", "budget": 600,
+              "cap_factor": 10.0, "cap_seconds": 10.0, "cap_floor": 1.0},
+    "full": {"runs": 5, "min_runs": 5, "policies": ["all"], "timeout": 3600,
+             "steal": "30000:20000", "budget": None,
+             "cap_factor": 10.0, "cap_seconds": 300.0, "cap_floor": 1.0},
+}
+
+
+@dataclass
+class Options:
+    mode: str
+    runs: int
+    argv: list
+    # None: every kernel some binary lists (`--kernel list`); else the names asked for
+    kernels: Optional[list]
+    systems: list
+    # requested weft columns: "default", names, "all"; resolved against --policy list
+    policies_requested: list
+    policies_explicit: bool          # --policies was given (the budget drops none then)
+    workers: list
+    steal: Optional[tuple]           # (L, R) of the steal-cost variant, or None
+    steal_auto: bool                 # --steal-cost auto: only when stress is a kernel
+    steal_workers: list
+    timeout: float
+    cap: CapRule
+    out: Path
+    bin_map: dict = field(default_factory=dict)
+    bin_dir: Optional[str] = None
+    build_dir: Optional[str] = None
+    clang_build_dir: Optional[str] = None
+    rust_dir: Optional[str] = None
+    no_plots: bool = False
+    dry_run: bool = False
+
+    @property
+    def budget(self):
+        return MODES[self.mode]["budget"]
+
+
+def parse_steal(text):
+    """"L:R" with positive integers -> (L, R), else None."""
+    parts = text.split(":")
+    if len(parts) != 2 or not all(x.isdigit() and int(x) > 0 for x in parts):
+        return None
+    return int(parts[0]), int(parts[1])
+
+
+def steal_variant(steal):
+    return f"steal-cost:{steal[0]}:{steal[1]}"
+
+
+def steal_of_variant(variant):
+    """(L, R) of a "steal-cost:L:R" variant, else None."""
+    return parse_steal(variant.split(":", 1)[1]) if ":" in variant else None
