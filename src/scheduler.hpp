@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "weft/config.hpp"
+#include "weft/detail/policy_table.hpp"
 #include "weft/detail/frame.hpp"
 #include "weft/detail/slow_path.hpp"
 
@@ -37,9 +38,8 @@ class scheduler {
   virtual bool promote_frame(worker& w, frame* fr) = 0;
 };
 
-std::unique_ptr<scheduler> make_deque_scheduler(runtime& rt, policy p);
+std::unique_ptr<scheduler> make_deque_scheduler(runtime& rt, const policy_traits& row);
 std::unique_ptr<scheduler> make_wool_scheduler(runtime& rt);
-std::uint8_t loop_style_of(policy p) noexcept;
 // Calls the promotion hook (slow_path.hpp) when one is installed.
 void report_promotion(const worker& w, const frame* f, promotion_kind kind) noexcept;
 

@@ -51,7 +51,7 @@ void reset_counters_of(worker& w) {
 
 weft::stats runtime::collect_stats() const {
   weft::stats s;
-  if (inline_caller) {
+  if (runs_on_caller) {
     counters c;
     std::lock_guard lk(serial_mu_);
     for (const auto& w : serial_all_) c += counters_of(*w);
@@ -65,7 +65,7 @@ weft::stats runtime::collect_stats() const {
 }
 
 void runtime::reset_stats() {
-  if (inline_caller) {
+  if (runs_on_caller) {
     std::lock_guard lk(serial_mu_);
     for (auto& w : serial_all_) reset_counters_of(*w);
   } else {

@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <exception>
 
+#include "policy_table.hpp"
+
 #if defined(__GNUC__) || defined(__clang__)
 #define WEFT_INLINE inline __attribute__((always_inline))
 #define WEFT_NOINLINE __attribute__((noinline))
@@ -83,15 +85,9 @@ struct hot_state {
   std::uint64_t joins = 0;
   std::uint64_t loop_iterations = 0;
   worker* self = nullptr;
-  // How parallel loops run under the pool's policy (read once per loop).
-  std::uint8_t loop_mode = 0;
+  // How parallel loops run under the pool's policy (policy_table.hpp; read once per loop).
+  loop_style loops_run_as = loop_style::halving;
 };
-
-namespace loop_style {
-inline constexpr std::uint8_t halving = 0;     // a tree of joins, split in halves down to the grain (ws, wool)
-inline constexpr std::uint8_t lazy = 1;        // a loop frame, split when the policy promotes it
-inline constexpr std::uint8_t auto_part = 2;   // a loop frame, split eagerly by TBB's auto partitioner (ws-ap)
-}  // namespace loop_style
 
 extern constinit thread_local hot_state tls_hot __attribute__((tls_model("initial-exec")));
 

@@ -139,7 +139,7 @@ struct adaptive_loop {
     ::new (fr->payload) loop_record*(&rec);
     fr->state.store(task_state::loop, std::memory_order_relaxed);
     h.top = fr + 1;
-    if (h.loop_mode == loop_style::auto_part) loop_begin(h, fr);
+    if (h.loops_run_as == loop_style::auto_partitioned) loop_begin(h, fr);
 
     std::optional<T> acc;
     std::exception_ptr err;
