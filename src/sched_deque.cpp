@@ -37,7 +37,7 @@ class deque_scheduler final : public scheduler {
   }
 
   // The poll word says which trigger fired; each has its decision function.
-  void on_poll(worker& w, hot_state& h, frame* fr) override {
+  void promote_at_poll(worker& w, hot_state& h, frame* fr) override {
     const std::uint32_t bits = h.poll.load(std::memory_order_relaxed);
     if (bits & poll_bit::always) return promote_pushed(w, fr);
     if (lazy() && (bits & poll_bit::notify)) return promote_below_threshold(w, h);
@@ -46,8 +46,8 @@ class deque_scheduler final : public scheduler {
 
   reclaimed reclaim(worker& w, hot_state& h, frame* fr) override {
     frame* got = deque_of(w).pop();
-    fr->promoted = false;
-    --w.live;
+    fr->marks &= std::uint8_t(~frame_mark::on_deque);
+    --w.promoted_unjoined;
     if (lazy() && deque_of(w).size() < threshold_) h.poll.fetch_or(poll_bit::notify, std::memory_order_relaxed);
     if (got == fr) return reclaimed::run_inline;
     if (got != nullptr) {
@@ -82,7 +82,7 @@ class deque_scheduler final : public scheduler {
     chase_lev_deque& d = deque_of(w);
     const bool was_empty = d.size() <= 0;
     if (!d.push(fr)) return false;
-    fr->promoted = true;
+    fr->marks |= frame_mark::on_deque;
     w.note_promotion();
     if (was_empty) rt_.notify_work();
     return true;
@@ -135,7 +135,7 @@ class deque_scheduler final : public scheduler {
   bool promote_item(worker& w, frame* f, bool whole_if_small) {
     const std::uintptr_t s = f->state.load(std::memory_order_relaxed);
     if (s == task_state::loop) return split_loop(w, f, whole_if_small, 0);
-    if (task_state::is_task(s) && !f->promoted && promote_frame(w, f)) {
+    if (task_state::is_task(s) && !(f->marks & frame_mark::on_deque) && promote_frame(w, f)) {
       report_promotion(w, f, promotion_kind::join);
       return true;
     }

@@ -26,7 +26,7 @@ class scheduler {
   // worker's own thread before it looks for work.
   virtual std::uint32_t initial_poll_bits(worker& w) = 0;
   // A join or spawn took the slow path after pushing `fr`.
-  virtual void on_poll(worker& w, hot_state& h, frame* fr) = 0;
+  virtual void promote_at_poll(worker& w, hot_state& h, frame* fr) = 0;
   // The join of a promoted frame `fr` (now h.top == fr).
   virtual reclaimed reclaim(worker& w, hot_state& h, frame* fr) = 0;
   // One steal attempt by `thief` on `victim`; runs the task and returns true on success.

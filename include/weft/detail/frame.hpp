@@ -52,10 +52,9 @@ inline constexpr std::size_t frame_payload_bytes = 40;
 
 struct alignas(64) frame {
   std::atomic<std::uintptr_t> state{task_state::empty};
-  // Owner-private: the join must synchronize with thieves.  Deque policies: the frame was pushed on
-  // the deque (reset when joined).  wool: the slot is public (WOOL §I.b; a property of the slot,
-  // kept across joins).  Thieves never read it.
-  bool promoted = false;
+  // Owner-private marks (frame_mark), read by the join: any set mark means the join must synchronize
+  // with thieves (reclaim()).  Thieves never read them.
+  std::uint8_t marks = 0;
   // A stolen task's exception, written by the thief before DONE, taken by the owner after it.
   std::exception_ptr error;
   // The latent work itself, written by the owner with plain stores and published by the release
@@ -64,6 +63,17 @@ struct alignas(64) frame {
   alignas(8) unsigned char payload[frame_payload_bytes];
 };
 static_assert(sizeof(frame) == 64, "a frame is one cache line");
+
+// The marks of frame::marks; each mechanism sets only its own.
+namespace frame_mark {
+// Deque mechanism: the frame is on its owner's deque (set at promotion, cleared when joined).
+inline constexpr std::uint8_t on_deque = 1u << 0;
+// wool: the slot lies in the public window (WOOL §I.b): a property of the slot, kept across joins.
+inline constexpr std::uint8_t public_slot = 1u << 1;
+}  // namespace frame_mark
+
+// Must the join of `fr` synchronize with thieves?  (one load and one branch on the fast path)
+WEFT_INLINE bool must_reclaim(const frame* fr) noexcept { return fr->marks != 0; }
 
 // Reasons for a poll to leave the fast path; any set bit sends the next join/spawn to the slow path.
 namespace poll_bit {

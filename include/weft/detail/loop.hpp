@@ -169,7 +169,7 @@ struct adaptive_loop {
             chunk /= 2;
           last = now;
         }
-        if (h.poll.load(std::memory_order_relaxed)) [[unlikely]] on_poll(h, fr);
+        if (h.poll.load(std::memory_order_relaxed)) [[unlikely]] promote_at_poll(h, fr);
         if (executed >= untimed_iterations && sh.skipped(rec.next)) [[unlikely]] break;
       }
     } catch (...) {
