@@ -1,4 +1,6 @@
-// weft — policy names, configuration from fields and environment, validation (SPEC §2).
+// weft — policy names, configuration from fields and environment, validation (SPEC §2).  Every
+// fact about a policy (its name, whether it is implemented, the settings it accepts) comes from its
+// row in weft/detail/policy_table.hpp.
 #include <cerrno>
 #include <cstdlib>
 #include <stdexcept>
@@ -7,30 +9,40 @@
 
 #include "config_resolve.hpp"
 #include "weft/config.hpp"
+#include "weft/detail/policy_table.hpp"
 
 namespace weft {
 
 namespace {
 
-struct policy_name {
-  policy value;
-  std::string_view name;
-};
+using detail::policy_table;
+using detail::traits_of;
 
-constexpr policy_name policy_names[] = {
-    {policy::automatic, "auto"},      {policy::serial, "serial"},     {policy::ws, "ws"},
-    {policy::ws_ap, "ws-ap"},         {policy::wool, "wool"},         {policy::lazy_df, "lazy-df"},
-    {policy::lazy_df2, "lazy-df2"},   {policy::lazy_bf, "lazy-bf"},   {policy::heartbeat, "heartbeat"},
-    {policy::adf, "adf"},             {policy::dfd, "dfd"},           {policy::fifo, "fifo"},
-};
-
-std::string accepted_policies() {
+// The names of the rows that `keep` selects: "a, b, c", or with `last_and` "a, b and c".
+template <class Keep>
+std::string names_where(Keep keep, bool last_and = false) {
+  std::vector<std::string_view> names;
+  for (const auto& row : policy_table)
+    if (keep(row)) names.push_back(row.name);
   std::string out;
-  for (const auto& p : policy_names) {
-    if (!out.empty()) out += ", ";
-    out += p.name;
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    if (i > 0) out += (last_and && i + 1 == names.size()) ? " and " : ", ";
+    out += names[i];
   }
   return out;
+}
+
+std::string accepted_policies() {
+  return names_where([](const detail::policy_traits&) { return true; });
+}
+
+std::string implemented_names() {
+  return names_where([](const detail::policy_traits& row) { return row.implemented; });
+}
+
+// "heartbeat", "adf and dfd": the policies that accept a setting (policy_setting bit).
+std::string policies_accepting(std::uint8_t setting) {
+  return names_where([setting](const detail::policy_traits& row) { return (row.settings & setting) != 0; }, true);
 }
 
 // A decimal integer in [lo, hi], or an std::invalid_argument naming the setting.
@@ -54,21 +66,22 @@ const char* env(const char* name) {
 }  // namespace
 
 policy parse_policy(std::string_view name) {
-  for (const auto& p : policy_names)
-    if (p.name == name) return p.value;
+  for (const auto& row : policy_table)
+    if (row.name == name) return row.value;
   throw std::invalid_argument("weft: unknown policy \"" + std::string(name) +
                               "\"; accepted: " + accepted_policies());
 }
 
 std::string_view to_string(policy p) noexcept {
-  for (const auto& n : policy_names)
-    if (n.value == p) return n.name;
-  return "?";
+  const auto i = static_cast<std::size_t>(p);
+  return i < detail::policy_count ? policy_table[i].name : "?";
 }
 
 std::vector<policy> implemented_policies() {
-  return {policy::serial, policy::ws, policy::ws_ap, policy::wool, policy::lazy_df,
-          policy::lazy_df2, policy::lazy_bf, policy::heartbeat};
+  std::vector<policy> out;
+  for (const auto& row : policy_table)
+    if (row.implemented) out.push_back(row.value);
+  return out;
 }
 
 namespace detail {
@@ -76,16 +89,9 @@ namespace detail {
 // The policy that wins the benchmark suite: docs/results/adaptive.md has the evidence.
 policy default_policy() noexcept { return policy::lazy_bf; }
 
-config resolve(const config& in) {
-  config out = in;
-  if (out.workers == 0) {
-    if (const char* v = env("WEFT_WORKERS"))
-      out.workers = unsigned(parse_number("WEFT_WORKERS", v, 1, max_workers));
-  } else if (out.workers > max_workers) {
-    throw std::invalid_argument("weft: config.workers = " + std::to_string(out.workers) +
-                                " is out of range; accepted: 1.." + std::to_string(max_workers) +
-                                " (0 = automatic)");
-  }
+namespace {
+
+void resolve_policy(config& out) {
   if (out.policy == policy::automatic) {
     if (const char* v = env("WEFT_POLICY")) {
       try {
@@ -97,52 +103,75 @@ config resolve(const config& in) {
     }
     if (out.policy == policy::automatic) out.policy = default_policy();
   }
-  bool implemented = false;
-  for (policy p : implemented_policies()) implemented |= p == out.policy;
-  if (!implemented)
+  if (!traits_of(out.policy).implemented)
     throw std::invalid_argument("weft: policy \"" + std::string(to_string(out.policy)) +
-                                "\" is not implemented in this build yet; implemented: serial, ws, ws-ap, wool, lazy-df, lazy-df2, lazy-bf, heartbeat");
+                                "\" is not implemented in this build yet; implemented: " + implemented_names());
+}
+
+// Workers from the field or WEFT_WORKERS (checked before the policy is known), then the automatic
+// count once it is.
+void resolve_workers_setting(config& out) {
   if (out.workers == 0) {
-    if (out.policy == policy::serial) {
+    if (const char* v = env("WEFT_WORKERS"))
+      out.workers = unsigned(parse_number("WEFT_WORKERS", v, 1, max_workers));
+  } else if (out.workers > max_workers) {
+    throw std::invalid_argument("weft: config.workers = " + std::to_string(out.workers) +
+                                " is out of range; accepted: 1.." + std::to_string(max_workers) +
+                                " (0 = automatic)");
+  }
+}
+
+void resolve_worker_count(config& out) {
+  const bool on_caller = traits_of(out.policy).runs_on == mechanism::caller;
+  if (out.workers == 0) {
+    if (on_caller) {
       out.workers = 1;
     } else {
       const unsigned hw = std::thread::hardware_concurrency();
       out.workers = hw == 0 ? 1 : (hw > max_workers ? max_workers : hw);
     }
   }
-  if (out.policy == policy::serial && out.workers != 1)
-    throw std::invalid_argument("weft: policy \"serial\" runs on the caller alone; workers = " +
-                                std::to_string(out.workers) + " is not accepted (use 1 or 0)");
+  if (on_caller && out.workers != 1)
+    throw std::invalid_argument("weft: policy \"" + std::string(to_string(out.policy)) +
+                                "\" runs on the caller alone; workers = " + std::to_string(out.workers) +
+                                " is not accepted (use 1 or 0)");
+}
 
-  const bool heartbeat_policy = out.policy == policy::heartbeat;
+// A setting given to a policy that has none of it.
+[[noreturn]] void reject_setting(const std::string& what, policy p, const char* has_no, std::uint8_t setting) {
+  throw std::invalid_argument("weft: " + what + " is set but policy \"" + std::string(to_string(p)) + "\" has no " +
+                              has_no + "; accepted only with " + policies_accepting(setting));
+}
+
+void resolve_heartbeat(config& out) {
+  const bool accepts = (traits_of(out.policy).settings & policy_setting::heartbeat_period) != 0;
   if (out.heartbeat.count() == 0) {
     if (const char* v = env("WEFT_HEARTBEAT_US")) {
       out.heartbeat = std::chrono::microseconds(parse_number("WEFT_HEARTBEAT_US", v, 1, 100000000));
-      if (!heartbeat_policy)
-        throw std::invalid_argument("weft: WEFT_HEARTBEAT_US is set but policy \"" +
-                                    std::string(to_string(out.policy)) + "\" has no heartbeat; accepted only with heartbeat");
+      if (!accepts) reject_setting("WEFT_HEARTBEAT_US", out.policy, "heartbeat", policy_setting::heartbeat_period);
     }
   } else {
     if (out.heartbeat.count() < 1 || out.heartbeat.count() > 100000000)
       throw std::invalid_argument("weft: config.heartbeat = " + std::to_string(out.heartbeat.count()) +
                                   " us is out of range; accepted: 1..100000000 us (0 = default)");
-    if (!heartbeat_policy)
-      throw std::invalid_argument("weft: config.heartbeat is set but policy \"" +
-                                  std::string(to_string(out.policy)) + "\" has no heartbeat; accepted only with heartbeat");
+    if (!accepts) reject_setting("config.heartbeat", out.policy, "heartbeat", policy_setting::heartbeat_period);
   }
-  if (heartbeat_policy && out.heartbeat.count() == 0) out.heartbeat = default_heartbeat;
-  const bool quota_policy = out.policy == policy::adf || out.policy == policy::dfd;
+  if (accepts && out.heartbeat.count() == 0) out.heartbeat = default_heartbeat;
+}
+
+void resolve_quota(config& out) {
+  const bool accepts = (traits_of(out.policy).settings & policy_setting::quota) != 0;
   if (out.quota_bytes == 0) {
     if (const char* v = env("WEFT_QUOTA")) {
       out.quota_bytes = std::size_t(parse_number("WEFT_QUOTA", v, 1, std::uint64_t(1) << 48));
-      if (!quota_policy)
-        throw std::invalid_argument("weft: WEFT_QUOTA is set but policy \"" + std::string(to_string(out.policy)) +
-                                    "\" has no memory quota; accepted only with adf and dfd");
+      if (!accepts) reject_setting("WEFT_QUOTA", out.policy, "memory quota", policy_setting::quota);
     }
-  } else if (!quota_policy) {
-    throw std::invalid_argument("weft: config.quota_bytes is set but policy \"" + std::string(to_string(out.policy)) +
-                                "\" has no memory quota; accepted only with adf and dfd");
+  } else if (!accepts) {
+    reject_setting("config.quota_bytes", out.policy, "memory quota", policy_setting::quota);
   }
+}
+
+void resolve_trace(config& out) {
   if (out.trace_path.empty()) {
     if (const char* v = env("WEFT_TRACE")) {
       if (*v == '\0') throw std::invalid_argument("weft: WEFT_TRACE is set but empty; accepted: a file path");
@@ -152,6 +181,18 @@ config resolve(const config& in) {
   if (!out.trace_path.empty())
     throw std::invalid_argument("weft: trace_path / WEFT_TRACE (\"" + out.trace_path +
                                 "\"): tracing is not implemented in this build yet; leave it empty");
+}
+
+}  // namespace
+
+config resolve(const config& in) {
+  config out = in;
+  resolve_workers_setting(out);
+  resolve_policy(out);
+  resolve_worker_count(out);
+  resolve_heartbeat(out);
+  resolve_quota(out);
+  resolve_trace(out);
   return out;
 }
 

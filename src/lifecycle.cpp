@@ -6,14 +6,16 @@
 namespace weft::detail {
 
 runtime::runtime(const config& resolved)
-    : cfg(resolved), inline_caller(resolved.policy == policy::serial),
-      heartbeat_bits(resolved.policy == policy::heartbeat ? poll_bit::heartbeat : 0),
+    : cfg(resolved), runs_on_caller(traits_of(resolved.policy).runs_on == mechanism::caller),
+      heartbeat_bits(traits_of(resolved.policy).when == trigger::heartbeat ? poll_bit::heartbeat : 0),
       fork_generation(current_fork_generation()) {
-  if (cfg.policy == policy::wool)
+  // The caller mechanism keeps a deque scheduler too: a serial context that another pool's thread
+  // runs may see that pool's poll bits, and answers them like a deque policy with no trigger.
+  if (traits_of(cfg.policy).runs_on == mechanism::wool_stack)
     sched = make_wool_scheduler(*this);
   else
-    sched = make_deque_scheduler(*this, cfg.policy);
-  if (inline_caller) return;
+    sched = make_deque_scheduler(*this, traits_of(cfg.policy));
+  if (runs_on_caller) return;
   try {
     start_workers();
     if (heartbeat_bits != 0) heartbeat_thread_ = std::thread([this] { heartbeat_main(); });
@@ -55,7 +57,7 @@ void runtime::worker_thread(worker& w, std::latch& started) {
   hot_state& h = tls_hot;
   h.self = &w;
   h.top = w.stack.begin();
-  h.loop_mode = loop_style_of(cfg.policy);
+  h.loops_run_as = traits_of(cfg.policy).loops;
   w.hot = &h;
   h.poll.store(sched->initial_poll_bits(w), std::memory_order_relaxed);
   started.count_down();

@@ -72,7 +72,7 @@ void loop_begin(hot_state& h, frame* fr) {
 }
 
 std::uint64_t loop_child_chunks(hot_state& h, const loop_child& c, bool stolen) noexcept {
-  if (h.loop_mode != loop_style::auto_part) return 0;
+  if (h.loops_run_as != loop_style::auto_partitioned) return 0;
   return stolen ? std::max(c.chunks, ap_v) : c.chunks;  // a stolen range gets at least V chunks
 }
 

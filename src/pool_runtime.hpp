@@ -33,7 +33,7 @@ class runtime {
   ~runtime();
 
   const config cfg;
-  const bool inline_caller;  // the serial policy: run() executes on the calling thread
+  const bool runs_on_caller;  // the serial policy: run() executes on the calling thread
   std::unique_ptr<scheduler> sched;
   std::vector<std::unique_ptr<worker>> workers;
   const std::uint32_t heartbeat_bits;  // poll bits the heartbeat thread sets (0: no heartbeat)

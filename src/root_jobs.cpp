@@ -29,7 +29,7 @@ void mark_done(root_job& job) {
 }  // namespace
 
 void runtime::submit(root_job& job) {
-  if (inline_caller) {
+  if (runs_on_caller) {
     run_on_caller(job);
     return;
   }
@@ -76,10 +76,10 @@ void runtime::run_on_caller(root_job& job) {
   frame* saved_top = h.top;
   worker* saved_self = h.self;
   const std::uint64_t saved_joins = h.joins, saved_iters = h.loop_iterations;
-  const std::uint8_t saved_loop_mode = h.loop_mode;
+  const loop_style saved_loops = h.loops_run_as;
   h.self = &ctx;
   h.top = ctx.stack.begin();
-  h.loop_mode = loop_style::lazy;
+  h.loops_run_as = traits_of(cfg.policy).loops;
   h.poll.store(0, std::memory_order_relaxed);
   run_body(job);
   ctx.retired_joins += h.joins - saved_joins;
@@ -89,7 +89,7 @@ void runtime::run_on_caller(root_job& job) {
   h.joins = saved_joins;
   h.loop_iterations = saved_iters;
   h.poll.fetch_or(saved_poll, std::memory_order_relaxed);  // keeps bits others set meanwhile
-  h.loop_mode = saved_loop_mode;
+  h.loops_run_as = saved_loops;
   serial_context_release(ctx);
   mark_done(job);
 }

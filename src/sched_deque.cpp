@@ -1,26 +1,8 @@
 // weft — the deque mechanism and the policies on it.  A promoted frame (a join's second branch, a
 // spawned task, or a split-off loop range) goes on the owner's Chase-Lev deque; thieves take the
-// oldest.  Each policy answers two questions at a poll (SPEC §3):
-//
-//   policy     when it promotes                              which latent item
-//   serial     never                                         -
-//   ws         at every join/spawn (LS §2.2 "SP")            the frame just pushed
-//   ws-ap      at every join/spawn; loops split eagerly at    the frame just pushed; loops: TBB's
-//              their start                                    auto partitioner (loops.cpp)
-//   lazy-df    deque holds fewer than THR = 1 items          the innermost: the frame on top (a
-//              (LS §3.3)                                      join's branch, or half the current loop)
-//   lazy-df2   the same with THR = 2 (LS §6.2)               the innermost
-//   lazy-bf    deque holds fewer than 1 item (LS §6.1)       the oldest: the bottom-most promotable
-//                                                             frame (a join whole, a loop split in
-//                                                             half, or pushed whole if unsplittable)
-//   heartbeat  a beat is due: every N us (HB §2-4)           the oldest; a loop: its remaining
-//                                                             range split in half (HB §4)
-//
-// The lazy policies' deque-size check (LS: "a racy, fence-free read at every poll") is folded into
-// the poll word: the `notify` bit is set exactly when the deque may have dropped below THR (the
-// owner popped it, or a thief stole from it), and the owner re-reads the size in the slow path.  A
-// poll therefore costs the same single load under every policy; the decisions are those of reading
-// the size at every poll, since the size changes only through those events.
+// oldest.  Each policy is a row of policy_table.hpp: its trigger says when a poll promotes (one
+// decision function per trigger below), its item says which latent frame (SPEC §3), its threshold
+// is the lazy policies' THR.
 #include <cstdio>
 #include <cstdlib>
 
@@ -32,21 +14,7 @@ namespace weft::detail {
 loop_record& loop_of(frame* fr) noexcept;
 bool split_loop(worker& w, frame* fr, bool allow_whole, std::uint64_t child_chunks);
 
-std::uint8_t loop_style_of(policy p) noexcept {
-  switch (p) {
-    case policy::ws:
-    case policy::wool:
-      return loop_style::halving;
-    case policy::ws_ap:
-      return loop_style::auto_part;
-    default:
-      return loop_style::lazy;
-  }
-}
-
 namespace {
-
-enum class which { innermost, oldest };
 
 // A worker's state under the deque mechanism: its deque of promoted frames.
 struct deque_state final : mechanism_state {
@@ -56,50 +24,30 @@ struct deque_state final : mechanism_state {
 
 class deque_scheduler final : public scheduler {
  public:
-  deque_scheduler(runtime& rt, policy p) : rt_(rt), policy_(p) {
-    switch (p) {
-      case policy::lazy_df: threshold_ = 1; which_ = which::innermost; break;
-      case policy::lazy_df2: threshold_ = 2; which_ = which::innermost; break;
-      case policy::lazy_bf: threshold_ = 1; which_ = which::oldest; break;
-      case policy::heartbeat: which_ = which::oldest; break;
-      default: break;
-    }
-  }
+  deque_scheduler(runtime& rt, const policy_traits& row)
+      : rt_(rt), when_(row.when), oldest_first_(row.which == promoted_item::oldest),
+        threshold_(row.when == trigger::deque_below_threshold ? row.threshold : 0) {}
 
   void attach(worker& w) override { w.mechanism = std::make_unique<deque_state>(w.stack.capacity()); }
 
   std::uint32_t initial_poll_bits(worker&) override {
-    if (policy_ == policy::ws || policy_ == policy::ws_ap) return poll_bit::always;
+    if (when_ == trigger::every_push) return poll_bit::always;
     if (lazy()) return poll_bit::notify;  // the deque starts empty, below THR
     return 0;
   }
 
-  void on_poll(worker& w, hot_state& h, frame* fr) override {
+  // The poll word says which trigger fired; each has its decision function.
+  void promote_at_poll(worker& w, hot_state& h, frame* fr) override {
     const std::uint32_t bits = h.poll.load(std::memory_order_relaxed);
-    if (bits & poll_bit::always) {
-      if (task_state::is_task(fr->state.load(std::memory_order_relaxed)) && promote_frame(w, fr))
-        report_promotion(w, fr, promotion_kind::join);
-      return;
-    }
-    if (lazy() && (bits & poll_bit::notify)) {
-      // Clear first, then read the size: a thief that steals after our read sets the bit again
-      // (both are seq_cst read-modify-writes / loads, so one of us sees the other).
-      h.poll.fetch_and(~poll_bit::notify, std::memory_order_seq_cst);
-      ++w.deque_checks;
-      if (deque_of(w).size() < threshold_) promote_one(w, h);
-      if (deque_of(w).size() < threshold_) h.poll.fetch_or(poll_bit::notify, std::memory_order_relaxed);
-      return;
-    }
-    if (bits & poll_bit::heartbeat) {
-      h.poll.fetch_and(~poll_bit::heartbeat, std::memory_order_relaxed);
-      promote_one(w, h);
-    }
+    if (bits & poll_bit::always) return promote_pushed(w, fr);
+    if (lazy() && (bits & poll_bit::notify)) return promote_below_threshold(w, h);
+    if (bits & poll_bit::heartbeat) return promote_at_beat(w, h);
   }
 
   reclaimed reclaim(worker& w, hot_state& h, frame* fr) override {
     frame* got = deque_of(w).pop();
-    fr->promoted = false;
-    --w.live;
+    fr->marks &= std::uint8_t(~frame_mark::on_deque);
+    --w.promoted_unjoined;
     if (lazy() && deque_of(w).size() < threshold_) h.poll.fetch_or(poll_bit::notify, std::memory_order_relaxed);
     if (got == fr) return reclaimed::run_inline;
     if (got != nullptr) {
@@ -134,7 +82,7 @@ class deque_scheduler final : public scheduler {
     chase_lev_deque& d = deque_of(w);
     const bool was_empty = d.size() <= 0;
     if (!d.push(fr)) return false;
-    fr->promoted = true;
+    fr->marks |= frame_mark::on_deque;
     w.note_promotion();
     if (was_empty) rt_.notify_work();
     return true;
@@ -146,9 +94,35 @@ class deque_scheduler final : public scheduler {
     return static_cast<deque_state&>(*w.mechanism).deque;
   }
 
+  // trigger::every_push (ws, ws-ap): the frame just pushed, if it is a join's or spawn's task.
+  void promote_pushed(worker& w, frame* fr) {
+    if (task_state::is_task(fr->state.load(std::memory_order_relaxed)) && promote_frame(w, fr))
+      report_promotion(w, fr, promotion_kind::join);
+  }
+
+  // trigger::deque_below_threshold (the lazy policies).  Their deque-size check (LS: "a racy,
+  // fence-free read at every poll") is folded into the poll word: the `notify` bit is set exactly
+  // when the deque may have dropped below THR (the owner popped it, or a thief stole from it), and
+  // the size is re-read here.  A poll therefore costs the same single load under every policy; the
+  // decisions are those of reading the size at every poll, since it changes only through those
+  // events.  Clear first, then read the size: a thief that steals after our read sets the bit
+  // again (both are seq_cst read-modify-writes / loads, so one of us sees the other).
+  void promote_below_threshold(worker& w, hot_state& h) {
+    h.poll.fetch_and(~poll_bit::notify, std::memory_order_seq_cst);
+    ++w.deque_checks;
+    if (deque_of(w).size() < threshold_) promote_one(w, h);
+    if (deque_of(w).size() < threshold_) h.poll.fetch_or(poll_bit::notify, std::memory_order_relaxed);
+  }
+
+  // trigger::heartbeat: one promotion per beat (HB §2).
+  void promote_at_beat(worker& w, hot_state& h) {
+    h.poll.fetch_and(~poll_bit::heartbeat, std::memory_order_relaxed);
+    promote_one(w, h);
+  }
+
   // "Which": the innermost latent item (the frame on top), or the oldest one at or above `base`.
   void promote_one(worker& w, hot_state& h) {
-    if (which_ == which::innermost) {
+    if (!oldest_first_) {
       if (h.top > w.base) promote_item(w, h.top - 1, false);
       return;
     }
@@ -161,7 +135,7 @@ class deque_scheduler final : public scheduler {
   bool promote_item(worker& w, frame* f, bool whole_if_small) {
     const std::uintptr_t s = f->state.load(std::memory_order_relaxed);
     if (s == task_state::loop) return split_loop(w, f, whole_if_small, 0);
-    if (task_state::is_task(s) && !f->promoted && promote_frame(w, f)) {
+    if (task_state::is_task(s) && !(f->marks & frame_mark::on_deque) && promote_frame(w, f)) {
       report_promotion(w, f, promotion_kind::join);
       return true;
     }
@@ -169,15 +143,15 @@ class deque_scheduler final : public scheduler {
   }
 
   runtime& rt_;
-  const policy policy_;
-  std::int64_t threshold_ = 0;  // lazy policies: THR
-  which which_ = which::innermost;
+  const trigger when_;
+  const bool oldest_first_;     // promoted_item::oldest; otherwise the innermost (top) frame
+  const std::int64_t threshold_;  // trigger::deque_below_threshold: THR; 0 otherwise
 };
 
 }  // namespace
 
-std::unique_ptr<scheduler> make_deque_scheduler(runtime& rt, policy p) {
-  return std::make_unique<deque_scheduler>(rt, p);
+std::unique_ptr<scheduler> make_deque_scheduler(runtime& rt, const policy_traits& row) {
+  return std::make_unique<deque_scheduler>(rt, row);
 }
 
 }  // namespace weft::detail

@@ -13,7 +13,7 @@
 //   public mark in the state word, instead of in a flag beside it, means a thief can never take a
 //   private task on a stale reading of the flag: the owner's private join does not synchronize, so
 //   that would run the task twice.  The owner's own view of which slots are public is
-//   `frame::promoted`, which thieves never read.
+//   `frame_mark::public_slot` in frame::marks, which thieves never read.
 // * The task's closure lives in the caller's C++ frame (the lambda), the descriptor holds a pointer
 //   to it (`job`); Wool copies the arguments into the descriptor.
 // * A blocked join leapfrogs transitively (the thief, then whoever the thief waits for), see
@@ -50,18 +50,18 @@ class wool_scheduler final : public scheduler {
   std::uint32_t initial_poll_bits(worker& w) override {
     wool_window& win = window_of(w);
     win.pub = std::min(initial_public, w.stack.capacity());
-    for (std::size_t k = 0; k < win.pub; ++k) w.stack.begin()[k].promoted = true;
+    for (std::size_t k = 0; k < win.pub; ++k) w.stack.begin()[k].marks |= frame_mark::public_slot;
     set_trip(win);
     win.bot.store(w.stack.begin(), std::memory_order_relaxed);
     return win.pub > 0 ? poll_bit::public_next : 0;
   }
 
-  void on_poll(worker& w, hot_state& h, frame* fr) override {
+  void promote_at_poll(worker& w, hot_state& h, frame* fr) override {
     if (h.poll.load(std::memory_order_relaxed) & poll_bit::notify) {
       h.poll.fetch_and(~poll_bit::notify, std::memory_order_relaxed);
       grow(w, h);
     }
-    if (fr->promoted) publish(w, fr);
+    if (fr->marks & frame_mark::public_slot) publish(w, fr);
     update_public_next(w, h);
   }
 
@@ -75,7 +75,7 @@ class wool_scheduler final : public scheduler {
       } while (s == task_state::empty);
       if (task_state::is_task(s)) s = fr->state.exchange(task_state::empty, std::memory_order_acq_rel);
     }
-    if (w.live > 0) --w.live;
+    if (w.promoted_unjoined > 0) --w.promoted_unjoined;
     if (task_state::is_task(s)) {
       maybe_privatize(w, fr);
       update_public_next(w, h);
@@ -143,7 +143,7 @@ class wool_scheduler final : public scheduler {
     win.pub = std::min(limit, win.pub + grow_by);
     for (std::size_t k = old_pub; k < win.pub; ++k) {
       frame& f = w.stack.begin()[k];
-      f.promoted = true;
+      f.marks |= frame_mark::public_slot;
       if (k < top) publish(w, &f);
     }
     set_trip(win);
@@ -157,7 +157,7 @@ class wool_scheduler final : public scheduler {
     win.inlined_public = 0;
     const std::size_t k = std::size_t(fr - w.stack.begin());
     if (k + 1 != win.pub || win.pub <= 1) return;
-    fr->promoted = false;
+    fr->marks &= std::uint8_t(~frame_mark::public_slot);
     --win.pub;
     set_trip(win);
   }

@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "weft/config.hpp"
+#include "weft/detail/policy_table.hpp"
 #include "weft/detail/frame.hpp"
 #include "weft/detail/slow_path.hpp"
 
@@ -25,7 +26,7 @@ class scheduler {
   // worker's own thread before it looks for work.
   virtual std::uint32_t initial_poll_bits(worker& w) = 0;
   // A join or spawn took the slow path after pushing `fr`.
-  virtual void on_poll(worker& w, hot_state& h, frame* fr) = 0;
+  virtual void promote_at_poll(worker& w, hot_state& h, frame* fr) = 0;
   // The join of a promoted frame `fr` (now h.top == fr).
   virtual reclaimed reclaim(worker& w, hot_state& h, frame* fr) = 0;
   // One steal attempt by `thief` on `victim`; runs the task and returns true on success.
@@ -37,9 +38,8 @@ class scheduler {
   virtual bool promote_frame(worker& w, frame* fr) = 0;
 };
 
-std::unique_ptr<scheduler> make_deque_scheduler(runtime& rt, policy p);
+std::unique_ptr<scheduler> make_deque_scheduler(runtime& rt, const policy_traits& row);
 std::unique_ptr<scheduler> make_wool_scheduler(runtime& rt);
-std::uint8_t loop_style_of(policy p) noexcept;
 // Calls the promotion hook (slow_path.hpp) when one is installed.
 void report_promotion(const worker& w, const frame* f, promotion_kind kind) noexcept;
 

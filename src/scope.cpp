@@ -130,7 +130,7 @@ void scope::sync() {
     detail::frame* fr = r->fr;
     h.top = fr;
     expected_top_ = fr;  // a task run inline here may spawn into this scope again, above fr
-    if (fr->promoted && detail::reclaim(h, fr) == detail::reclaimed::stolen) {
+    if (detail::must_reclaim(fr) && detail::reclaim(h, fr) == detail::reclaimed::stolen) {
       if (fr->error) {
         note_error(r->index, std::move(fr->error));
         fr->error = nullptr;

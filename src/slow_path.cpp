@@ -3,9 +3,9 @@
 
 namespace weft::detail {
 
-void on_poll(hot_state& h, frame* fr) {
+void promote_at_poll(hot_state& h, frame* fr) {
   worker& w = *h.self;
-  w.rt->sched->on_poll(w, h, fr);
+  w.rt->sched->promote_at_poll(w, h, fr);
 }
 
 reclaimed reclaim(hot_state& h, frame* fr) {
@@ -13,7 +13,7 @@ reclaimed reclaim(hot_state& h, frame* fr) {
   return w.rt->sched->reclaim(w, h, fr);
 }
 
-bool abandon(hot_state& h, frame* fr) { return reclaim(h, fr) == reclaimed::stolen; }
+bool reclaim_after_throw(hot_state& h, frame* fr) { return reclaim(h, fr) == reclaimed::stolen; }
 
 namespace {
 std::atomic<promotion_hook> installed_hook{nullptr};

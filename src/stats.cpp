@@ -33,7 +33,7 @@ counters counters_of(const worker& w) {
   c.deque_checks = w.deque_checks;
   c.idle_ns = w.idle_ns.load(std::memory_order_relaxed);
   c.heap_peak_bytes = std::uint64_t(w.heap_peak);
-  c.live_threads_peak = w.live_peak;
+  c.live_threads_peak = w.promoted_unjoined_peak;
   return c;
 }
 
@@ -41,7 +41,7 @@ void reset_counters_of(worker& w) {
   w.retired_joins = w.retired_loop_iterations = 0;
   if (w.hot) w.hot->joins = w.hot->loop_iterations = 0;
   w.promotions = w.steals = w.leapfrogs = w.deque_checks = 0;
-  w.live_peak = w.live;
+  w.promoted_unjoined_peak = w.promoted_unjoined;
   w.steal_attempts.store(0, std::memory_order_relaxed);
   w.idle_ns.store(0, std::memory_order_relaxed);
   w.heap_peak = w.heap_now > 0 ? w.heap_now : 0;
@@ -51,7 +51,7 @@ void reset_counters_of(worker& w) {
 
 weft::stats runtime::collect_stats() const {
   weft::stats s;
-  if (inline_caller) {
+  if (runs_on_caller) {
     counters c;
     std::lock_guard lk(serial_mu_);
     for (const auto& w : serial_all_) c += counters_of(*w);
@@ -65,7 +65,7 @@ weft::stats runtime::collect_stats() const {
 }
 
 void runtime::reset_stats() {
-  if (inline_caller) {
+  if (runs_on_caller) {
     std::lock_guard lk(serial_mu_);
     for (auto& w : serial_all_) reset_counters_of(*w);
   } else {

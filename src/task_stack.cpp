@@ -18,7 +18,7 @@ task_stack::task_stack(std::size_t capacity) : capacity_(capacity) {
   // The frames are not constructed one by one: that would touch (commit) the whole array at pool
   // creation, 1 MiB per worker.  A fresh anonymous mapping is zero pages, committed as joins reach
   // them, and an all-zero frame is a default-constructed one (frame.hpp: state 0 = no task, not
-  // promoted, no error; checked by a test).
+  // marked, no error; checked by a test).
   frames_ = static_cast<frame*>(p);
 }
 

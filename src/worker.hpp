@@ -41,7 +41,9 @@ struct worker {
 
   // Counters written only by this worker (see hot_state for the reading rule).
   std::uint64_t promotions = 0, steals = 0, leapfrogs = 0, deque_checks = 0;
-  std::uint64_t live = 0, live_peak = 0;
+  // Promoted items of this worker not yet joined (on its deque, or tagged public under wool), and
+  // their high-water mark since the last reset: counters::live_threads_peak (SPEC §6).
+  std::uint64_t promoted_unjoined = 0, promoted_unjoined_peak = 0;
   std::int64_t heap_now = 0, heap_peak = 0;  // this worker's weft::malloc net bytes
   // Serial contexts: counts of finished runs (their TLS block belongs to the caller).
   std::uint64_t retired_joins = 0, retired_loop_iterations = 0;
@@ -58,7 +60,7 @@ struct worker {
 
   void note_promotion() noexcept {
     ++promotions;
-    if (++live > live_peak) live_peak = live;
+    if (++promoted_unjoined > promoted_unjoined_peak) promoted_unjoined_peak = promoted_unjoined;
   }
 };
 

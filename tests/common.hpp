@@ -2,6 +2,7 @@
 #pragma once
 
 #include <gtest/gtest.h>
+#include <weft/detail/policy_table.hpp>
 #include <weft/weft.hpp>
 
 #include <atomic>
@@ -53,10 +54,24 @@ inline std::ostream& operator<<(std::ostream& os, const pool_param& p) {
   return os << weft::to_string(p.policy) << "/" << p.workers;
 }
 
+// Tests select policies by their traits (weft/detail/policy_table.hpp), not by name: a policy
+// added to the table is tested like the others of its kind.
+inline const weft::detail::policy_traits& traits(weft::policy p) { return weft::detail::traits_of(p); }
+// Does the policy run everything on the calling thread (serial)?
+inline bool runs_on_caller(weft::policy p) { return traits(p).runs_on == weft::detail::mechanism::caller; }
+// The implemented policies whose row satisfies `keep`.
+template <class Keep>
+std::vector<weft::policy> implemented_where(Keep keep) {
+  std::vector<weft::policy> out;
+  for (const auto& row : weft::detail::policy_table)
+    if (row.implemented && keep(row)) out.push_back(row.value);
+  return out;
+}
+
 inline std::vector<pool_param> all_pool_params() {
   std::vector<pool_param> out;
   for (weft::policy p : weft::implemented_policies()) {
-    if (p == weft::policy::serial) {
+    if (runs_on_caller(p)) {
       out.push_back({p, 1});
       continue;
     }
@@ -67,10 +82,7 @@ inline std::vector<pool_param> all_pool_params() {
 
 // Policies with workers (not serial), one value each: for tests that choose their own worker count.
 inline std::vector<weft::policy> parallel_policies() {
-  std::vector<weft::policy> out;
-  for (weft::policy p : weft::implemented_policies())
-    if (p != weft::policy::serial) out.push_back(p);
-  return out;
+  return implemented_where([](const weft::detail::policy_traits& row) { return !runs_on_caller(row.value); });
 }
 
 inline std::string ident(std::string_view s) {
@@ -100,7 +112,7 @@ class PoolTest : public testing::TestWithParam<pool_param> {
   weft::policy policy() const { return GetParam().policy; }
   unsigned workers() const { return GetParam().workers; }
   // Can a branch run on another worker than its owner's?
-  bool can_steal() const { return GetParam().policy != weft::policy::serial && GetParam().workers > 1; }
+  bool can_steal() const { return !runs_on_caller(GetParam().policy) && GetParam().workers > 1; }
 
   std::unique_ptr<weft::pool> pool_;
 };

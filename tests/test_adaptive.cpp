@@ -14,7 +14,19 @@
 #include <thread>
 #include <vector>
 
+#include "common.hpp"
+
 namespace {
+
+using weft::detail::policy_traits;
+using weft::detail::trigger;
+
+// The lazy policies (LS): promote while the deque holds fewer than THR items.
+std::vector<weft::policy> lazy_policies() {
+  auto out = wt::implemented_where([](const policy_traits& row) { return row.when == trigger::deque_below_threshold; });
+  EXPECT_FALSE(out.empty());
+  return out;
+}
 
 long fib(int n) {
   if (n < 2) return n;
@@ -53,7 +65,7 @@ long nested_loops(int outer, int inner) {
 
 TEST(Adaptive, LazyPoliciesPromoteATinyFractionOnOneWorker) {
   const int n = 24;
-  for (weft::policy p : {weft::policy::lazy_df, weft::policy::lazy_df2, weft::policy::lazy_bf}) {
+  for (weft::policy p : lazy_policies()) {
     weft::pool pool(weft::config{.workers = 1, .policy = p});
     EXPECT_EQ(pool.run([&] { return fib(n); }), 46368);
     const auto s = pool.stats().total;
@@ -66,7 +78,9 @@ TEST(Adaptive, LazyPoliciesPromoteATinyFractionOnOneWorker) {
 }
 
 TEST(Adaptive, EagerPoliciesPromoteEveryJoin) {
-  for (weft::policy p : {weft::policy::ws, weft::policy::ws_ap}) {
+  const auto eager = wt::implemented_where([](const policy_traits& row) { return row.when == trigger::every_push; });
+  ASSERT_FALSE(eager.empty());
+  for (weft::policy p : eager) {
     weft::pool pool(weft::config{.workers = 1, .policy = p});
     EXPECT_EQ(pool.run([] { return fib(20); }), 6765);
     const auto s = pool.stats().total;
@@ -105,7 +119,7 @@ TEST(Adaptive, DepthFirstPromotesTheInnermostBreadthFirstTheOldest) {
   // the lazy policies promote.  DF splits the loop being executed (the inner one, depth 1); BF
   // splits the oldest (the outer loop, depth 0).
   const long want = nested_loops(40, 40);
-  for (weft::policy p : {weft::policy::lazy_df, weft::policy::lazy_df2, weft::policy::lazy_bf}) {
+  for (weft::policy p : lazy_policies()) {
     hook_guard g;
     weft::pool pool(weft::config{.workers = 1, .policy = p});
     EXPECT_EQ(pool.run([] { return nested_loops(40, 40); }), want);
@@ -113,7 +127,7 @@ TEST(Adaptive, DepthFirstPromotesTheInnermostBreadthFirstTheOldest) {
     ASSERT_FALSE(events.empty()) << weft::to_string(p);
     const auto& first = events.front();
     EXPECT_EQ(first.kind, weft::detail::promotion_kind::loop_half);
-    if (p == weft::policy::lazy_bf)
+    if (wt::traits(p).which == weft::detail::promoted_item::oldest)
       EXPECT_EQ(first.depth, 0u) << "BF must split the outer loop";
     else
       EXPECT_EQ(first.depth, 1u) << weft::to_string(p) << " must split the inner loop";
@@ -125,7 +139,12 @@ TEST(Adaptive, DepthFirstPromotesTheJoinJustPushedBreadthFirstTheOldestJoin) {
   // innermost and oldest coincide (depth 0).  Then, with the deque holding that item, nothing is
   // promoted until it is popped; the next promotion happens at the first poll after that pop.
   const long want = fib(18);
-  for (weft::policy p : {weft::policy::lazy_df, weft::policy::lazy_bf}) {
+  // THR = 1: while the deque holds one item, nothing more is promoted.
+  const auto thr1 = wt::implemented_where([](const policy_traits& row) {
+    return row.when == trigger::deque_below_threshold && row.threshold == 1;
+  });
+  ASSERT_FALSE(thr1.empty());
+  for (weft::policy p : thr1) {
     hook_guard g;
     weft::pool pool(weft::config{.workers = 1, .policy = p});
     EXPECT_EQ(pool.run([] { return fib(18); }), want);

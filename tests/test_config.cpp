@@ -11,17 +11,15 @@ namespace {
 
 using namespace std::chrono_literals;
 
-const std::vector<std::pair<weft::policy, std::string>> all_names = {
-    {weft::policy::automatic, "auto"}, {weft::policy::serial, "serial"},   {weft::policy::ws, "ws"},
-    {weft::policy::ws_ap, "ws-ap"},    {weft::policy::wool, "wool"},       {weft::policy::lazy_df, "lazy-df"},
-    {weft::policy::lazy_df2, "lazy-df2"}, {weft::policy::lazy_bf, "lazy-bf"}, {weft::policy::heartbeat, "heartbeat"},
-    {weft::policy::adf, "adf"},        {weft::policy::dfd, "dfd"},         {weft::policy::fifo, "fifo"},
-};
+using weft::detail::policy_table;
+using weft::detail::policy_traits;
 
 bool implemented(weft::policy p) {
   auto v = weft::implemented_policies();
   return std::find(v.begin(), v.end(), p) != v.end();
 }
+
+bool accepts(weft::policy p, std::uint8_t setting) { return (wt::traits(p).settings & setting) != 0; }
 
 // Runs make(), expects std::invalid_argument whose what() contains every one of `needles`.
 template <class F>
@@ -39,27 +37,32 @@ void expect_invalid(F&& make, std::initializer_list<const char*> needles, const 
 }
 
 TEST(Config, PolicyNamesRoundTrip) {
-  for (const auto& [p, name] : all_names) {
-    EXPECT_EQ(weft::parse_policy(name), p) << name;
-    EXPECT_EQ(weft::to_string(p), name);
-    EXPECT_EQ(weft::parse_policy(weft::to_string(p)), p);
+  std::vector<std::string_view> seen;
+  for (const policy_traits& row : policy_table) {
+    EXPECT_EQ(weft::parse_policy(row.name), row.value) << row.name;
+    EXPECT_EQ(weft::to_string(row.value), row.name);
+    EXPECT_EQ(std::count(seen.begin(), seen.end(), row.name), 0) << "two rows named " << row.name;
+    seen.push_back(row.name);
   }
-  EXPECT_EQ(all_names.size(), 12u);
+  EXPECT_EQ(weft::to_string(weft::policy::fifo), "fifo");  // the last enumerator has its row
 }
 
+// implemented_policies() is exactly the rows marked implemented, each one constructible.
 TEST(Config, ImplementedPolicies) {
   auto v = weft::implemented_policies();
   EXPECT_FALSE(v.empty());
   EXPECT_TRUE(implemented(weft::policy::serial));
+  for (const policy_traits& row : policy_table) EXPECT_EQ(implemented(row.value), row.implemented) << row.name;
   for (weft::policy p : v) {
     EXPECT_NE(p, weft::policy::automatic);
-    EXPECT_NE(weft::to_string(p), "?");
+    EXPECT_NE(wt::traits(p).runs_on, weft::detail::mechanism::none) << weft::to_string(p);
   }
 }
 
 TEST(Config, ParsePolicyUnknown) {
   for (const char* bad : {"bogus", "", "WS", "lazy", "ws ", "heartbeat2"}) {
-    expect_invalid([&] { (void)weft::parse_policy(bad); }, {"lazy-bf", "heartbeat", "wool"}, bad);
+    for (const policy_traits& row : policy_table)
+      expect_invalid([&] { (void)weft::parse_policy(bad); }, {std::string(row.name).c_str()}, bad);
     if (*bad) expect_invalid([&] { (void)weft::parse_policy(bad); }, {bad}, bad);
   }
 }
@@ -138,20 +141,23 @@ TEST(Config, SerialWithSeveralWorkers) {
 
 TEST(Config, HeartbeatAndQuotaWithPoliciesThatHaveNone) {
   wt::clean_env clean;
+  using weft::detail::policy_setting::heartbeat_period;
+  using weft::detail::policy_setting::quota;
   for (weft::policy p : weft::implemented_policies()) {
-    if (p == weft::policy::heartbeat || p == weft::policy::adf || p == weft::policy::dfd) continue;
     const std::string name(weft::to_string(p));
-    const unsigned w = p == weft::policy::serial ? 1 : 2;
-    expect_invalid([&] { weft::pool pl(weft::config{.workers = w, .policy = p, .heartbeat = 30us}); }, {"heartbeat"},
-                   ("heartbeat with " + name).c_str());
-    expect_invalid([&] { weft::pool pl(weft::config{.workers = w, .policy = p, .quota_bytes = 1 << 20}); }, {"quota"},
-                   ("quota with " + name).c_str());
-    {
+    const unsigned w = wt::runs_on_caller(p) ? 1 : 2;
+    if (!accepts(p, heartbeat_period))
+      expect_invalid([&] { weft::pool pl(weft::config{.workers = w, .policy = p, .heartbeat = 30us}); }, {"heartbeat"},
+                     ("heartbeat with " + name).c_str());
+    if (!accepts(p, quota))
+      expect_invalid([&] { weft::pool pl(weft::config{.workers = w, .policy = p, .quota_bytes = 1 << 20}); }, {"quota"},
+                     ("quota with " + name).c_str());
+    if (!accepts(p, heartbeat_period)) {
       wt::env_guard g("WEFT_HEARTBEAT_US", "30");
       expect_invalid([&] { weft::pool pl(weft::config{.workers = w, .policy = p}); }, {"WEFT_HEARTBEAT_US"},
                      ("WEFT_HEARTBEAT_US with " + name).c_str());
     }
-    {
+    if (!accepts(p, quota)) {
       wt::env_guard g("WEFT_QUOTA", "65536");
       expect_invalid([&] { weft::pool pl(weft::config{.workers = w, .policy = p}); }, {"WEFT_QUOTA"},
                      ("WEFT_QUOTA with " + name).c_str());
@@ -176,8 +182,9 @@ TEST(Config, HeartbeatAndQuotaWhereTheyBelong) {
     expect_invalid([] { weft::pool q(weft::config{.workers = 2, .policy = weft::policy::heartbeat, .heartbeat = std::chrono::microseconds(1000000000)}); },
                    {"heartbeat"}, "heartbeat = 1000 s");
   }
-  for (weft::policy p : {weft::policy::adf, weft::policy::dfd}) {
-    if (!implemented(p)) continue;
+  for (weft::policy p : wt::implemented_where([](const policy_traits& row) {
+         return (row.settings & weft::detail::policy_setting::quota) != 0;
+       })) {
     weft::pool q(weft::config{.workers = 2, .policy = p, .quota_bytes = 1 << 16});
     EXPECT_EQ(q.config().quota_bytes, std::size_t(1) << 16);
     expect_invalid([&] { weft::pool r(weft::config{.workers = 2, .policy = p, .heartbeat = 30us}); }, {"heartbeat"},
@@ -207,7 +214,9 @@ TEST(Config, EmptyTracePath) {
 
 TEST(Config, NotImplementedPolicies) {
   wt::clean_env clean;
-  for (const auto& [p, name] : all_names) {
+  for (const policy_traits& row : policy_table) {
+    const weft::policy p = row.value;
+    const std::string name(row.name);
     if (p == weft::policy::automatic || implemented(p)) continue;
     expect_invalid([&] { weft::pool pl(weft::config{.workers = 2, .policy = p}); }, {name.c_str()}, name.c_str());
     wt::env_guard g("WEFT_POLICY", name.c_str());

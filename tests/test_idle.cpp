@@ -19,7 +19,7 @@ class Idle : public testing::TestWithParam<weft::policy> {};
 INSTANTIATE_TEST_SUITE_P(All, Idle, testing::ValuesIn(weft::implemented_policies()), wt::policy_name);
 
 TEST_P(Idle, IdlePoolUsesNoCpuAndWakesUp) {
-  const unsigned workers = GetParam() == weft::policy::serial ? 1 : 4;
+  const unsigned workers = wt::runs_on_caller(GetParam()) ? 1 : 4;
   weft::pool p(weft::config{.workers = workers, .policy = GetParam()});
   const unsigned n = wt::pick(22u, 16u);
   EXPECT_EQ(p.run([&] { return wt::fib(n); }), wt::fib_serial(n));

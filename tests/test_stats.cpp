@@ -51,28 +51,21 @@ TEST_P(Stats, PolicyCountersOnFib) {
     EXPECT_EQ(c.leapfrogs, 0u);
     EXPECT_EQ(c.steal_attempts, 0u);
   }
-  switch (policy()) {
-    case weft::policy::serial:
-      EXPECT_EQ(c.promotions, 0u);
-      EXPECT_EQ(c.steals, 0u);
-      EXPECT_EQ(c.live_threads_peak, 0u);
-      break;
-    case weft::policy::ws:
-      // Eager: every join's second branch is promoted.
-      EXPECT_EQ(c.promotions, joins);
-      if (workers() == 1) EXPECT_EQ(c.live_threads_peak, n - 1) << "promoted tasks in flight = nesting depth";
-      break;
-    case weft::policy::wool:
-      if (workers() == 1) {
-        // Only the joins whose frame lies in the initial public window (slots 0..3) are promoted.
-        EXPECT_GT(c.promotions, 0u);
-        EXPECT_LT(c.promotions, joins);
-        EXPECT_LE(c.promotions, wt::fib_joins_in_slots(n, 0, 4));
-        EXPECT_LE(c.live_threads_peak, 4u);
-      }
-      break;
-    default:
-      break;
+  const auto& row = wt::traits(policy());
+  if (row.when == weft::detail::trigger::never) {
+    EXPECT_EQ(c.promotions, 0u);
+    EXPECT_EQ(c.steals, 0u);
+    EXPECT_EQ(c.live_threads_peak, 0u);
+  } else if (row.when == weft::detail::trigger::every_push) {
+    // Eager: every join's second branch is promoted.
+    EXPECT_EQ(c.promotions, joins);
+    if (workers() == 1) EXPECT_EQ(c.live_threads_peak, n - 1) << "promoted tasks in flight = nesting depth";
+  } else if (row.runs_on == weft::detail::mechanism::wool_stack && workers() == 1) {
+    // Only the joins whose frame lies in the initial public window (slots 0..3) are promoted.
+    EXPECT_GT(c.promotions, 0u);
+    EXPECT_LT(c.promotions, joins);
+    EXPECT_LE(c.promotions, wt::fib_joins_in_slots(n, 0, 4));
+    EXPECT_LE(c.live_threads_peak, 4u);
   }
 }
 
@@ -85,7 +78,7 @@ TEST_P(Stats, LoopsAndSpawnsCountJoins) {
     for (int i = 0; i < 10; ++i) s.spawn([] {});
   });
   const weft::counters c = pool().stats().total;
-  if (policy() == weft::policy::serial) {
+  if (wt::runs_on_caller(policy())) {
     EXPECT_EQ(c.promotions, 0u);
     EXPECT_EQ(c.steals, 0u);
   }
@@ -93,7 +86,7 @@ TEST_P(Stats, LoopsAndSpawnsCountJoins) {
   // adaptive policies) split without joins.
   EXPECT_GE(c.joins, wt::fib_joins(15) + 10);
   EXPECT_LE(c.joins, wt::fib_joins(15) + 10 + 999);
-  if (policy() == weft::policy::ws || policy() == weft::policy::wool) EXPECT_EQ(c.joins, wt::fib_joins(15) + 10 + 999);
+  if (wt::traits(policy()).loops == weft::detail::loop_style::halving) EXPECT_EQ(c.joins, wt::fib_joins(15) + 10 + 999);
 }
 
 TEST_P(Stats, LoopIterations) {

@@ -61,7 +61,7 @@ TEST_P(Threads, NestedRunRunsInline) {
 TEST_P(Threads, PoolInsideAnotherPoolsWorker) {
   const unsigned n = wt::pick(18u, 14u);
   for (weft::policy inner_policy : weft::implemented_policies()) {
-    weft::pool other(weft::config{.workers = inner_policy == weft::policy::serial ? 1u : 2u, .policy = inner_policy});
+    weft::pool other(weft::config{.workers = wt::runs_on_caller(inner_policy) ? 1u : 2u, .policy = inner_policy});
     SCOPED_TRACE(std::string(weft::to_string(inner_policy)));
     other.reset_stats();
     auto r = pool().run([&] {

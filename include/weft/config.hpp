@@ -27,7 +27,8 @@ enum class policy {
 };
 
 // The WEFT_POLICY names: "auto", "serial", "ws", "ws-ap", "wool", "lazy-df", "lazy-df2", "lazy-bf",
-// "heartbeat", "adf", "dfd", "fifo".  parse_policy throws std::invalid_argument listing them.
+// "heartbeat", "adf", "dfd", "fifo".  parse_policy throws std::invalid_argument listing them.  Each
+// policy's name and traits are one row of detail/policy_table.hpp.
 policy parse_policy(std::string_view name);
 std::string_view to_string(policy p) noexcept;
 // The policies this build implements (the others are named but rejected with "not implemented").
@@ -55,7 +56,10 @@ struct counters {
   std::uint64_t deque_checks = 0;      // polls that looked at the worker's own deque (lazy policies)
   std::uint64_t idle_ns = 0;           // time spent looking for work or asleep
   std::uint64_t heap_peak_bytes = 0;   // high-water mark of weft::malloc bytes
-  std::uint64_t live_threads_peak = 0; // most promoted tasks in flight at once (fibers under adf/dfd/fifo)
+  // SPEC §6's name.  Counts promoted items, not threads: the most of this worker's promoted items
+  // not yet joined at any one time (on its deque; under wool, tasks tagged public); under adf, dfd
+  // and fifo it will count fibers.  In stats::total it is the sum of the per-worker peaks.
+  std::uint64_t live_threads_peak = 0;
 
   counters& operator+=(const counters& o) noexcept;
 };

@@ -92,7 +92,7 @@ void parallel_for(L lo, H hi, Body&& body, grain g = grain{1}) {
     pool::global().run([&] { parallel_for(lo, hi, body, g); });
     return;
   }
-  if (detail::tls_hot.loop_mode == detail::loop_style::halving) {
+  if (detail::tls_hot.loops_run_as == detail::loop_style::halving) {
     detail::for_split<I>(I(lo), I(hi), body, detail::grain_for<I>(g.value));
     return;
   }
@@ -112,7 +112,7 @@ T parallel_reduce(L lo, H hi, T init, Map&& map, Combine&& combine, grain g = gr
   if (!(I(lo) < I(hi))) return init;
   if (detail::tls_hot.self == nullptr)
     return pool::global().run([&] { return parallel_reduce(lo, hi, std::move(init), map, combine, g); });
-  if (detail::tls_hot.loop_mode == detail::loop_style::halving) {
+  if (detail::tls_hot.loops_run_as == detail::loop_style::halving) {
     T rest = detail::reduce_split<T, I>(I(lo), I(hi), map, combine, detail::grain_for<I>(g.value));
     return combine(std::move(init), std::move(rest));
   }

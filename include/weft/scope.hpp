@@ -115,7 +115,7 @@ void scope::spawn(F&& f) {
   ::new (fr->payload) typed_record<Fn>*(r);
   detail::push_frame(h, fr, &typed_record<Fn>::run);
   expected_top_ = h.top;
-  if (h.poll.load(std::memory_order_relaxed)) [[unlikely]] detail::on_poll(h, fr);
+  if (h.poll.load(std::memory_order_relaxed)) [[unlikely]] detail::promote_at_poll(h, fr);
 }
 
 }  // namespace weft

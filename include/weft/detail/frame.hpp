@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <exception>
 
+#include "policy_table.hpp"
+
 #if defined(__GNUC__) || defined(__clang__)
 #define WEFT_INLINE inline __attribute__((always_inline))
 #define WEFT_NOINLINE __attribute__((noinline))
@@ -53,10 +55,9 @@ struct alignas(64) frame {
   // A default frame is all zero bytes, so the zero pages of a fresh task stack are frames already
   // (task_stack.cpp; a test checks the representation).
   std::atomic<std::uintptr_t> state{task_state::none};
-  // Owner-private: the join must synchronize with thieves.  Deque policies: the frame was pushed on
-  // the deque (reset when joined).  wool: the slot is public (WOOL §I.b; a property of the slot,
-  // kept across joins).  Thieves never read it.
-  bool promoted = false;
+  // Owner-private marks (frame_mark), read by the join: any set mark means the join must synchronize
+  // with thieves (reclaim()).  Thieves never read them.
+  std::uint8_t marks = 0;
   // A stolen task's exception, written by the thief before DONE, taken by the owner after it.
   std::exception_ptr error;
   // The latent work itself, written by the owner with plain stores and published by the release
@@ -65,6 +66,17 @@ struct alignas(64) frame {
   alignas(8) unsigned char payload[frame_payload_bytes];
 };
 static_assert(sizeof(frame) == 64, "a frame is one cache line");
+
+// The marks of frame::marks; each mechanism sets only its own.
+namespace frame_mark {
+// Deque mechanism: the frame is on its owner's deque (set at promotion, cleared when joined).
+inline constexpr std::uint8_t on_deque = 1u << 0;
+// wool: the slot lies in the public window (WOOL §I.b): a property of the slot, kept across joins.
+inline constexpr std::uint8_t public_slot = 1u << 1;
+}  // namespace frame_mark
+
+// Must the join of `fr` synchronize with thieves?  (one load and one branch on the fast path)
+WEFT_INLINE bool must_reclaim(const frame* fr) noexcept { return fr->marks != 0; }
 
 // Reasons for a poll to leave the fast path; any set bit sends the next join/spawn to the slow path.
 namespace poll_bit {
@@ -86,15 +98,9 @@ struct hot_state {
   std::uint64_t joins = 0;
   std::uint64_t loop_iterations = 0;
   worker* self = nullptr;
-  // How parallel loops run under the pool's policy (read once per loop).
-  std::uint8_t loop_mode = 0;
+  // How parallel loops run under the pool's policy (policy_table.hpp; read once per loop).
+  loop_style loops_run_as = loop_style::halving;
 };
-
-namespace loop_style {
-inline constexpr std::uint8_t halving = 0;     // a tree of joins, split in halves down to the grain (ws, wool)
-inline constexpr std::uint8_t lazy = 1;        // a loop frame, split when the policy promotes it
-inline constexpr std::uint8_t auto_part = 2;   // a loop frame, split eagerly by TBB's auto partitioner (ws-ap)
-}  // namespace loop_style
 
 extern constinit thread_local hot_state tls_hot __attribute__((tls_model("initial-exec")));
 

@@ -133,7 +133,7 @@ WEFT_NOINLINE std::pair<A, ret_t<G>> join_promoted(hot_state& h, frame* fr, A a)
 // The first branch threw while the second was promoted: take it back or wait for its thief.
 template <class G>
 WEFT_NOINLINE void join_unwind(hot_state& h, frame* fr) noexcept {
-  if (abandon(h, fr) && !fr->error) branch_t<G>::value(fr).~ret_t<G>();
+  if (reclaim_after_throw(h, fr) && !fr->error) branch_t<G>::value(fr).~ret_t<G>();
   fr->error = nullptr;  // the first branch's exception comes first in serial order
 }
 
@@ -145,12 +145,12 @@ WEFT_INLINE std::pair<ret_t<F>, ret_t<G>> join_pushed(hot_state& h, frame* fr, F
       return call(f);
     } catch (...) {
       h.top = fr;
-      if (fr->promoted) join_unwind<G>(h, fr);
+      if (must_reclaim(fr)) join_unwind<G>(h, fr);
       throw;
     }
   }();
   h.top = fr;
-  if (fr->promoted) [[unlikely]]
+  if (must_reclaim(fr)) [[unlikely]]
     return join_promoted<ret_t<F>, G>(h, fr, std::move(a));
   return {std::move(a), call(g)};
 }
@@ -170,7 +170,7 @@ WEFT_NOINLINE std::pair<ret_t<F>, ret_t<G>> join_slow(F f, G g) {
   frame* fr = h.top;
   B::store(fr, g, holder);
   push_frame(h, fr, &B::run);
-  on_poll(h, fr);
+  promote_at_poll(h, fr);
   return join_pushed(h, fr, f, g);
 }
 

@@ -149,7 +149,7 @@ struct adaptive_loop {
     bool complete = true;  // acc covers [b, rec.next): nothing skipped so far
     std::uint64_t executed = 0;
     try {
-      if (h.loop_mode == loop_style::auto_part) loop_begin(h, fr);  // may throw after promoting
+      if (h.loops_run_as == loop_style::auto_partitioned) loop_begin(h, fr);  // may throw after promoting
       complete = run_chunks(h, sh, rec, fr, acc, executed);
     } catch (...) {
       err = std::current_exception();
@@ -190,7 +190,7 @@ struct adaptive_loop {
             chunk /= 2;
           last = now;
         }
-        if (h.poll.load(std::memory_order_relaxed)) [[unlikely]] on_poll(h, fr);
+        if (h.poll.load(std::memory_order_relaxed)) [[unlikely]] promote_at_poll(h, fr);
         if (executed >= untimed_iterations && rec.next < rec.end && sh.skipped(rec.next)) [[unlikely]] return false;
       }
     } catch (...) {

@@ -22,14 +22,14 @@ enum class reclaimed : unsigned char {
 
 // Called by a join or spawn that took the slow path, right after pushing `fr`: the policy decides
 // whether to promote, and which latent item (SPEC §3: "when" and "which").
-void on_poll(hot_state& h, frame* fr);
+void promote_at_poll(hot_state& h, frame* fr);
 // The join of a promoted frame: take it back (deque pop / Wool's exchange) or wait for its thief,
 // leapfrogging meanwhile (WOOL §I.b).
 reclaimed reclaim(hot_state& h, frame* fr);
 // The first branch threw: the frame must be taken back or its thief waited for before the
 // exception leaves the join.  Returns true when a thief ran the branch (its result, if any, must be
 // destroyed; its own error is dropped: the first branch's exception comes first in serial order).
-bool abandon(hot_state& h, frame* fr);
+bool reclaim_after_throw(hot_state& h, frame* fr);
 // Spawned tasks use task-stack slots only below this one (the rest is for the joins nested in
 // them); a spawn above it runs at once.
 frame* spawn_limit(hot_state& h) noexcept;
