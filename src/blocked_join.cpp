@@ -24,13 +24,20 @@ void runtime::wait_stolen(worker& w, frame* fr, unsigned thief) {
   frame* const joined_top = h.top;
   if (fr >= w.stack.begin() && fr < w.stack.end() && fr + 1 > h.top) h.top = fr + 1;
   w.blocked_on.store(int(thief), std::memory_order_relaxed);
+  // Leapfrog only while the task stack has room.  The hop choice and the steal are not one atomic
+  // step (a Chase-Lev steal cannot be undone), so a stale `blocked_on` can hand us work that does
+  // not descend from `fr`, and WOOL's bound on the stack no longer holds (docs/PROTOCOLS.md,
+  // blocked joins).  A blocked join may always simply wait: fork-join cannot deadlock on it.
+  const bool may_leapfrog = h.top < w.stack.begin() + w.stack.capacity() / 2;
   unsigned idle = 0;
   while (fr->state.load(std::memory_order_acquire) != task_state::done) {
     // Leapfrogging (WOOL §I.b): steal only from the thief, or from the worker it waits for, and so
-    // on: their stealable work descends from `fr`, so the stack stays bounded.
+    // on: their stealable work descends from `fr` unless `blocked_on` is stale, which the DONE
+    // check before each hop makes rare.
     bool got = false;
     int v = int(thief);
-    for (std::size_t hops = 0; v >= 0 && hops < workers.size() && !got; ++hops) {
+    for (std::size_t hops = 0; may_leapfrog && v >= 0 && hops < workers.size() && !got; ++hops) {
+      if (hops > 0 && fr->state.load(std::memory_order_acquire) == task_state::done) break;
       worker& victim = *workers[std::size_t(v)];
       if (&victim == &w) break;
       bump(w.steal_attempts);

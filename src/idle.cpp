@@ -54,13 +54,17 @@ bool runtime::find_work(worker& w) {
 }
 
 // Sleeping without losing a wake-up: a sleeper announces itself (sleepers++), then looks for work
-// once more; a publisher makes work visible, then reads `sleepers` (notify_work).  Both pairs are
-// store-then-load, ordered by seq_cst, so at least one side sees the other (Dekker).  The epoch is
-// read before announcing, so a wake that lands between the check and the wait is not lost.
+// once more; a publisher makes work visible, then reads `sleepers` (notify_work).  Both sides are
+// store, seq_cst fence, load, so under the C++ model the two fences are ordered in S and at least
+// one side sees the other's store (Dekker; docs/PROTOCOLS.md, sleep/wake).  The fence after the
+// fetch_add is needed: the work checks are relaxed loads, which a seq_cst RMW alone does not order
+// (correct on x86, not on AArch64 or under the C++ model).  The epoch is read before announcing, so
+// a wake that lands between the check and the wait is not lost.
 void runtime::sleep(worker& w) {
   (void)w;
   const std::uint32_t epoch = wake_epoch_.load(std::memory_order_acquire);
   sleepers_.fetch_add(1, std::memory_order_seq_cst);
+  std::atomic_thread_fence(std::memory_order_seq_cst);
   if (!work_visible() && !stopping_.load(std::memory_order_seq_cst))
     wake_epoch_.wait(epoch, std::memory_order_acquire);
   sleepers_.fetch_sub(1, std::memory_order_seq_cst);

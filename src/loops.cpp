@@ -11,10 +11,21 @@ constexpr std::uint64_t ap_k = 4, ap_v = 4;  // LS l.136-153: K = V = 4 (Robison
 
 loop_record& loop_of(frame* fr) noexcept { return **std::launder(reinterpret_cast<loop_record**>(fr->payload)); }
 
-loop_child* alloc_loop_child(worker& w) {
+// A child from the worker's pool, or nullptr when a new block cannot be allocated (a promotion is
+// optional: the range then simply stays with its loop).  noexcept: it runs inside a poll, between
+// a join's push and its first branch, where an exception would leave the task stack's top wrong.
+loop_child* alloc_loop_child(worker& w) noexcept {
   if (w.free_children.empty()) {
-    w.child_blocks.push_back(std::make_unique<loop_child[]>(64));
-    for (std::size_t i = 0; i < 64; ++i) w.free_children.push_back(&w.child_blocks.back()[i]);
+    constexpr std::size_t block = 64;
+    try {
+      auto children = std::make_unique<loop_child[]>(block);
+      // Room for every child ever allocated, so that free_loop_child (noexcept) never reallocates.
+      w.free_children.reserve(w.child_blocks.size() * block + block);
+      w.child_blocks.push_back(std::move(children));
+    } catch (const std::bad_alloc&) {
+      return nullptr;
+    }
+    for (std::size_t i = 0; i < block; ++i) w.free_children.push_back(&w.child_blocks.back()[i]);
   }
   loop_child* c = w.free_children.back();
   w.free_children.pop_back();
@@ -26,21 +37,41 @@ void free_loop_child(hot_state& h, loop_child* c) noexcept {
   h.self->free_children.push_back(c);
 }
 
-bool split_loop(worker& w, frame* fr, bool allow_whole, std::uint64_t child_chunks) {
-  loop_record& rec = loop_of(fr);
+namespace {
+
+// Where a promotion would split the loop's remaining range: the thief gets the upper half (we keep
+// serial order), or, with `allow_whole`, an unsplittable range whole (LS Alg. 3).  False: nothing to
+// give.
+bool split_point(const loop_record& rec, bool allow_whole, std::uint64_t& mid, promotion_kind& kind) noexcept {
   const std::uint64_t remaining = rec.end - rec.next;
+  if (remaining > rec.grain && remaining >= 2) {
+    mid = rec.end - remaining / 2;
+    kind = promotion_kind::loop_half;
+    return true;
+  }
+  if (allow_whole && remaining > 0) {
+    mid = rec.next;
+    kind = promotion_kind::loop_whole;
+    return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+bool loop_can_split(frame* fr, bool allow_whole) noexcept {
   std::uint64_t mid;
   promotion_kind kind;
-  if (remaining > rec.grain && remaining >= 2) {
-    mid = rec.end - remaining / 2;  // the thief gets the upper half; we keep serial order
-    kind = promotion_kind::loop_half;
-  } else if (allow_whole && remaining > 0) {
-    mid = rec.next;                 // LS Alg. 3: an unsplittable range is pushed whole
-    kind = promotion_kind::loop_whole;
-  } else {
-    return false;
-  }
+  return split_point(loop_of(fr), allow_whole, mid, kind);
+}
+
+bool split_loop(worker& w, frame* fr, bool allow_whole, std::uint64_t child_chunks) {
+  loop_record& rec = loop_of(fr);
+  std::uint64_t mid;
+  promotion_kind kind;
+  if (!split_point(rec, allow_whole, mid, kind)) return false;
   loop_child* c = alloc_loop_child(w);
+  if (c == nullptr) return false;
   c->begin = mid;
   c->end = rec.end;
   c->chunks = child_chunks;

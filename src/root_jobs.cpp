@@ -72,7 +72,9 @@ void runtime::run_root(worker& w, root_job& job) {
 void runtime::run_on_caller(root_job& job) {
   worker& ctx = serial_context_acquire();
   hot_state& h = tls_hot;
-  const std::uint32_t saved_poll = h.poll.load(std::memory_order_relaxed);
+  // exchange, not load-then-store: a bit another pool's thief sets in between is kept (it is either
+  // in saved_poll or set after the exchange; the closing fetch_or keeps both).
+  const std::uint32_t saved_poll = h.poll.exchange(0, std::memory_order_relaxed);
   frame* saved_top = h.top;
   worker* saved_self = h.self;
   const std::uint64_t saved_joins = h.joins, saved_iters = h.loop_iterations;
@@ -80,7 +82,6 @@ void runtime::run_on_caller(root_job& job) {
   h.self = &ctx;
   h.top = ctx.stack.begin();
   h.loops_run_as = traits_of(cfg.policy).loops;
-  h.poll.store(0, std::memory_order_relaxed);
   run_body(job);
   ctx.retired_joins += h.joins - saved_joins;
   ctx.retired_loop_iterations += h.loop_iterations - saved_iters;

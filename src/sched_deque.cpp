@@ -4,6 +4,7 @@
 // decision function per trigger below), its item says which latent frame (SPEC §3), its threshold
 // is the lazy policies' THR.
 #include <cstdio>
+#include <thread>
 #include <cstdlib>
 
 #include "deque.hpp"
@@ -13,6 +14,7 @@ namespace weft::detail {
 
 loop_record& loop_of(frame* fr) noexcept;
 bool split_loop(worker& w, frame* fr, bool allow_whole, std::uint64_t child_chunks);
+bool loop_can_split(frame* fr, bool allow_whole) noexcept;
 
 namespace {
 
@@ -55,9 +57,12 @@ class deque_scheduler final : public scheduler {
       std::fputs("weft: internal error: deque order broken at a join\n", stderr);
       std::abort();
     }
+    // The thief has the frame but has not yet written STOLEN(i): it is between two of its own
+    // instructions, unless it was descheduled there (more workers than cores): then yield.
     std::uintptr_t s;
-    while (!task_state::is_stolen(s = fr->state.load(std::memory_order_acquire)) && s != task_state::done)
-      cpu_relax();  // the thief has the frame but has not yet written STOLEN(i)
+    for (unsigned spins = 0;
+         !task_state::is_stolen(s = fr->state.load(std::memory_order_acquire)) && s != task_state::done; ++spins)
+      spins < 64 ? cpu_relax() : std::this_thread::yield();
     if (s != task_state::done) rt_.wait_stolen(w, fr, task_state::thief_of(s));
     return reclaimed::stolen;
   }
@@ -126,8 +131,22 @@ class deque_scheduler final : public scheduler {
       if (h.top > w.base) promote_item(w, h.top - 1, false);
       return;
     }
+    // The oldest candidate only, whether or not its push succeeds: were a younger item pushed after
+    // an older one's push failed on a full deque, the older one could be pushed later, above it, and
+    // the deque would no longer hold promoted items in stack order (reclaim's pop relies on it).  A
+    // slot that is no candidate never becomes one again (a loop's range only shrinks; a promoted
+    // task stays so until joined), so the walk may pass it.
     for (frame* f = w.base; f < h.top; ++f)
-      if (promote_item(w, f, true)) return;
+      if (is_candidate(f, true)) {
+        promote_item(w, f, true);
+        return;
+      }
+  }
+
+  static bool is_candidate(frame* f, bool whole_if_small) noexcept {
+    const std::uintptr_t s = f->state.load(std::memory_order_relaxed);
+    if (s == task_state::loop) return loop_can_split(f, whole_if_small);
+    return task_state::is_task(s) && !(f->marks & frame_mark::on_deque);
   }
 
   // A join/spawn frame is promoted whole; a loop frame gives away half its remaining range (or, when

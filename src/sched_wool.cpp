@@ -18,6 +18,7 @@
 //   to it (`job`); Wool copies the arguments into the descriptor.
 // * A blocked join leapfrogs transitively (the thief, then whoever the thief waits for), see
 //   runtime::wait_stolen.
+#include <thread>
 #include <algorithm>
 
 #include "pool_runtime.hpp"
@@ -68,9 +69,9 @@ class wool_scheduler final : public scheduler {
   reclaimed reclaim(worker& w, hot_state& h, frame* fr) override {
     // WOOL Fig. 3 join_f / RTS_join.  EMPTY is transient: a thief between its CAS and its decision.
     std::uintptr_t s = fr->state.exchange(task_state::empty, std::memory_order_acq_rel);
-    while (s == task_state::empty) {
-      do {
-        cpu_relax();
+    for (unsigned spins = 0; s == task_state::empty;) {
+      do {  // a thief descheduled between its CAS and its decision: yield to it after a while
+        ++spins < 64 ? cpu_relax() : std::this_thread::yield();
         s = fr->state.load(std::memory_order_acquire);
       } while (s == task_state::empty);
       if (task_state::is_task(s)) s = fr->state.exchange(task_state::empty, std::memory_order_acq_rel);
