@@ -41,7 +41,7 @@ void runtime::end_idle(worker& w) noexcept {
 }
 
 bool runtime::find_work(worker& w) {
-  if (injected_.load(std::memory_order_relaxed) != 0 && take_root(w)) return true;
+  if (root_queue_size_.load(std::memory_order_relaxed) != 0 && take_root(w)) return true;
   const std::size_t n = workers.size();
   if (n < 2) return false;
   w.rng ^= w.rng << 13;
@@ -75,7 +75,7 @@ void runtime::sleep(worker& w) {
 }
 
 bool runtime::work_visible() const {
-  if (injected_.load(std::memory_order_seq_cst) != 0) return true;
+  if (root_queue_size_.load(std::memory_order_seq_cst) != 0) return true;
   for (const auto& v : workers)
     if (sched->has_stealable(*v)) return true;
   return false;

@@ -94,9 +94,9 @@ class runtime {
   void run_on_caller(root_job& job);
   worker& serial_context_acquire();
   void serial_context_release(worker& w);
-  std::mutex inject_mu_;
-  std::deque<root_job*> inject_;
-  std::atomic<std::size_t> injected_{0};
+  std::mutex root_queue_mutex_;
+  std::deque<root_job*> root_queue_;               // guarded by root_queue_mutex_
+  std::atomic<std::size_t> root_queue_size_{0};    // its size, read without the lock by idle workers
   mutable std::mutex serial_mu_;
   std::vector<worker*> serial_free_;
   std::vector<std::unique_ptr<worker>> serial_all_;

@@ -38,9 +38,9 @@ void runtime::submit(root_job& job) {
         "weft::pool::run: this pool was made before fork(); its worker threads do not exist in the child "
         "process. Make a new pool in the child (the global pool is remade there automatically)");
   {
-    std::lock_guard lk(inject_mu_);
-    inject_.push_back(&job);
-    injected_.fetch_add(1, std::memory_order_relaxed);
+    std::lock_guard lk(root_queue_mutex_);
+    root_queue_.push_back(&job);
+    root_queue_size_.fetch_add(1, std::memory_order_relaxed);
   }
   notify_work();
 }
@@ -48,11 +48,11 @@ void runtime::submit(root_job& job) {
 bool runtime::take_root(worker& w) {
   root_job* job = nullptr;
   {
-    std::lock_guard lk(inject_mu_);
-    if (inject_.empty()) return false;
-    job = inject_.front();
-    inject_.pop_front();
-    injected_.fetch_sub(1, std::memory_order_relaxed);
+    std::lock_guard lk(root_queue_mutex_);
+    if (root_queue_.empty()) return false;
+    job = root_queue_.front();
+    root_queue_.pop_front();
+    root_queue_size_.fetch_sub(1, std::memory_order_relaxed);
   }
   run_root(w, *job);
   return true;

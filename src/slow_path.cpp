@@ -1,4 +1,4 @@
-// weft — the entry points from the public templates into the policy (see detail/runtime.hpp).
+// weft — the entry points from the public templates into the policy (see detail/slow_path.hpp).
 #include "pool_runtime.hpp"
 
 namespace weft::detail {

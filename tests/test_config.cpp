@@ -59,6 +59,35 @@ TEST(Config, ImplementedPolicies) {
   }
 }
 
+// The rows agree with themselves: what the runtime and validation derive from them is coherent.
+TEST(Config, PolicyTableRowsAreCoherent) {
+  using weft::detail::mechanism;
+  using weft::detail::trigger;
+  for (const policy_traits& row : policy_table) {
+    SCOPED_TRACE(std::string(row.name));
+    EXPECT_FALSE(row.paper.empty()) << "every policy cites where it is described";
+    EXPECT_EQ(row.when == trigger::deque_below_threshold, row.threshold > 0) << "THR belongs to the lazy trigger";
+    if (!row.implemented) continue;
+    EXPECT_NE(row.runs_on, mechanism::none);
+    EXPECT_NE(row.when, trigger::none);
+    EXPECT_EQ(row.runs_on == mechanism::caller, row.when == trigger::never);
+    EXPECT_EQ(row.runs_on == mechanism::wool_stack, row.when == trigger::thief_request);
+    EXPECT_EQ(row.when == trigger::heartbeat, accepts(row.value, weft::detail::policy_setting::heartbeat_period));
+  }
+}
+
+// The error for a policy that is named but not implemented lists the implemented ones.
+TEST(Config, NotImplementedErrorListsTheImplemented) {
+  wt::clean_env clean;
+  for (const policy_traits& missing : policy_table) {
+    if (missing.implemented || missing.value == weft::policy::automatic) continue;
+    for (const policy_traits& row : policy_table)
+      if (row.implemented)
+        expect_invalid([&] { weft::pool pl(weft::config{.workers = 2, .policy = missing.value}); },
+                       {std::string(row.name).c_str()}, std::string(missing.name).c_str());
+  }
+}
+
 TEST(Config, ParsePolicyUnknown) {
   for (const char* bad : {"bogus", "", "WS", "lazy", "ws ", "heartbeat2"}) {
     for (const policy_traits& row : policy_table)

@@ -82,7 +82,9 @@ WEFT_INLINE bool must_reclaim(const frame* fr) noexcept { return fr->marks != 0;
 namespace poll_bit {
 inline constexpr std::uint32_t external = 1u << 0;     // this thread is no worker: use the global pool
 inline constexpr std::uint32_t always = 1u << 1;       // ws: promote every join
-inline constexpr std::uint32_t notify = 1u << 2;       // a thief asks for more (wool's trip wire)
+// The owner should look again at what it offers thieves: under wool a steal hit the trip wire
+// (WOOL §I.b); under the lazy policies the deque may have dropped below THR (LS §3.3).
+inline constexpr std::uint32_t notify = 1u << 2;
 inline constexpr std::uint32_t public_next = 1u << 3;  // wool: the next push lands in a public slot
 inline constexpr std::uint32_t heartbeat = 1u << 4;    // a heartbeat is due
 }  // namespace poll_bit
