@@ -183,6 +183,27 @@ void resolve_trace(config& out) {
                                 "\"): tracing is not implemented in this build yet; leave it empty");
 }
 
+// A size from the field, else the environment, else the default; within [lo, hi].
+std::size_t resolve_size(std::size_t field, const char* field_name, const char* env_name, std::size_t lo,
+                         std::size_t hi, std::size_t fallback) {
+  if (field == 0) {
+    if (const char* v = env(env_name)) return std::size_t(parse_number(env_name, v, lo, hi));
+    return fallback;
+  }
+  if (field < lo || field > hi)
+    throw std::invalid_argument(std::string("weft: ") + field_name + " = " + std::to_string(field) +
+                                " is out of range; accepted: " + std::to_string(lo) + ".." + std::to_string(hi) +
+                                " (0 = default)");
+  return field;
+}
+
+void resolve_nesting(config& out) {
+  out.max_depth = resolve_size(out.max_depth, "config.max_depth", "WEFT_MAX_DEPTH", min_max_depth, max_max_depth,
+                               default_max_depth);
+  out.stack_bytes = resolve_size(out.stack_bytes, "config.stack_bytes", "WEFT_STACK_BYTES", min_stack_bytes,
+                                 max_stack_bytes, default_stack_bytes);
+}
+
 }  // namespace
 
 config resolve(const config& in) {
@@ -193,6 +214,7 @@ config resolve(const config& in) {
   resolve_heartbeat(out);
   resolve_quota(out);
   resolve_trace(out);
+  resolve_nesting(out);
   return out;
 }
 

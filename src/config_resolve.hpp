@@ -8,6 +8,12 @@ inline constexpr unsigned max_workers = 1024;
 // The heartbeat period N when neither config.heartbeat nor WEFT_HEARTBEAT_US sets it (HB §5.1:
 // N = 20 tau, tau = 2.1 us measured by build/tools/weft-tau; see docs/results/adaptive.md).
 inline constexpr std::chrono::microseconds default_heartbeat{40};
+// Nesting (SPEC §2: joins nest at least 10^6 deep).  Both are reservations of address space, not
+// memory: pages are committed as joins reach them.
+inline constexpr std::size_t default_max_depth = std::size_t(1) << 21;           // 128 MiB of frames
+inline constexpr std::size_t min_max_depth = 1024, max_max_depth = std::size_t(1) << 28;
+inline constexpr std::size_t default_stack_bytes = std::size_t(1) << 30;         // 1 GiB
+inline constexpr std::size_t min_stack_bytes = std::size_t(256) << 10, max_stack_bytes = std::size_t(1) << 36;
 policy default_policy() noexcept;
 // Applies the environment to the fields left at their defaults, fills automatic values, and
 // validates; throws std::invalid_argument naming the bad setting and the accepted values.

@@ -33,7 +33,7 @@ runtime::runtime(const config& resolved)
 void runtime::start_workers() {
   workers.reserve(cfg.workers);
   for (unsigned i = 0; i < cfg.workers; ++i) {
-    workers.push_back(std::make_unique<worker>(this, i, stack_frames));
+    workers.push_back(std::make_unique<worker>(this, i, cfg.max_depth));
     sched->attach(*workers.back());
   }
   std::latch started(cfg.workers);
@@ -41,7 +41,7 @@ void runtime::start_workers() {
   try {
     for (auto& w : workers) {
       worker* wp = w.get();
-      w->thread = std::thread([this, wp, &started] { worker_thread(*wp, started); });
+      w->thread.start(cfg.stack_bytes, [this, wp, &started] { worker_thread(*wp, started); });
       ++launched;
     }
   } catch (...) {

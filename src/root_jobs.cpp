@@ -98,7 +98,7 @@ void runtime::run_on_caller(root_job& job) {
 worker& runtime::serial_context_acquire() {
   std::lock_guard lk(serial_mu_);
   if (serial_free_.empty()) {
-    serial_all_.push_back(std::make_unique<worker>(this, 0, stack_frames));
+    serial_all_.push_back(std::make_unique<worker>(this, 0, cfg.max_depth));
     sched->attach(*serial_all_.back());
     serial_free_.push_back(serial_all_.back().get());
   }

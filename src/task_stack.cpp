@@ -1,6 +1,8 @@
 // weft — the direct task stack's memory: an mmap'ed frame array and its guard page.
 #include "task_stack.hpp"
 
+#include "stack_guard.hpp"
+
 #include <sys/mman.h>
 
 #include <new>
@@ -20,10 +22,15 @@ task_stack::task_stack(std::size_t capacity) : capacity_(capacity) {
   // them, and an all-zero frame is a default-constructed one (frame.hpp: state 0 = no task, not
   // marked, no error; checked by a test).
   frames_ = static_cast<frame*>(p);
+  guard_handle_ = register_guard(reinterpret_cast<std::uintptr_t>(p) + bytes,
+                                 reinterpret_cast<std::uintptr_t>(p) + mapped_bytes_, guard_kind::task_stack, capacity);
 }
 
 // Frames hold no resources once their joins are done (every error is taken by its join), so the
 // mapping goes without running their destructors (which would touch every page).
-task_stack::~task_stack() { ::munmap(frames_, mapped_bytes_); }
+task_stack::~task_stack() {
+  unregister_guard(guard_handle_);
+  ::munmap(frames_, mapped_bytes_);
+}
 
 }  // namespace weft::detail

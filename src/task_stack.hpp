@@ -8,7 +8,8 @@
 namespace weft::detail {
 
 // Frames in place, in an mmap'ed array with a guard page after it, so that a join nested deeper
-// than the capacity faults instead of overwriting memory.
+// than the capacity (config::max_depth) stops the process with a message naming that setting
+// (stack_guard.hpp) instead of overwriting memory.  Scope spawns beyond half of it run at once.
 class task_stack {
  public:
   explicit task_stack(std::size_t capacity);
@@ -23,10 +24,8 @@ class task_stack {
   frame* frames_;
   std::size_t capacity_;
   std::size_t mapped_bytes_;
+  int guard_handle_ = -1;  // the guard page's entry for the overflow message (stack_guard.hpp)
 };
 
-// Capacity of every task stack, in frames of 64 bytes: 1 MiB per worker.  Joins nested deeper
-// fault on the guard page; scope spawns beyond half of it run at once instead.
-inline constexpr std::size_t stack_frames = std::size_t(1) << 14;
 
 }  // namespace weft::detail

@@ -9,6 +9,7 @@
 #include <thread>
 #include <vector>
 
+#include "native_thread.hpp"
 #include "task_stack.hpp"
 #include "weft/detail/frame.hpp"
 #include "weft/detail/loop.hpp"
@@ -51,7 +52,7 @@ struct worker {
   std::atomic<std::uint64_t> steal_attempts{0}, idle_ns{0};
 
   std::uint64_t rng;
-  std::thread thread;
+  native_thread thread;  // its own native stack of config::stack_bytes
   std::uint64_t idle_since = 0;  // when this worker last became idle (0: busy)
 
   // Split-off loop ranges (loop frames), allocated and freed by this worker only.

@@ -71,19 +71,25 @@ TEST_P(Lifecycle, ThreadsThatCannotStartThrow) {
         ::alarm(30);
         long pages = 0;
         std::ifstream("/proc/self/statm") >> pages;
-        // Room for 32 workers' task stacks and deques (about 1.2 MiB each, reserved), not for
-        // their 32 thread stacks of 8 MiB: the pool fails while starting its threads.
+        // Room for 32 workers' small task stacks and deques, not for their 32 native stacks of
+        // 64 MiB: the pool fails while starting its threads.
         const rlim_t limit = rlim_t(pages) * 4096 + (rlim_t(96) << 20);
         rlimit rl{limit, limit};
         if (::setrlimit(RLIMIT_AS, &rl) != 0) std::_Exit(3);
         try {
-          weft::pool p(cfg(32));
+          weft::config big = cfg(32);
+          big.max_depth = 1024;
+          big.stack_bytes = std::size_t(64) << 20;
+          weft::pool p(big);
           std::_Exit(2);
         } catch (const std::exception& e) {
           std::fprintf(stderr, "caught: %s\n", e.what());
         }
         // Memory comes back: a small pool still works in the same process.
-        weft::pool q(cfg(2));
+        weft::config small = cfg(2);
+        small.max_depth = 1024;
+        small.stack_bytes = std::size_t(1) << 20;
+        weft::pool q(small);
         done(q.run([] { return wt::fib(15); }) == wt::fib_serial(15));
       }()),
       testing::ExitedWithCode(0), "caught: ");

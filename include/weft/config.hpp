@@ -35,13 +35,21 @@ std::string_view to_string(policy p) noexcept;
 std::vector<policy> implemented_policies();
 
 // A field left at its default is taken from the environment when set there (WEFT_WORKERS,
-// WEFT_POLICY, WEFT_HEARTBEAT_US, WEFT_QUOTA, WEFT_TRACE); bad values raise std::invalid_argument.
+// WEFT_POLICY, WEFT_HEARTBEAT_US, WEFT_QUOTA, WEFT_TRACE, WEFT_MAX_DEPTH, WEFT_STACK_BYTES); bad
+// values raise std::invalid_argument.
 struct config {
   unsigned workers = 0;                      // 0 = automatic (hardware threads)
   weft::policy policy = weft::policy::automatic;
   std::chrono::microseconds heartbeat{0};    // 0 = default period N (heartbeat policy only)
   std::size_t quota_bytes = 0;               // 0 = default K (adf and dfd only)
   std::string trace_path;                    // empty = no trace
+  // How deep joins may nest on one worker (task-stack frames of 64 bytes, reserved in virtual
+  // memory and committed as used); 0 = default 2^21.  Deeper: the process stops with a message
+  // naming this setting.
+  std::size_t max_depth = 0;
+  // Each worker thread's native stack in bytes (reserved, committed as used; it must hold the C++
+  // frames of max_depth nested joins); 0 = default 1 GiB.  Overflow: a message naming this setting.
+  std::size_t stack_bytes = 0;
 };
 
 // Per-worker counters (SPEC §6).  Cheap enough to stay on in release builds: each worker writes

@@ -1,0 +1,38 @@
+// weft — guard regions and the message when one is hit (SPEC §2: past a limit, a clear error naming
+// the limit and the setting that raises it, never a bare crash).
+//
+// Every task stack and every worker's native stack ends in a guard region (PROT_NONE).  A join
+// nested deeper than the task stack's capacity, or a native stack overflow, faults there.  The
+// SIGSEGV handler installed here (on an alternate signal stack in worker threads, so that it runs
+// even when the native stack is exhausted) looks the fault address up among the registered guard
+// regions: in one, it prints which limit was hit and how to raise it, then aborts; elsewhere, it
+// puts back the handler that was there before and returns, so the fault recurs and is handled as it
+// would have been without weft (a crash, or a sanitizer's report).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace weft::detail {
+
+enum class guard_kind : std::uint8_t { task_stack, native_stack };
+
+// Registers [lo, hi) as the guard of a stack of `limit` (frames for a task stack, bytes for a
+// native stack); returns a handle for unregister_guard, or -1 when the table is full (the guard
+// still protects, without the message).  Installs the handler on first use.
+int register_guard(std::uintptr_t lo, std::uintptr_t hi, guard_kind kind, std::size_t limit) noexcept;
+void unregister_guard(int handle) noexcept;
+
+// A worker thread's alternate signal stack, for the handler to run on after a native overflow.
+class alternate_signal_stack {
+ public:
+  alternate_signal_stack() noexcept;
+  ~alternate_signal_stack();
+  alternate_signal_stack(const alternate_signal_stack&) = delete;
+  alternate_signal_stack& operator=(const alternate_signal_stack&) = delete;
+
+ private:
+  void* memory_ = nullptr;
+};
+
+}  // namespace weft::detail

@@ -1,0 +1,121 @@
+// weft tests: nesting without a cliff (SPEC §2: joins nest at least 10^6 deep on a worker and on a
+// thread calling run; past a limit, a clear error naming the limit and the setting that raises it).
+#include "common.hpp"
+
+#include <pthread.h>
+
+namespace {
+
+// A chain of nested joins: every level's join runs the next level in its first branch, so the task
+// stack holds one frame per level (and the native stack one C++ frame or two).
+long chain(long n) {
+  if (n == 0) return 0;
+  auto [a, b] = weft::join([&] { return chain(n - 1); }, [&] { return n & 1; });
+  return a + b;
+}
+
+// Runs f on a thread with a 2 GiB native stack: under `serial` the chain runs on the caller's own
+// thread, whose stack (here, not weft's) must hold it.
+template <class F>
+void on_big_stack(F f) {
+  pthread_attr_t attr;
+  pthread_attr_init(&attr);
+  pthread_attr_setstacksize(&attr, std::size_t(2) << 30);
+  pthread_t t;
+  auto thunk = [](void* p) -> void* {
+    (*static_cast<F*>(p))();
+    return nullptr;
+  };
+  ASSERT_EQ(::pthread_create(&t, &attr, thunk, &f), 0);
+  pthread_attr_destroy(&attr);
+  ::pthread_join(t, nullptr);
+}
+
+class Nesting : public wt::PoolTest {};
+INSTANTIATE_TEST_SUITE_P(All, Nesting, testing::ValuesIn([] {
+                           std::vector<wt::pool_param> out;
+                           for (const auto& p : wt::all_pool_params())
+                             if (p.workers <= 2) out.push_back(p);
+                           return out;
+                         }()),
+                         wt::param_name);
+
+TEST_P(Nesting, AMillionNestedJoins) {
+  const long depth = 1'000'000;
+  long got = -1;
+  on_big_stack([&] { got = pool().run([&] { return chain(depth); }); });
+  EXPECT_EQ(got, depth / 2);
+  // The pool is still usable and right afterwards.
+  EXPECT_EQ(pool().run([] { return wt::fib(20); }), wt::fib_serial(20));
+}
+
+class NestingLimits : public testing::TestWithParam<weft::policy> {
+ protected:
+  void SetUp() override {
+    GTEST_FLAG_SET(death_test_style, "threadsafe");
+    if (wt::sanitized) GTEST_SKIP() << "the sanitizers handle SIGSEGV themselves";
+    if (GetParam() == weft::policy::serial) GTEST_SKIP() << "serial runs on the caller's own stack";
+  }
+};
+INSTANTIATE_TEST_SUITE_P(All, NestingLimits, testing::ValuesIn(weft::implemented_policies()), wt::policy_name);
+
+// Deeper than config.max_depth: the process stops with a message naming the limit and its setting.
+TEST_P(NestingLimits, TooDeepForTheTaskStackNamesTheSetting) {
+  EXPECT_DEATH(([&] {
+                 weft::pool p(weft::config{.workers = 1, .policy = GetParam(), .max_depth = 2048});
+                 p.run([] { return chain(5000); });
+               }()),
+               "joins nested deeper than 2048 on one worker.*WEFT_MAX_DEPTH");
+}
+
+// A native stack too small for the nesting: the message names config.stack_bytes.
+TEST_P(NestingLimits, NativeStackOverflowNamesTheSetting) {
+  EXPECT_DEATH(([&] {
+                 weft::pool p(weft::config{.workers = 1, .policy = GetParam(), .stack_bytes = 256 << 10});
+                 p.run([] { return chain(200'000); });
+               }()),
+               "native stack \\(262144 bytes\\) overflowed.*WEFT_STACK_BYTES");
+}
+
+// The settings: from the field, else the environment, else the default; bad values name the setting.
+TEST(NestingSettings, DefaultsEnvironmentAndErrors) {
+  wt::clean_env clean;
+  {
+    weft::pool p(weft::config{.workers = 1});
+    EXPECT_EQ(p.config().max_depth, std::size_t(1) << 21);
+    EXPECT_EQ(p.config().stack_bytes, std::size_t(1) << 30);
+  }
+  {
+    wt::env_guard d("WEFT_MAX_DEPTH", "5000"), s("WEFT_STACK_BYTES", "8388608");
+    weft::pool p(weft::config{.workers = 1});
+    EXPECT_EQ(p.config().max_depth, 5000u);
+    EXPECT_EQ(p.config().stack_bytes, 8388608u);
+    weft::pool q(weft::config{.workers = 1, .max_depth = 3000});  // a field set wins
+    EXPECT_EQ(q.config().max_depth, 3000u);
+  }
+  auto message = [](auto make) -> std::string {
+    try {
+      make();
+    } catch (const std::invalid_argument& e) {
+      return e.what();
+    }
+    return "no exception";
+  };
+  auto expect_error = [&](auto make, const std::string& part) {
+    const std::string m = message(make);
+    EXPECT_NE(m.find(part), std::string::npos) << m;
+  };
+  expect_error([] { weft::pool p(weft::config{.workers = 1, .max_depth = 10}); }, "config.max_depth = 10 is out of range");
+  expect_error([] { weft::pool p(weft::config{.workers = 1, .stack_bytes = 1000}); },
+               "config.stack_bytes = 1000 is out of range");
+  {
+    wt::env_guard d("WEFT_MAX_DEPTH", "lots");
+    expect_error([] { weft::pool p(weft::config{.workers = 1}); }, "WEFT_MAX_DEPTH");
+  }
+  {
+    wt::env_guard s("WEFT_STACK_BYTES", "1");
+    expect_error([] { weft::pool p(weft::config{.workers = 1}); }, "WEFT_STACK_BYTES");
+  }
+}
+
+}  // namespace
