@@ -145,7 +145,7 @@ impl Deque {
 /// The owner pushes `items`, then pops until empty; one thief makes `steals` attempts at the same
 /// time.  Every item must be taken exactly once, with its payload.
 fn run(name: &str, form: Form, items: usize, steals: usize, early_pop: bool) {
-    common::explore(name, 3, move || {
+    common::explore(name, 4, move || {
         let q = Arc::new(Deque::new(form));
         let taken: Arc<[AtomicUsize; CAP]> = Arc::new(std::array::from_fn(|_| AtomicUsize::new(0)));
         let thief = {
@@ -217,4 +217,35 @@ fn broken_relaxed_pop_store_is_caught() {
 #[ignore]
 fn seqcst_accesses_as_loom_sees_them() {
     run("deque::seqcst_accesses_as_loom_sees_them", Form::SeqCstAccesses, 2, 2, false);
+}
+
+#[test]
+fn two_thieves() {
+    common::explore("deque::two_thieves", 3, || {
+        let q = Arc::new(Deque::new(Form::Fenced));
+        let taken: Arc<[AtomicUsize; CAP]> = Arc::new(std::array::from_fn(|_| AtomicUsize::new(0)));
+        q.push(1);
+        q.push(2);
+        let thieves: Vec<_> = (0..2)
+            .map(|_| {
+                let (q, taken) = (q.clone(), taken.clone());
+                thread::spawn(move || {
+                    if let Some(i) = q.steal() {
+                        assert_eq!(q.take_payload(i), i * 10);
+                        taken[i - 1].fetch_add(1, Relaxed);
+                    }
+                })
+            })
+            .collect();
+        while let Some(i) = q.pop() {
+            assert_eq!(q.take_payload(i), i * 10);
+            taken[i - 1].fetch_add(1, Relaxed);
+        }
+        for t in thieves {
+            t.join().unwrap();
+        }
+        for i in 0..2 {
+            assert_eq!(taken[i].load(Relaxed), 1, "item {} taken {} times", i + 1, taken[i].load(Relaxed));
+        }
+    });
 }

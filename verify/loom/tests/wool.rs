@@ -201,12 +201,12 @@ fn run(name: &str, variant: Variant, thieves: usize, attempts: usize, preemption
 
 #[test]
 fn one_thief_two_attempts() {
-    run("wool::one_thief_two_attempts", Variant::AsInCpp, 1, 2, 3);
+    run("wool::one_thief_two_attempts", Variant::AsInCpp, 1, 2, 4);
 }
 
 #[test]
 fn two_thieves() {
-    run("wool::two_thieves", Variant::AsInCpp, 2, 1, 2);
+    run("wool::two_thieves", Variant::AsInCpp, 2, 1, 3);
 }
 
 /// Expected to fail: a relaxed publish lets a thief run a closure it cannot see.

@@ -19,5 +19,13 @@ where
         counter.fetch_add(1, Ordering::Relaxed);
         body();
     });
-    println!("loom-iterations: {} {} (preemption bound {})", name, iterations.load(Ordering::Relaxed), preemptions);
+    let line = format!("{}: {} executions (preemption bound {})", name, iterations.load(Ordering::Relaxed), preemptions);
+    println!("loom-iterations: {}", line);
+    // verify/run.sh collects these lines into its report.
+    if let Ok(path) = std::env::var("WEFT_LOOM_REPORT") {
+        use std::io::Write;
+        if let Ok(mut f) = std::fs::OpenOptions::new().create(true).append(true).open(path) {
+            let _ = writeln!(f, "{}", line);
+        }
+    }
 }
