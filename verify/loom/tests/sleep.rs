@@ -108,3 +108,40 @@ fn cpp_today_loses_a_wake_up() {
 fn broken_no_publisher_fence_is_caught() {
     run("sleep::broken_no_publisher_fence_is_caught", SleeperFence::SeqCst, PublisherFence::None);
 }
+
+/// Two idle workers and one publication: some worker must stay awake (or be woken) while the task
+/// is published.  notify_one wakes one futex waiter; a waiter whose epoch moved does not sleep.
+#[test]
+fn two_sleepers_with_sleeper_fence() {
+    common::explore("sleep::two_sleepers_with_sleeper_fence", 3, || {
+        let work = Arc::new(AtomicUsize::new(0));
+        let sleepers = Arc::new(AtomicUsize::new(0));
+        let epoch = Arc::new(AtomicUsize::new(0));
+        let sleep = |work: &AtomicUsize, sleepers: &AtomicUsize, epoch: &AtomicUsize| {
+            let e = epoch.load(Acquire);
+            sleepers.fetch_add(1, SeqCst);
+            fence(SeqCst);
+            (work.load(Relaxed) != 0, e)
+        };
+        let publisher = {
+            let (work, sleepers, epoch) = (work.clone(), sleepers.clone(), epoch.clone());
+            thread::spawn(move || {
+                work.store(1, Release);
+                fence(SeqCst);
+                if sleepers.load(Relaxed) != 0 {
+                    epoch.fetch_add(1, Release);
+                }
+            })
+        };
+        let other = {
+            let (work, sleepers, epoch) = (work.clone(), sleepers.clone(), epoch.clone());
+            thread::spawn(move || sleep(&work, &sleepers, &epoch))
+        };
+        let (sees1, e1) = sleep(&work, &sleepers, &epoch);
+        let (sees2, e2) = other.join().unwrap();
+        publisher.join().unwrap();
+        let now = epoch.load(Relaxed);
+        let asleep = |sees: bool, e: usize| !sees && now == e;
+        assert!(!(asleep(sees1, e1) && asleep(sees2, e2)), "lost wake-up: every idle worker sleeps with work published");
+    });
+}
