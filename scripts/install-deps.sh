@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Installs what weft's build, tests and benchmarks need on a fresh Debian machine (as root, or
 # through sudo): compilers, CMake + Ninja, GoogleTest, oneTBB, OpenMP (gcc's libgomp comes with
-# g++, clang's libomp from libomp-dev), valgrind, hyperfine, Python's pip; then matplotlib and
-# pytest from PyPI, and Rust through the machine's cargo (rustup) if it is missing.
+# g++, clang's libomp from libomp-dev), valgrind, hyperfine, Python's pip, Spin (the model checker
+# of verify/spin); then matplotlib and pytest from PyPI, Rust through the machine's cargo (rustup)
+# if it is missing, and the crates of the loom models (verify/loom).
 set -euo pipefail
 packages=(build-essential g++ clang cmake ninja-build googletest libgtest-dev libtbb-dev libomp-dev
-          valgrind hyperfine python3 python3-pip python3-venv git curl ca-certificates)
+          valgrind hyperfine python3 python3-pip python3-venv git curl ca-certificates spin)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -31,4 +32,6 @@ if ! command -v cargo >/dev/null 2>&1; then
     DEBIAN_FRONTEND=noninteractive ${sudo_cmd:-} apt-get install -y -qq cargo rustc >/dev/null
   fi
 fi
+# The loom models' crates (verify/run.sh builds them with --locked).
+(cd "$root/verify/loom" && cargo fetch --locked -q)
 echo "install-deps: ok"

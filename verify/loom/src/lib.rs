@@ -1,0 +1,1 @@
+// models live in tests/
