@@ -9,7 +9,7 @@ namespace weft_sim {
 namespace detail {
 
 Simulator::Simulator(const RunConfig& c)
-    : dag_(*c.dag), pol_(*c.policy), costs_(c.costs), P_(c.workers), rng_(c.seed), ws_(c.workers) {
+    : cfg_(c), dag_(*c.dag), pol_(*c.policy), costs_(c.costs), P_(c.workers), rng_(c.seed), ws_(c.workers) {
   if (c.workers == 0) throw std::invalid_argument("P: the number of workers must be at least 1");
   if (dag_.root() == kNoNode) throw std::invalid_argument("dag: empty");
   if (pol_.trigger == Trigger::heartbeat && costs_.heartbeat == 0)
@@ -105,6 +105,7 @@ void Simulator::push_child(unsigned w, std::uint32_t node) {
     r_.raw_work += double(n.work);
     parent.span += n.work;
     ++r_.instances;
+    if (cfg_.node_starts) ++(*cfg_.node_starts)[node];
     child_returned(parent);
     return;
   }
@@ -123,6 +124,7 @@ void Simulator::start_frame(unsigned, Frame& f) {
   }
   const Node& n = dag_.node(f.node);
   ++r_.instances;
+  if (cfg_.node_starts) ++(*cfg_.node_starts)[f.node];
   live_mem_ += n.alloc;
   r_.memory_peak = std::max(r_.memory_peak, live_mem_);
   f.remaining = n.work;
@@ -171,6 +173,7 @@ void Simulator::finish_frame(unsigned w) {
     done_ = true;
     r_.makespan = k.clock;
     r_.exec_span = double(span);
+    r_.memory_at_end = live_mem_;
   } else {
     Frame& p = k.top();
     p.span = span;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "costs.hpp"
 #include "dag.hpp"
@@ -17,6 +18,10 @@ struct RunConfig {
   Costs costs;
   unsigned workers = 1;
   std::uint64_t seed = 1;
+  // Test probes (null in normal runs): starts per template node, and the node of every promoted
+  // item in promotion order (a pair's second branch, or the loop whose range was split).
+  std::vector<std::uint64_t>* node_starts = nullptr;
+  std::vector<std::uint32_t>* promoted_nodes = nullptr;
 };
 
 struct RunResult {
@@ -40,6 +45,7 @@ struct RunResult {
   std::uint64_t memory_peak = 0;    // heap high-water of node allocations
   std::uint64_t live_items_peak = 0;// promoted items in flight at once
   std::uint64_t max_stack = 0;      // deepest frame stack of any worker
+  std::uint64_t memory_at_end = 0;  // bytes still allocated when the root finished (must be 0)
 };
 
 RunResult simulate(const RunConfig& config);

@@ -26,20 +26,23 @@ void Simulator::pair_step(unsigned w, Frame& f) {
       push_child(w, n.left);  // may reallocate the stack: `f` is not used after this
       return;
     case pair_left_done:
-      if (f.right == Right::latent || f.right == Right::promoted) {
-        if (f.right == Right::promoted) {  // never stolen: take it back and run it inline
-          Item it;
-          if (!take_own_item(w, idx, it)) throw std::logic_error("simulator: promoted branch lost");
-          ++r_.pops;
-          --live_items_;
-          charge_overhead(w, costs_.pop);
-        }
+      if (f.right == Right::latent) {
         f.right = Right::inline_run;
         f.sub = pair_right;
         push_child(w, n.right);
         return;
       }
       f.sub = pair_wait;
+      if (f.right == Right::promoted) {
+        // Never stolen: take it back and run it here. It stays a promoted item (its start in
+        // the executed graph is the fork + τ, HB §3.4), so its end signals this frame.
+        Item it;
+        if (!take_own_item(w, idx, it)) throw std::logic_error("simulator: promoted branch lost");
+        ++r_.pops;
+        charge_overhead(w, costs_.pop);
+        f.right = Right::inline_run;
+        run_item(w, it, it.span_start);
+      }
       return;
     case pair_wait:
       if (f.right == Right::done) {
@@ -93,7 +96,7 @@ void Simulator::loop_step(unsigned w, Frame& f) {
       if (take_own_item(w, idx, it)) {  // not stolen: run the sub-range here
         ++r_.pops;
         charge_overhead(w, costs_.pop);
-        run_item(w, it, f.span);
+        run_item(w, it, it.span_start);
         return;
       }
       blocked_step(w, f);

@@ -98,11 +98,13 @@ class Simulator {
   void poll(unsigned w);
   void wool_publish(unsigned w);
   void idle_steal(unsigned w);
+  bool steal_random(unsigned w);
   void blocked_step(unsigned w, Frame& f);
   bool steal_from(unsigned thief, unsigned victim);
   void run_item(unsigned w, const Item& it, Time span_start);
   void charge_overhead(unsigned w, Time t) { ws_[w].clock += t; r_.overhead += double(t); }
 
+  const RunConfig& cfg_;
   const Dag& dag_;
   const PolicyTraits& pol_;
   const Costs costs_;

@@ -27,6 +27,7 @@ void Simulator::promote(unsigned w, std::uint32_t idx) {
   it.span_start = f.span_fork + costs_.promote;  // HB's cost graph: the branch forks at the pair
   it.trip_wire = pol_.trigger == Trigger::public_window && f.spawn_index + 1 == ws_[w].public_limit;
   f.right = Right::promoted;
+  if (cfg_.promoted_nodes) cfg_.promoted_nodes->push_back(it.node);
   ws_[w].deque.push_back(it);
   ++r_.promotions;
   r_.live_items_peak = std::max(r_.live_items_peak, ++live_items_);
@@ -51,6 +52,7 @@ void Simulator::split_range(unsigned w, std::uint32_t idx) {
   it.span_start = f.span + costs_.promote;
   f.end = mid;
   ++f.pending;
+  if (cfg_.promoted_nodes) cfg_.promoted_nodes->push_back(it.node);
   ws_[w].deque.push_back(it);
   ++r_.promotions;
   r_.live_items_peak = std::max(r_.live_items_peak, ++live_items_);
@@ -108,12 +110,23 @@ void Simulator::wool_publish(unsigned w) {
   }
 }
 
-void Simulator::idle_steal(unsigned w) {
-  if (P_ > 1) {
-    unsigned victim = unsigned(rng_.below(P_ - 1));
+// One random victim per attempt. With zero steal latency an attempt costs nothing, so the thief
+// looks at every other deque (from a random start) before parking: no worker idles while any
+// deque holds work, which the greedy-bound test relies on.
+bool Simulator::steal_random(unsigned w) {
+  if (P_ == 1) return false;
+  const unsigned start = unsigned(rng_.below(P_ - 1));
+  const unsigned tries = costs_.steal == 0 ? P_ - 1 : 1;
+  for (unsigned t = 0; t < tries; ++t) {
+    unsigned victim = (start + t) % (P_ - 1);
     if (victim >= w) ++victim;
-    if (steal_from(w, victim)) return;
+    if (steal_from(w, victim)) return true;
   }
+  return false;
+}
+
+void Simulator::idle_steal(unsigned w) {
+  if (steal_random(w)) return;
   if (costs_.steal == 0 || P_ == 1) park(w);
   else ws_[w].clock += costs_.steal;
 }
@@ -136,10 +149,8 @@ void Simulator::blocked_step(unsigned w, Frame& f) {
       }
       v = ws_[unsigned(v)].blocked_on;
     }
-  } else if (P_ > 1) {
-    unsigned victim = unsigned(rng_.below(P_ - 1));
-    if (victim >= w) ++victim;
-    if (steal_from(w, victim)) return;
+  } else if (steal_random(w)) {
+    return;
   }
   if (costs_.steal == 0) park(w);
   else k.clock += costs_.steal;

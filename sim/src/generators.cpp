@@ -103,10 +103,11 @@ Dag build_uts(std::uint64_t seed, Time work, Children children) {
 
 }  // namespace
 
-Dag make_uts_geometric(unsigned depth, double b, std::uint64_t seed, Time work) {
+Dag make_uts_geometric(unsigned depth, double b, std::uint64_t seed, unsigned root_children, Time work) {
   if (b <= 0) throw std::invalid_argument("uts-geo: branching factor must be positive");
   const double p = 1.0 / (1.0 + b);  // geometric number of children with mean b (UTS's T1 family)
   Dag d = build_uts(seed, work, [&](std::uint64_t h, unsigned dep) -> unsigned {
+    if (dep == 0) return root_children;  // UTS fixes the root's branching (b0)
     if (dep >= depth) return 0;
     return unsigned(std::floor(std::log(1.0 - unit(h)) / std::log(1.0 - p)));
   });

@@ -11,7 +11,8 @@ namespace weft_sim {
 
 Dag make_fib(unsigned n, Time call_work = 2);
 Dag make_nqueens(unsigned n, Time check_work = 5);   // LS Algorithm 2, one task per candidate column
-Dag make_uts_geometric(unsigned depth, double branching, std::uint64_t seed, Time node_work = 200);
+Dag make_uts_geometric(unsigned depth, double branching, std::uint64_t seed,
+                       unsigned root_children = 100, Time node_work = 200);
 Dag make_uts_binomial(unsigned root_children, unsigned m, double q, std::uint64_t seed,
                       Time node_work = 200);
 Dag make_nested_loops(std::uint64_t outer, std::uint64_t inner, Time iteration_work);

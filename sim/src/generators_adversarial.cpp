@@ -94,7 +94,7 @@ Dag make_nar_lower_bound(unsigned p, unsigned depth, std::uint64_t block) {
   level[0] = g0;
   while (level.size() > 1) {
     std::vector<std::uint32_t> up(level.size() / 2);
-    for (std::size_t i = 0; i < up.size(); ++i) up[i] = g.add_pair(1, level[2 * i], level[2 * i + 1]);
+    for (std::size_t i = 0; i < up.size(); ++i) up[i] = g.add_pair(1, level[2 * i], level[2 * i + 1], 1);
     level = std::move(up);
   }
   g.set_root(level[0]);

@@ -33,7 +33,7 @@ double number(const std::vector<std::string>& a, std::size_t i, double fallback,
 }  // namespace
 
 std::string dag_help() {
-  return "fib:N[:W], nqueens:N[:W], uts-geo:DEPTH:B[:SEED], uts-bin:ROOT:M:Q[:SEED], "
+  return "fib:N[:W], nqueens:N[:W], uts-geo:DEPTH:B[:SEED[:ROOT]], uts-bin:ROOT:M:Q[:SEED], "
          "loops:OUTER:INNER:W, nar:G:M[:DEPTH[:SEED]], alg5:N:F, nar-lb:P:D:A";
 }
 
@@ -45,7 +45,7 @@ Dag make_dag(std::string_view spec) {
   Dag d;
   if (name == "fib") d = make_fib(u(1, 30), Time(arg(2, 2)));
   else if (name == "nqueens") d = make_nqueens(u(1, 10), Time(arg(2, 5)));
-  else if (name == "uts-geo") d = make_uts_geometric(u(1, 10), arg(2, 4), std::uint64_t(arg(3, 19)));
+  else if (name == "uts-geo") d = make_uts_geometric(u(1, 10), arg(2, 4), std::uint64_t(arg(3, 19)), u(4, 100));
   else if (name == "uts-bin") d = make_uts_binomial(u(1, 200), u(2, 8), arg(3, 0.12), std::uint64_t(arg(4, 42)));
   else if (name == "loops") d = make_nested_loops(std::uint64_t(arg(1, 64)), std::uint64_t(arg(2, 1024)), Time(arg(3, 50)));
   else if (name == "nar") d = make_nar_tree(u(1, 3), u(2, 1), u(3, 15), std::uint64_t(arg(4, 1)));

@@ -22,12 +22,13 @@ TEST(Dag, FibTotalsMatchTheRecursion) {
 
 TEST(Dag, NqueensLeafChecksCountSolutions) {
   // Every candidate is one task; a candidate that completes a board is a solution. For N = 8:
-  // 92 solutions, 2057 valid partial placements (rows 1..7), so 2057 + 1 inner loops.
+  // 92 solutions among the 2057 nodes of the backtracking tree (the empty board included); every
+  // node but the solutions runs a loop over 8 candidate columns.
   const Dag d = make_nqueens(8, 1);
   std::uint64_t loops = 0;
   for (std::size_t i = 0; i < d.size(); ++i) loops += d.node(std::uint32_t(i)).kind == NodeKind::loop;
-  EXPECT_EQ(loops, 1 + 2057u - 92u);  // boards with a queen on rows < 8 that are not yet complete
-  EXPECT_EQ(d.root_totals().work, 8.0 * (1 + 2057 - 92));  // every loop checks 8 candidates
+  EXPECT_EQ(loops, 2057u - 92u);
+  EXPECT_EQ(d.root_totals().work, 8.0 * (2057 - 92));  // every loop checks 8 candidates
 }
 
 TEST(Dag, NestedLoopsAndSerialMemory) {
@@ -42,7 +43,7 @@ TEST(Dag, NarLowerBoundHoldsOneBlockSerially) {
   const Dag d = make_nar_lower_bound(8, 30, 1000);
   const auto t = d.root_totals();
   EXPECT_EQ(t.serial_peak, 1000);  // S1 = A: the 1DF schedule frees each block before the next
-  EXPECT_EQ(t.span, 30 - 1);       // D counts nodes; span counts unit nodes on the longest path
+  EXPECT_EQ(t.span, 29);  // d = floor((30 - 1 - 2 log 4) / 2) = 12: 2d + 1 + 2 log 4 = 29 nodes
 }
 
 TEST(Dag, NarTreeShape) {
