@@ -1,0 +1,142 @@
+// Each policy's defining behaviour on a tiny DAG: what it promotes, when, and how it splits loops.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "engine.hpp"
+#include "generators.hpp"
+
+using namespace weft_sim;
+
+namespace {
+
+struct Probe {
+  RunResult result;
+  std::vector<std::uint32_t> promoted;
+};
+
+Probe run(const Dag& d, const std::string& policy, unsigned p, const Costs& c) {
+  Probe out;
+  RunConfig cfg{&d, &policy_by_name(policy), c, p, 1};
+  cfg.promoted_nodes = &out.promoted;
+  out.result = simulate(cfg);
+  return out;
+}
+
+// root = pair(L1, R1), L1 = pair(L2, R2), L2 = pair(long leaf, R3): three nested joins whose
+// latent branches are told apart by node id.
+struct Nest {
+  Dag dag;
+  std::uint32_t r1, r2, r3;
+};
+
+Nest nested_joins(Time root_work) {
+  Nest n;
+  const auto body = n.dag.add_leaf(1000);
+  n.r3 = n.dag.add_leaf(7);
+  n.r2 = n.dag.add_leaf(8);
+  n.r1 = n.dag.add_leaf(9);
+  const auto l2 = n.dag.add_pair(0, body, n.r3);
+  const auto l1 = n.dag.add_pair(0, l2, n.r2);
+  n.dag.add_pair(root_work, l1, n.r1);
+  return n;
+}
+
+}  // namespace
+
+TEST(Policy, LazyDepthFirstPromotesTheInnermostBreadthFirstTheOldest) {
+  // P = 2. The root's 20 units make the thief's first attempt (t = 0) fail; at t = 50 it steals
+  // R1, which the root's poll promoted. The next poll inside the long leaf finds the deque empty
+  // with L1's and L2's branches latent: DF-LS publishes R3 (innermost, LS §3.3), BF-LS R2
+  // (oldest, LS §6.1).
+  Costs c = zero_costs();
+  c.promote = 1;
+  c.steal = 50;
+  c.poll = 10;
+  const Nest n = nested_joins(20);
+  const auto df = run(n.dag, "lazy-df", 2, c);
+  const auto bf = run(n.dag, "lazy-bf", 2, c);
+  ASSERT_GE(df.promoted.size(), 2u);
+  ASSERT_GE(bf.promoted.size(), 2u);
+  EXPECT_EQ(df.promoted[0], n.r1);
+  EXPECT_EQ(bf.promoted[0], n.r1);
+  EXPECT_EQ(df.promoted[1], n.r3);
+  EXPECT_EQ(bf.promoted[1], n.r2);
+}
+
+TEST(Policy, LazyThresholdTwoKeepsTwoItemsPublished) {
+  // On one worker nothing is stolen: DF-LS publishes until its deque holds 1 item, DF2-LS 2.
+  Costs c = zero_costs();
+  const Nest n = nested_joins(0);
+  EXPECT_EQ(run(n.dag, "lazy-df", 1, c).promoted, (std::vector<std::uint32_t>{n.r1}));
+  EXPECT_EQ(run(n.dag, "lazy-df2", 1, c).promoted, (std::vector<std::uint32_t>{n.r1, n.r2}));
+}
+
+TEST(Policy, HeartbeatPromotesTheOldestOncePerPeriod) {
+  // One worker, N = 300, polls every 10 units in the 1000-unit leaf: beats at t >= 300, 600, 900
+  // promote R1, R2, R3 in that order (oldest first, HB §2), whatever the deque holds.
+  Costs c = zero_costs();
+  c.poll = 10;
+  c.heartbeat = 300;
+  const Nest n = nested_joins(0);
+  const auto hb = run(n.dag, "heartbeat", 1, c);
+  EXPECT_EQ(hb.promoted, (std::vector<std::uint32_t>{n.r1, n.r2, n.r3}));
+  EXPECT_EQ(hb.result.beats, 3u);
+}
+
+TEST(Policy, WorkStealingPromotesEveryJoinAndHalvesLoopsToSingleIterations) {
+  const Dag fib = make_fib(12);
+  const auto r = run(fib, "ws", 1, Costs{}).result;
+  EXPECT_EQ(r.promotions, r.joins);  // LS §2.2: every second branch is pushed at once
+  EXPECT_EQ(r.pops, r.joins);        // one worker takes every one of them back
+  const Dag loop = make_nested_loops(1, 1000, 5);
+  const auto l = run(loop, "ws", 4, Costs{}).result;
+  EXPECT_EQ(l.loop_splits, 1000u - 1);  // split in halves down to grain 1: n - 1 splits
+}
+
+TEST(Policy, AutoPartitionerMakesKTimesPChunksWithoutThefts) {
+  // TBB's auto partitioner (LS l.136–153): K·P chunks, halved per split, so K·P - 1 splits when
+  // nothing is stolen (one worker); a stolen chunk is re-split up to V pieces.
+  const Dag loop = make_nested_loops(1, 1000, 5);
+  for (std::uint64_t k : {1u, 4u, 8u, 16u}) {
+    Costs c;
+    c.ap_k = k;
+    EXPECT_EQ(run(loop, "ws-ap", 1, c).result.loop_splits, k - 1) << "K = " << k;
+  }
+  Costs c;
+  const auto eight = run(loop, "ws-ap", 8, c).result;
+  EXPECT_GT(eight.thefts, 0u);
+  EXPECT_GE(eight.loop_splits, 4u * 8 - 1);
+  c.ap_v = 1;  // without the reset on theft exactly K·P chunks remain
+  EXPECT_EQ(run(loop, "ws-ap", 8, c).result.loop_splits, 4u * 8 - 1);
+}
+
+TEST(Policy, WoolPublishesTheOutermostDescriptorsAndGrowsOnTheTripWire) {
+  // A chain of 12 nested joins over a long leaf. One worker: only task-stack positions below the
+  // public limit (2) are published (WOOL §III.B).
+  Dag chain;
+  std::uint32_t node = chain.add_leaf(100000);
+  const auto side = chain.add_leaf(10);
+  for (int i = 0; i < 12; ++i) node = chain.add_pair(1, node, side);
+  Costs c;
+  c.poll = 100;
+  const auto one = run(chain, "wool", 1, c).result;
+  EXPECT_EQ(one.promotions, 2u);
+  EXPECT_EQ(one.trip_wires, 0u);
+  // Two workers: the thief takes position 0, then position 1 (the trip wire); the owner's next
+  // poll publishes wool_step more positions.
+  const auto two = run(chain, "wool", 2, c).result;
+  EXPECT_GE(two.trip_wires, 1u);
+  EXPECT_GT(two.promotions, 2u);
+}
+
+TEST(Policy, LsAlgorithm5DefeatsBreadthFirstLazyScheduling) {
+  // LS §9.4: N postponed no-op tasks above a loop of N long iterations. BF-LS publishes the
+  // postponed no-ops (oldest first) while it runs the loop's iterations itself, so the loop stays
+  // on one worker much longer than under eager work stealing, which splits it at once.
+  const Dag d = make_ls_adversary(64, 10000);
+  Costs c;
+  const auto bf = run(d, "lazy-bf", 8, c).result;
+  const auto ws = run(d, "ws", 8, c).result;
+  EXPECT_GT(double(bf.makespan), 2.0 * double(ws.makespan));
+}
