@@ -88,6 +88,8 @@ void Simulator::loop_step(unsigned w, Frame& f) {
     case loop_drain: {
       if (f.pending == 0) {
         k.blocked_on = -1;
+        k.spawns_open -= f.spawned;
+        f.spawned = 0;
         f.span = std::max(f.span, f.span_join);
         enter_after(f);
         return;
@@ -115,6 +117,10 @@ void Simulator::loop_partition(unsigned w, std::uint32_t idx) {
       split_range(w, idx);
       f = &ws_[w].frames[idx];
     }
+  } else if (pol_.loops == LoopSplit::public_halves) {
+    // The runtime runs wool's loops as recursive halving joins: each half is a descriptor on the
+    // task stack, public only below the public limit (WOOL §III.B); the rest stays private here.
+    while (f->end - f->next >= 2 && ws_[w].spawns_open < ws_[w].public_limit) wool_split(w, idx);
   } else if (pol_.loops == LoopSplit::auto_partitioner) {
     while (f->chunks > 1 && f->end - f->next >= 2) {
       f->chunks /= 2;

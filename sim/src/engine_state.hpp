@@ -47,6 +47,7 @@ struct Frame {
   std::int32_t thief = -1;
   std::vector<std::int32_t> thieves;  // loop: workers running its stolen sub-ranges
   std::uint32_t spawn_index = 0;      // wool: position on the worker's task stack
+  std::uint32_t spawned = 0;          // wool: task-stack positions this loop's halves occupy
   JoinRef parent;
   Time span = 0, span_fork = 0, span_join = 0;
   std::uint64_t held = 0;  // bytes children left to be freed when this frame ends
@@ -97,6 +98,7 @@ class Simulator {
   bool latent(const Frame& f) const;
   void poll(unsigned w);
   void wool_publish(unsigned w);
+  void wool_split(unsigned w, std::uint32_t frame_index);
   void idle_steal(unsigned w);
   bool steal_random(unsigned w);
   void blocked_step(unsigned w, Frame& f);

@@ -105,8 +105,12 @@ void Simulator::wool_publish(unsigned w) {
   ++r_.trip_wires;
   for (std::uint32_t i = 0; i < k.depth; ++i) {
     const Frame& f = k.frames[i];
-    if (dag_.node(f.node).kind == NodeKind::pair && latent(f) && f.spawn_index < k.public_limit)
-      promote(w, i);
+    if (!latent(f)) continue;
+    if (dag_.node(f.node).kind == NodeKind::pair) {
+      if (f.spawn_index < k.public_limit) promote(w, i);
+    } else if (k.spawns_open < k.public_limit && k.frames[i].end - k.frames[i].next >= 2) {
+      wool_split(w, i);
+    }
   }
 }
 
@@ -123,6 +127,16 @@ bool Simulator::steal_random(unsigned w) {
     if (steal_from(w, victim)) return true;
   }
   return false;
+}
+
+// wool: publish the upper half of a loop frame's range as the next task-stack descriptor.
+void Simulator::wool_split(unsigned w, std::uint32_t idx) {
+  Worker& k = ws_[w];
+  const bool trip = k.spawns_open + 1 == k.public_limit;
+  split_range(w, idx);
+  k.deque.back().trip_wire = trip;
+  ++k.frames[idx].spawned;
+  ++k.spawns_open;
 }
 
 void Simulator::idle_steal(unsigned w) {

@@ -24,7 +24,8 @@ enum class Which { none, innermost, oldest };
 enum class LoopSplit {
   eager_halves,      // ws: split in halves down to the grain (1) on entry
   auto_partitioner,  // ws-ap: chunks = K·P halved per split, max(chunks, V) on theft (LS l.136–153)
-  on_promotion,      // lazy, heartbeat, wool: a loop's remaining range is latent; split on promotion
+  on_promotion,      // lazy, heartbeat: a loop's remaining range is latent; split on promotion
+  public_halves,     // wool: halves are spawned descriptors; public while below the public limit
 };
 
 struct PolicyTraits {
@@ -39,7 +40,7 @@ struct PolicyTraits {
 inline constexpr std::array<PolicyTraits, 10> kPolicies{{
     {"ws", Trigger::eager, Which::none, 0, LoopSplit::eager_halves, true},
     {"ws-ap", Trigger::eager, Which::none, 0, LoopSplit::auto_partitioner, true},
-    {"wool", Trigger::public_window, Which::oldest, 0, LoopSplit::eager_halves, true},
+    {"wool", Trigger::public_window, Which::oldest, 0, LoopSplit::public_halves, true},
     {"lazy-df", Trigger::deque_short, Which::innermost, 1, LoopSplit::on_promotion, true},
     {"lazy-df2", Trigger::deque_short, Which::innermost, 2, LoopSplit::on_promotion, true},
     {"lazy-bf", Trigger::deque_short, Which::oldest, 1, LoopSplit::on_promotion, true},
