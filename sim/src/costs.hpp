@@ -27,6 +27,9 @@ struct Costs {
   std::uint64_t wool_public = 2;  // wool: initial public descriptors per worker
   std::uint64_t wool_step = 2;    // wool: descriptors made public when the trip wire is stolen
   bool leapfrog = true;    // blocked joins steal only from the thief chain (WOOL §I.b)
+  // Heartbeat credit per worker (false: the runtime's per-worker beat) or per thread (true: HB
+  // §3.4's semantics, where every promoted thread and continuation counts its own N).
+  bool hb_thread_credit = false;
 };
 
 // Sets one cost from "name=value"; std::invalid_argument naming the accepted names otherwise.

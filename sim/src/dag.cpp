@@ -1,6 +1,7 @@
 #include "dag.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
 
 namespace weft_sim {
@@ -100,6 +101,25 @@ std::vector<NodeTotals> Dag::totals() const {
     r.retained = n.free_at_parent_end ? double(n.alloc) : 0.0;
   }
   return t;
+}
+
+double Dag::span_with_fork_cost(double tau) const {
+  std::vector<double> s(nodes_.size(), 0.0);
+  for (std::size_t i = 0; i < nodes_.size(); ++i) {
+    const Node& n = nodes_[i];
+    double below = 0;
+    if (n.kind == NodeKind::pair) {
+      below = tau + std::max(s[n.left], s[n.right]);
+    } else if (n.kind == NodeKind::loop && n.count > 0) {
+      double longest = 0;
+      if (n.left != kNoNode) longest = s[n.left];
+      else
+        for (std::uint64_t k = 0; k < n.count; ++k) longest = std::max(longest, s[iterations_[n.first_iter + k]]);
+      below = tau * std::ceil(std::log2(double(n.count))) + longest;
+    }
+    s[i] = double(n.work) + double(n.work_after) + below;
+  }
+  return s[root_];
 }
 
 }  // namespace weft_sim

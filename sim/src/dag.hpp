@@ -64,6 +64,9 @@ class Dag {
   // Totals of every node, computed in one bottom-up sweep.
   std::vector<NodeTotals> totals() const;
   NodeTotals root_totals() const { return totals()[root_]; }
+  // HB §3.1's span of the fully parallel cost graph: tau on every fork traversed; a loop of n
+  // iterations is a balanced fork tree, ceil(log2 n) forks deep.
+  double span_with_fork_cost(double tau) const;
 
  private:
   std::uint32_t push(Node n);

@@ -168,6 +168,7 @@ void Simulator::finish_frame(unsigned w) {
   const JoinRef parent = f.parent;
   --k.depth;
   if (is_item) {
+    if (costs_.hb_thread_credit) k.next_beat = k.clock + k.frames[k.depth].saved_beat;
     notify(parent, span, w, retained);
   } else if (k.depth == 0) {
     done_ = true;

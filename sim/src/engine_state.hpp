@@ -51,6 +51,7 @@ struct Frame {
   JoinRef parent;
   Time span = 0, span_fork = 0, span_join = 0;
   std::uint64_t held = 0;  // bytes children left to be freed when this frame ends
+  Time saved_beat = 0;     // hb_thread_credit: units the interrupted thread had left to its beat
 };
 
 struct Worker {

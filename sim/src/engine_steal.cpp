@@ -83,8 +83,9 @@ void Simulator::poll(unsigned w) {
       for (std::uint32_t i = 0; i < k.depth; ++i) {
         if (!latent(k.frames[i])) continue;
         ++r_.beats;
-        k.next_beat = k.clock + costs_.heartbeat;
-        return promote(w, i);
+        promote(w, i);
+        k.next_beat = k.clock + costs_.heartbeat;  // N more units of work before the next one
+        return;
       }
       return;
     case Trigger::public_window:
@@ -196,6 +197,12 @@ void Simulator::run_item(unsigned w, const Item& it, Time span_start) {
   Frame& f = push_frame(w, it.node, span_start);
   f.is_item = true;
   f.parent = it.parent;
+  if (costs_.hb_thread_credit) {
+    // HB §3.4: a promoted thread starts with no credit; the interrupted one keeps its own.
+    const Worker& k = ws_[w];
+    f.saved_beat = k.next_beat > k.clock ? k.next_beat - k.clock : 0;  // credit still to earn
+    ws_[w].next_beat = ws_[w].clock + costs_.heartbeat;
+  }
   if (it.is_range) {
     f.is_chunk = true;
     f.next = it.lo;

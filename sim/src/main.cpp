@@ -115,7 +115,8 @@ int main(int argc, char** argv) try {
     for (const auto& costs : grid)
       for (unsigned p : o.workers)
         for (unsigned k = 0; k < o.runs; ++k) {
-          RunRecord rec{dag.name, pname, p, o.seed + k, costs, totals, {}};
+          RunRecord rec{dag.name, pname, p, o.seed + k, costs, totals,
+                        dag.span_with_fork_cost(double(costs.promote)), {}};
           rec.result = simulate({&dag, &policy_by_name(pname), costs, p, rec.seed});
           records.push_back(rec);
           const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -39,6 +39,7 @@ std::string to_json(const RunRecord& r) {
   field("costs", costs + "}");
   field("dag_work", num(r.dag_totals.work));
   field("dag_span", num(r.dag_totals.span));
+  field("dag_span_tau", num(r.dag_span_tau));
   field("dag_serial_memory", num(r.dag_totals.serial_peak));
   field("dag_instances", num(r.dag_totals.instances));
   field("makespan", num(double(x.makespan)));

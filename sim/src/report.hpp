@@ -14,6 +14,7 @@ struct RunRecord {
   std::uint64_t seed = 0;
   Costs costs;
   NodeTotals dag_totals;  // the DAG's own work W, span S and serial memory S1
+  double dag_span_tau = 0;  // span with costs.promote (τ) on every fork (HB §3.1)
   RunResult result;
 };
 

@@ -74,3 +74,10 @@ TEST(Dag, BadSpecsAreRejectedWithTheAcceptedNames) {
   EXPECT_THROW(make_dag("nar:4:1"), std::invalid_argument);
   EXPECT_THROW(make_dag("nar-lb:6:40:1"), std::invalid_argument);
 }
+
+TEST(Dag, SpanWithForkCostCountsEveryForkOnThePath) {
+  // fib(10): 10 calls of 2 units on the longest path, 9 of them fork (HB §3.1's τ per fork).
+  EXPECT_EQ(make_fib(10, 2).span_with_fork_cost(100), 2 * 10 + 9 * 100);
+  // A loop of 1000 iterations is a fork tree 10 deep.
+  EXPECT_EQ(make_nested_loops(1, 1000, 5).span_with_fork_cost(7), 5 + 10 * 7);
+}

@@ -107,7 +107,7 @@ TEST(Engine, SameSeedSameRunOtherSeedOtherSchedule) {
     Costs c;
     c.heartbeat = 2000;
     const auto a = run(d, policy, 8, c, 11), b = run(d, policy, 8, c, 11);
-    RunRecord ra{"", policy, 8, 11, c, {}, a}, rb{"", policy, 8, 11, c, {}, b};
+    RunRecord ra{"", policy, 8, 11, c, {}, 0, a}, rb{"", policy, 8, 11, c, {}, 0, b};
     EXPECT_EQ(to_json(ra), to_json(rb));
   }
   bool differs = false;

@@ -140,3 +140,25 @@ TEST(Policy, LsAlgorithm5DefeatsBreadthFirstLazyScheduling) {
   const auto ws = run(d, "ws", 8, c).result;
   EXPECT_GT(double(bf.makespan), 2.0 * double(ws.makespan));
 }
+
+TEST(Policy, HeartbeatMeetsHbTheorems2And3) {
+  // HB Theorems 2-3 with per-thread credit (HB §3.4's semantics), τ = the promotion cost and no
+  // other overhead: work <= (1 + τ/N)·w and span <= (1 + N/τ)·s, s with τ per fork (HB §3.1).
+  for (const char* spec : {"fib:18", "nqueens:8", "loops:16:2048:20", "uts-geo:7:4:3:20"}) {
+    const Dag d = make_dag(spec);
+    const double w = d.root_totals().work;
+    for (Time n : {100u, 400u, 2000u, 10000u})
+      for (unsigned p : {1u, 8u, 64u}) {
+        SCOPED_TRACE(std::string(spec) + " N=" + std::to_string(n) + " P=" + std::to_string(p));
+        Costs c = zero_costs();
+        c.promote = 100;
+        c.steal = 200;
+        c.heartbeat = n;
+        c.hb_thread_credit = true;
+        const auto r = run(d, "heartbeat", p, c).result;
+        EXPECT_LE(r.raw_work + r.overhead, (1.0 + 100.0 / double(n)) * w);
+        EXPECT_LE(r.exec_span, (1.0 + double(n) / 100.0) * d.span_with_fork_cost(100));
+        EXPECT_GT(r.promotions, 0u);
+      }
+  }
+}
