@@ -8,6 +8,8 @@
 namespace weft_sim {
 namespace detail {
 
+RunResult simulate_threads(const RunConfig& c);  // engine_threads.cpp
+
 Simulator::Simulator(const RunConfig& c)
     : cfg_(c), dag_(*c.dag), pol_(*c.policy), costs_(c.costs), P_(c.workers), rng_(c.seed), ws_(c.workers) {
   if (c.workers == 0) throw std::invalid_argument("P: the number of workers must be at least 1");
@@ -222,6 +224,7 @@ void Simulator::wake_all(Time now) {
 RunResult simulate(const RunConfig& config) {
   if (config.dag == nullptr || config.policy == nullptr)
     throw std::invalid_argument("simulate: dag and policy are required");
+  if (config.policy->trigger == Trigger::space_efficient) return detail::simulate_threads(config);
   detail::Simulator s(config);
   return s.run();
 }

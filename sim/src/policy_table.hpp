@@ -16,7 +16,7 @@ enum class Trigger {
   deque_short,      // lazy-*: at a poll, promote when the local deque holds < threshold (LS §3.3, §6)
   heartbeat,        // every N units, promote at the next poll whatever the load (HB §2)
   public_window,    // wool: descriptors below the public limit are public; trip wire grows it
-  space_efficient,  // adf, dfd, fifo: NAR's thread schedulers (not simulated yet)
+  space_efficient,  // adf, dfd, fifo: NAR's thread schedulers (engine_threads.cpp)
 };
 
 enum class Which { none, innermost, oldest };
@@ -45,9 +45,9 @@ inline constexpr std::array<PolicyTraits, 10> kPolicies{{
     {"lazy-df2", Trigger::deque_short, Which::innermost, 2, LoopSplit::on_promotion, true},
     {"lazy-bf", Trigger::deque_short, Which::oldest, 1, LoopSplit::on_promotion, true},
     {"heartbeat", Trigger::heartbeat, Which::oldest, 0, LoopSplit::on_promotion, true},
-    {"adf", Trigger::space_efficient, Which::none, 0, LoopSplit::on_promotion, false},
-    {"dfd", Trigger::space_efficient, Which::none, 0, LoopSplit::on_promotion, false},
-    {"fifo", Trigger::space_efficient, Which::none, 0, LoopSplit::on_promotion, false},
+    {"adf", Trigger::space_efficient, Which::none, 0, LoopSplit::eager_halves, true},
+    {"dfd", Trigger::space_efficient, Which::none, 0, LoopSplit::eager_halves, true},
+    {"fifo", Trigger::space_efficient, Which::none, 0, LoopSplit::eager_halves, true},
 }};
 
 // The traits of a simulated policy; std::invalid_argument naming the accepted names otherwise.

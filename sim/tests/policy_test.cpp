@@ -162,3 +162,52 @@ TEST(Policy, HeartbeatMeetsHbTheorems2And3) {
       }
   }
 }
+
+namespace {
+Costs nar_steps() {  // NAR §7.2.2: one timestep per action and per steal, nothing else
+  Costs c = zero_costs();
+  c.steal = 1;
+  return c;
+}
+}  // namespace
+
+TEST(Policy, DfdTradesGranularityForMemoryWithK) {
+  // NAR Fig 7.10 (G3 + M3, a nested loop allocating 40 KB per outer iteration): smaller K, less
+  // memory and smaller scheduling granularity (actions per steal); AsyncDF keeps the least memory.
+  const Dag d = make_nar_tree(3, 3, 12, 1);
+  Costs big = nar_steps(), small = nar_steps();
+  small.quota = 100;
+  const auto ws = run(d, "dfd", 32, big).result;  // K = ∞: NAR's space-efficient work stealer
+  const auto dfd = run(d, "dfd", 32, small).result;
+  const auto adf = run(d, "adf", 32, small).result;
+  EXPECT_LT(2 * dfd.memory_peak, ws.memory_peak);
+  EXPECT_LT(4 * dfd.raw_work / double(dfd.thefts), ws.raw_work / double(ws.thefts));
+  EXPECT_LE(adf.memory_peak, dfd.memory_peak);
+}
+
+TEST(Policy, WorkStealingMemoryOnTheorem67DagGrowsWithPTimesD) {
+  // NAR Corollary 6.8: on Fig 6.9's DAG, S1 = A but work stealing (dfd with K = ∞) holds blocks
+  // on every processor at every depth: doubling p or D about doubles the high-water mark.
+  auto peak = [](unsigned p, unsigned depth) {
+    const Dag d = make_nar_lower_bound(p, depth, 1000);
+    return double(run(d, "dfd", p, nar_steps()).result.memory_peak);
+  };
+  const double base = peak(16, 100);
+  EXPECT_GT(base, 50 * 1000.0);  // far above S1 = 1000
+  EXPECT_GT(peak(32, 100), 1.6 * base);
+  EXPECT_GT(peak(16, 200), 1.6 * base);
+  // AsyncDF with K below A (dummy threads before each block) stays far lower (NAR Theorem 3.6).
+  Costs k = nar_steps();
+  k.quota = 10;
+  EXPECT_LT(double(run(make_nar_lower_bound(16, 100, 1000), "adf", 16, k).result.memory_peak), base / 4);
+}
+
+TEST(Policy, FifoRunsBreadthFirst) {
+  // The original Pthreads FIFO (NAR l.2700): even on one processor a tree's threads all start
+  // before the first one finishes, so memory is the whole tree's, far above S1.
+  const Dag d = make_nar_tree(1, 1, 10, 3);
+  const auto r = run(d, "fifo", 1, nar_steps()).result;
+  EXPECT_GT(double(r.memory_peak), 10 * d.root_totals().serial_peak);
+  // Breadth first, all 1024 leaves are queued before the first runs: all 2047 threads live.
+  EXPECT_EQ(r.live_items_peak, 1024u + 1023u);
+}
