@@ -92,11 +92,50 @@ def memory_table(d, pattern):
     rows = []
     for f in sorted(d.glob(pattern)):
         runs = load(f)
-        mem = median_by(runs, lambda r: (r["dag"], r["policy"], r["P"]), lambda r: r["memory_peak"])
-        for (dag, policy, p), m in sorted(mem.items()):
+        mem = median_by(runs, lambda r: (r["dag"], r["policy"], r["P"], r["costs"]["quota"]),
+                        lambda r: r["memory_peak"])
+        for (dag, policy, p, k), m in sorted(mem.items()):
             s1 = runs[0]["dag_serial_memory"]
-            rows.append([dag, policy, p, f"{s1:.0f}", f"{m:.0f}", f"{m / s1:.1f}"])
-    return table(rows, ["dag", "policy", "P", "S1", "high-water", "ratio"])
+            rows.append([dag, policy, p, k if k else "∞", f"{s1:.0f}", f"{m:.0f}", f"{m / s1:.1f}"])
+    return table(rows, ["dag", "policy", "P", "K", "S1", "high-water", "high-water / S1"])
+
+
+def nar_k(d):
+    """NAR Figs 7.9-7.12: memory high-water and scheduling granularity vs K (dfd, adf)."""
+    plt = pyplot()
+    parts = []
+    for f in sorted(d.glob("narK_*.json")):
+        runs = load(f)
+        key = lambda r: (r["policy"], r["costs"]["quota"])
+        mem = median_by(runs, key, lambda r: r["memory_peak"])
+        gran = median_by(runs, key, lambda r: r["raw_work"] / max(1, r["thefts"]))
+        ks = sorted({k for (_, k) in mem if k > 0}, reverse=True)
+        rows = [["WS (dfd, K = ∞)", f"{mem[('dfd', 0)]:.0f}", f"{gran[('dfd', 0)]:.0f}", "", ""]]
+        rows += [[f"K = {k}", f"{mem[('dfd', k)]:.0f}", f"{gran[('dfd', k)]:.1f}",
+                  f"{mem[('adf', k)]:.0f}", f"{gran[('adf', k)]:.1f}"] for k in ks]
+        png = f.with_suffix(".png")
+        parts.append(f"**{runs[0]['dag']}**, P = 64, S1 = {runs[0]['dag_serial_memory']:.0f} "
+                     f"({png.name})\n\n" + table(rows, ["K", "dfd memory", "dfd granularity",
+                                                        "adf memory", "adf granularity"]))
+        if plt is None:
+            continue
+        fig, (a1, a2) = plt.subplots(1, 2, figsize=(9, 3.6))
+        for pol in ("dfd", "adf"):
+            a1.plot(ks, [mem[(pol, k)] / 1e6 for k in ks], marker="o", label=pol.upper())
+            a2.plot(ks, [gran[(pol, k)] for k in ks], marker="o", label=pol.upper())
+        a1.axhline(mem[("dfd", 0)] / 1e6, color="grey", linestyle="--", label="WS")
+        a2.axhline(gran[("dfd", 0)], color="grey", linestyle="--", label="WS")
+        for a, lab in ((a1, "memory high-water (MB)"), (a2, "actions per steal")):
+            a.set_xscale("log")
+            a.set_xlabel("memory quota K (bytes)")
+            a.set_ylabel(lab)
+            a.legend(fontsize=7)
+        a2.set_yscale("log")
+        fig.suptitle(runs[0]["dag"])
+        fig.tight_layout()
+        fig.savefig(png, dpi=110)
+        plt.close(fig)
+    return "\n\n".join(parts)
 
 
 def projections(d):
@@ -126,6 +165,7 @@ def main(argv):
         speedup_figure(load(d / "ls_scaling.json"), d / "ls_scaling.png", "nqueens(12): LS Figs 4-7")
     sections = [("LS Table V", ls_table5(d)), ("HB Theorems 2-3", hb_table(d)),
                 ("NAR Theorem 6.7 DAG", memory_table(d, "nar_lb_*.json")),
+                ("NAR Figs 7.9-7.12", nar_k(d)),
                 ("NAR §7.2 trees", memory_table(d, "nar_[0-9]*.json")),
                 ("Projected speedups", projections(d))]
     text = "\n\n".join(f"### {name}\n\n{body}" for name, body in sections)
