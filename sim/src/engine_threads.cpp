@@ -133,7 +133,7 @@ void ThreadSim::step(unsigned p) {
   const std::int32_t id = pr.current;
   Thread& t = threads_[std::size_t(id)];
   if (!t.started) {
-    if (!start_thread(p, t)) return;  // preempted before its allocation
+    start_thread(p, t);  // false when preempted before its allocation: the next step re-acquires
     return;
   }
   if (!t.forked) {
