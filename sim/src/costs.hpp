@@ -24,8 +24,10 @@ struct Costs {
   std::uint64_t quota = 0; // NAR's K in bytes (0 = unlimited); used by the space-efficient policies
   std::uint64_t ap_k = 4;  // ws-ap: initial chunks = ap_k · P
   std::uint64_t ap_v = 4;  // ws-ap: chunks after a theft = max(chunks, ap_v)
-  std::uint64_t wool_public = 2;  // wool: initial public descriptors per worker
-  std::uint64_t wool_step = 2;    // wool: descriptors made public when the trip wire is stolen
+  // wool, as the runtime's sched_wool.cpp: 4 public slots at start, the trip wire on the 2nd
+  // highest public slot, 4 more slots per notification, one fewer after 64 public inlines in a row.
+  std::uint64_t wool_public = 4;  // wool: initial public descriptors per worker
+  std::uint64_t wool_step = 4;    // wool: descriptors made public when the trip wire is stolen
   bool leapfrog = true;    // blocked joins steal only from the thief chain (WOOL §I.b)
   // Heartbeat credit per worker (false: the runtime's per-worker beat) or per thread (true: HB
   // §3.4's semantics, where every promoted thread and continuation counts its own N).

@@ -41,7 +41,10 @@ void Simulator::pair_step(unsigned w, Frame& f) {
         ++r_.pops;
         charge_overhead(w, costs_.pop);
         f.right = Right::inline_run;
-        run_item(w, it, it.span_start);
+        if (pol_.trigger == Trigger::public_window) wool_inlined_public(w, f.spawn_index);
+        run_item(w, it, it.span_start);  // may move the stack: `f` is not used after this
+      } else {
+        k.inlined_public = 0;  // stolen: the public run is over
       }
       return;
     case pair_wait:

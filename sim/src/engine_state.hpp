@@ -17,6 +17,9 @@ enum PairSub : std::uint8_t { pair_begin, pair_left, pair_left_done, pair_right,
 // Loop sub-steps: begin (partition), next iteration, iteration running, drain the promoted pieces.
 enum LoopSub : std::uint8_t { loop_begin, loop_next, loop_running, loop_drain };
 
+inline constexpr std::uint64_t kWoolTripDistance = 2;    // sched_wool.cpp: trip_distance
+inline constexpr std::uint32_t kWoolPrivatizeAfter = 64;  // sched_wool.cpp: privatize_after
+
 struct JoinRef {
   std::int32_t worker = -1;
   std::uint32_t frame = 0;  // index in that worker's frame stack; stable until the join completes
@@ -65,6 +68,7 @@ struct Worker {
   Time next_beat = 0;
   std::uint64_t public_limit = 0;
   bool trip_notified = false;
+  std::uint32_t inlined_public = 0;  // wool: public tasks joined inline in a row
   std::uint32_t spawns_open = 0;
   Frame& top() { return frames[depth - 1]; }
 };
@@ -100,6 +104,8 @@ class Simulator {
   void poll(unsigned w);
   void wool_publish(unsigned w);
   void wool_split(unsigned w, std::uint32_t frame_index);
+  bool trip_position(unsigned w, std::uint64_t index) const;
+  void wool_inlined_public(unsigned w, std::uint32_t spawn_index);
   void idle_steal(unsigned w);
   bool steal_random(unsigned w);
   void blocked_step(unsigned w, Frame& f);

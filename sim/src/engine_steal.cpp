@@ -25,7 +25,7 @@ void Simulator::promote(unsigned w, std::uint32_t idx) {
   it.node = dag_.node(f.node).right;
   it.parent = {std::int32_t(w), idx};
   it.span_start = f.span_fork + costs_.promote;  // HB's cost graph: the branch forks at the pair
-  it.trip_wire = pol_.trigger == Trigger::public_window && f.spawn_index + 1 == ws_[w].public_limit;
+  it.trip_wire = pol_.trigger == Trigger::public_window && trip_position(w, f.spawn_index);
   f.right = Right::promoted;
   if (cfg_.promoted_nodes) cfg_.promoted_nodes->push_back(it.node);
   ws_[w].deque.push_back(it);
@@ -130,10 +130,25 @@ bool Simulator::steal_random(unsigned w) {
   return false;
 }
 
+// WOOL §III.B as the runtime sets it: the trip wire is the 2nd highest public slot, and a steal
+// at or above it notifies the owner.
+bool Simulator::trip_position(unsigned w, std::uint64_t index) const {
+  return index + kWoolTripDistance >= ws_[w].public_limit;
+}
+
+// WOOL §I.b: after inlining many public tasks in a row, the owner makes its top public slot
+// private again (the runtime's maybe_privatize).
+void Simulator::wool_inlined_public(unsigned w, std::uint32_t spawn_index) {
+  Worker& k = ws_[w];
+  if (++k.inlined_public < kWoolPrivatizeAfter) return;
+  k.inlined_public = 0;
+  if (spawn_index + 1 == k.public_limit && k.public_limit > 1) --k.public_limit;
+}
+
 // wool: publish the upper half of a loop frame's range as the next task-stack descriptor.
 void Simulator::wool_split(unsigned w, std::uint32_t idx) {
   Worker& k = ws_[w];
-  const bool trip = k.spawns_open + 1 == k.public_limit;
+  const bool trip = trip_position(w, k.spawns_open);
   split_range(w, idx);
   k.deque.back().trip_wire = trip;
   ++k.frames[idx].spawned;
