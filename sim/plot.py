@@ -1,0 +1,178 @@
+#!/usr/bin/env python3
+"""Figures and markdown tables from weft-sim JSON output (docs/results/sim.md).
+
+    plot.py all DIR          every figure and table for the files sim/experiments.sh writes
+    plot.py speedup FILE OUT one speedup-vs-P figure (median over seeds) for any weft-sim JSON
+"""
+import json
+import statistics
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+
+def load(path):
+    return json.loads(Path(path).read_text())["runs"]
+
+
+def median_by(runs, key, value):
+    groups = defaultdict(list)
+    for r in runs:
+        groups[key(r)].append(value(r))
+    return {k: statistics.median(v) for k, v in groups.items()}
+
+
+def pyplot():
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+        return plt
+    except ImportError:
+        print("plot.py: matplotlib missing; tables only", file=sys.stderr)
+        return None
+
+
+def speedup_figure(runs, out, title):
+    plt = pyplot()
+    if plt is None:
+        return
+    med = median_by(runs, lambda r: (r["policy"], r["P"]), lambda r: r["speedup"])
+    fig, ax = plt.subplots(figsize=(6, 4))
+    for policy in dict.fromkeys(r["policy"] for r in runs):
+        ps = sorted(p for (q, p) in med if q == policy)
+        ax.plot(ps, [med[(policy, p)] for p in ps], marker="o", label=policy)
+    ps = sorted({r["P"] for r in runs})
+    ax.plot(ps, ps, color="grey", linestyle=":", label="linear")
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log", base=2)
+    ax.set_xlabel("processors P")
+    ax.set_ylabel("speedup W / makespan")
+    ax.set_title(title)
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(out, dpi=110)
+    plt.close(fig)
+
+
+def table(rows, header):
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def ls_table5(d):
+    runs = load(d / "ls_table5.json")
+    thefts = median_by(runs, lambda r: (r["policy"], r["P"]), lambda r: r["thefts"])
+    speed = median_by(runs, lambda r: (r["policy"], r["P"]), lambda r: r["speedup"])
+    pols = list(dict.fromkeys(r["policy"] for r in runs))
+    rows = [[f"P = {p}"] + [f"{thefts[(q, p)]:.0f} ({speed[(q, p)]:.1f}x)" for q in pols]
+            for p in sorted({r["P"] for r in runs})]
+    return table(rows, ["thefts (speedup)"] + pols)
+
+
+def hb_table(d):
+    out = []
+    for f in sorted(d.glob("hb_*.json")):
+        runs = load(f)
+        rows = []
+        for r in runs:
+            c = r["costs"]
+            n, tau = c["heartbeat"], c["promote"]
+            rows.append([r["P"], "thread" if c["hb_thread_credit"] else "worker", n,
+                         f"{r['work'] / r['dag_work']:.4f}", f"{1 + tau / n:.4f}",
+                         f"{r['exec_span'] / r['dag_span_tau']:.2f}", f"{1 + n / tau:.0f}",
+                         f"{r['speedup']:.1f}"])
+        out.append(f"**{runs[0]['dag']}** (τ = {runs[0]['costs']['promote']})\n\n" + table(
+            rows, ["P", "credit", "N", "W/w", "1+τ/N", "S/s", "1+N/τ", "speedup"]))
+    return "\n\n".join(out)
+
+
+def memory_table(d, pattern):
+    rows = []
+    for f in sorted(d.glob(pattern)):
+        runs = load(f)
+        mem = median_by(runs, lambda r: (r["dag"], r["policy"], r["P"], r["costs"]["quota"]),
+                        lambda r: r["memory_peak"])
+        for (dag, policy, p, k), m in sorted(mem.items()):
+            s1 = runs[0]["dag_serial_memory"]
+            rows.append([dag, policy, p, k if k else "∞", f"{s1:.0f}", f"{m:.0f}", f"{m / s1:.1f}"])
+    return table(rows, ["dag", "policy", "P", "K", "S1", "high-water", "high-water / S1"])
+
+
+def nar_k(d):
+    """NAR Figs 7.9-7.12: memory high-water and scheduling granularity vs K (dfd, adf)."""
+    plt = pyplot()
+    parts = []
+    for f in sorted(d.glob("narK_*.json")):
+        runs = load(f)
+        key = lambda r: (r["policy"], r["costs"]["quota"])
+        mem = median_by(runs, key, lambda r: r["memory_peak"])
+        gran = median_by(runs, key, lambda r: r["raw_work"] / max(1, r["thefts"]))
+        ks = sorted({k for (_, k) in mem if k > 0}, reverse=True)
+        rows = [["WS (dfd, K = ∞)", f"{mem[('dfd', 0)]:.0f}", f"{gran[('dfd', 0)]:.0f}", "", ""]]
+        rows += [[f"K = {k}", f"{mem[('dfd', k)]:.0f}", f"{gran[('dfd', k)]:.1f}",
+                  f"{mem[('adf', k)]:.0f}", f"{gran[('adf', k)]:.1f}"] for k in ks]
+        png = f.with_suffix(".png")
+        parts.append(f"**{runs[0]['dag']}**, P = 64, S1 = {runs[0]['dag_serial_memory']:.0f} "
+                     f"({png.name})\n\n" + table(rows, ["K", "dfd memory", "dfd granularity",
+                                                        "adf memory", "adf granularity"]))
+        if plt is None:
+            continue
+        fig, (a1, a2) = plt.subplots(1, 2, figsize=(9, 3.6))
+        for pol in ("dfd", "adf"):
+            a1.plot(ks, [mem[(pol, k)] / 1e6 for k in ks], marker="o", label=pol.upper())
+            a2.plot(ks, [gran[(pol, k)] for k in ks], marker="o", label=pol.upper())
+        a1.axhline(mem[("dfd", 0)] / 1e6, color="grey", linestyle="--", label="WS")
+        a2.axhline(gran[("dfd", 0)], color="grey", linestyle="--", label="WS")
+        for a, lab in ((a1, "memory high-water (MB)"), (a2, "actions per steal")):
+            a.set_xscale("log")
+            a.set_xlabel("memory quota K (bytes)")
+            a.set_ylabel(lab)
+            a.legend(fontsize=7)
+        a2.set_yscale("log")
+        fig.suptitle(runs[0]["dag"])
+        fig.tight_layout()
+        fig.savefig(png, dpi=110)
+        plt.close(fig)
+    return "\n\n".join(parts)
+
+
+def projections(d):
+    parts = []
+    for f in sorted(d.glob("proj_*.json")):
+        runs = load(f)
+        speedup_figure(runs, f.with_suffix(".png"), runs[0]["dag"])
+        med = median_by(runs, lambda r: (r["policy"], r["P"]), lambda r: r["speedup"])
+        pols = list(dict.fromkeys(r["policy"] for r in runs))
+        ps = sorted({r["P"] for r in runs})
+        rows = [[q] + [f"{med[(q, p)]:.1f}" for p in ps] for q in pols]
+        parts.append(f"**{runs[0]['dag']}** ({f.with_suffix('.png').name})\n\n" +
+                     table(rows, ["policy"] + [f"P={p}" for p in ps]))
+    return "\n\n".join(parts)
+
+
+def main(argv):
+    if len(argv) == 4 and argv[1] == "speedup":
+        runs = load(argv[2])
+        speedup_figure(runs, argv[3], runs[0]["dag"])
+        return 0
+    if len(argv) != 3 or argv[1] != "all":
+        print(__doc__, file=sys.stderr)
+        return 2
+    d = Path(argv[2])
+    if (d / "ls_scaling.json").exists():
+        speedup_figure(load(d / "ls_scaling.json"), d / "ls_scaling.png", "nqueens(12): LS Figs 4-7")
+    sections = [("LS Table V", ls_table5(d)), ("HB Theorems 2-3", hb_table(d)),
+                ("NAR Theorem 6.7 DAG", memory_table(d, "nar_lb_*.json")),
+                ("NAR Figs 7.9-7.12", nar_k(d)),
+                ("NAR §7.2 trees", memory_table(d, "nar_[0-9]*.json")),
+                ("Projected speedups", projections(d))]
+    text = "\n\n".join(f"### {name}\n\n{body}" for name, body in sections)
+    (d / "tables.md").write_text(text + "\n")
+    print(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

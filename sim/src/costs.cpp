@@ -1,0 +1,73 @@
+#include "costs.hpp"
+
+#include <charconv>
+#include <stdexcept>
+
+namespace weft_sim {
+namespace {
+
+struct CostField {
+  const char* name;
+  Time Costs::*time;
+  std::uint64_t Costs::*count;
+};
+
+constexpr CostField kFields[] = {
+    {"join", &Costs::join, nullptr},          {"promote", &Costs::promote, nullptr},
+    {"pop", &Costs::pop, nullptr},            {"steal", &Costs::steal, nullptr},
+    {"sync", &Costs::sync, nullptr},          {"check", &Costs::check, nullptr},
+    {"poll", &Costs::poll, nullptr},          {"heartbeat", &Costs::heartbeat, nullptr},
+    {"quota", nullptr, &Costs::quota},        {"ap_k", nullptr, &Costs::ap_k},
+    {"ap_v", nullptr, &Costs::ap_v},          {"wool_public", nullptr, &Costs::wool_public},
+    {"wool_step", nullptr, &Costs::wool_step},
+};
+
+std::string accepted() {
+  std::string s;
+  for (const auto& f : kFields) s += std::string(s.empty() ? "" : ", ") + f.name;
+  return s + ", leapfrog, hb_thread_credit";
+}
+
+}  // namespace
+
+void set_cost(Costs& c, std::string_view assignment) {
+  const auto eq = assignment.find('=');
+  if (eq == std::string_view::npos)
+    throw std::invalid_argument("--cost: expected name=value, got '" + std::string(assignment) + "'");
+  const std::string_view name = assignment.substr(0, eq), text = assignment.substr(eq + 1);
+  std::uint64_t v = 0;
+  auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec != std::errc() || p != text.data() + text.size())
+    throw std::invalid_argument("--cost " + std::string(name) + ": '" + std::string(text) +
+                                "' is not a non-negative integer");
+  if (name == "leapfrog" || name == "hb_thread_credit") {
+    if (v > 1) throw std::invalid_argument("--cost " + std::string(name) + ": accepted values are 0 and 1");
+    (name == "leapfrog" ? c.leapfrog : c.hb_thread_credit) = v == 1;
+    return;
+  }
+  for (const auto& f : kFields) {
+    if (name != f.name) continue;
+    if (f.time) c.*f.time = v; else c.*f.count = v;
+    if ((name == "ap_k" || name == "ap_v" || name == "wool_public") && v == 0)
+      throw std::invalid_argument("--cost " + std::string(name) + ": must be at least 1");
+    return;
+  }
+  throw std::invalid_argument("--cost: unknown name '" + std::string(name) + "'; accepted: " +
+                              accepted());
+}
+
+std::vector<std::pair<std::string, std::uint64_t>> cost_values(const Costs& c) {
+  std::vector<std::pair<std::string, std::uint64_t>> out;
+  for (const auto& f : kFields) out.emplace_back(f.name, f.time ? c.*f.time : c.*f.count);
+  out.emplace_back("leapfrog", c.leapfrog ? 1 : 0);
+  out.emplace_back("hb_thread_credit", c.hb_thread_credit ? 1 : 0);
+  return out;
+}
+
+Costs zero_costs() {
+  Costs c;
+  c.join = c.promote = c.pop = c.steal = c.sync = c.check = 0;
+  return c;
+}
+
+}  // namespace weft_sim

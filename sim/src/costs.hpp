@@ -1,0 +1,42 @@
+// Cost parameters of a simulated run, in the DAG's time units (ns for the program DAGs). The
+// defaults are order-of-magnitude guesses consistent with docs/results/adaptive.md (τ ≈ 2 µs for a
+// promotion plus its steal); they are not yet calibrated against the runtime (issue 13, item 4).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "dag.hpp"
+
+namespace weft_sim {
+
+struct Costs {
+  Time join = 1;           // building a latent descriptor at a join or loop iteration (fast path)
+  Time promote = 100;      // making a latent item stealable (push on the deque, publish)
+  Time pop = 20;           // the owner taking its own promoted item back at the join
+  Time steal = 1000;       // one steal attempt, successful or not (latency of a remote deque)
+  Time sync = 50;          // a finished stolen item signalling its join
+  Time check = 1;          // one poll: the deque-size or heartbeat-flag check
+  Time poll = 0;           // poll every this many units inside leaf work (0: at joins/iterations)
+  Time heartbeat = 40000;  // HB's N
+  std::uint64_t quota = 0; // NAR's K in bytes (0 = unlimited); used by the space-efficient policies
+  std::uint64_t ap_k = 4;  // ws-ap: initial chunks = ap_k · P
+  std::uint64_t ap_v = 4;  // ws-ap: chunks after a theft = max(chunks, ap_v)
+  // wool, as the runtime's sched_wool.cpp: 4 public slots at start, the trip wire on the 2nd
+  // highest public slot, 4 more slots per notification, one fewer after 64 public inlines in a row.
+  std::uint64_t wool_public = 4;  // wool: initial public descriptors per worker
+  std::uint64_t wool_step = 4;    // wool: descriptors made public when the trip wire is stolen
+  bool leapfrog = true;    // blocked joins steal only from the thief chain (WOOL §I.b)
+  // Heartbeat credit per worker (false: the runtime's per-worker beat) or per thread (true: HB
+  // §3.4's semantics, where every promoted thread and continuation counts its own N).
+  bool hb_thread_credit = false;
+};
+
+// Sets one cost from "name=value"; std::invalid_argument naming the accepted names otherwise.
+void set_cost(Costs& c, std::string_view assignment);
+std::vector<std::pair<std::string, std::uint64_t>> cost_values(const Costs& c);
+Costs zero_costs();  // every overhead 0: the greedy-bound tests use it
+
+}  // namespace weft_sim

@@ -1,0 +1,232 @@
+// The event loop and the life cycle of a frame (start, work, finish, notify the join).
+#include <algorithm>
+#include <queue>
+#include <stdexcept>
+
+#include "engine_state.hpp"
+
+namespace weft_sim {
+namespace detail {
+
+RunResult simulate_threads(const RunConfig& c);  // engine_threads.cpp
+
+Simulator::Simulator(const RunConfig& c)
+    : cfg_(c), dag_(*c.dag), pol_(*c.policy), costs_(c.costs), P_(c.workers), rng_(c.seed), ws_(c.workers) {
+  if (c.workers == 0) throw std::invalid_argument("P: the number of workers must be at least 1");
+  if (dag_.root() == kNoNode) throw std::invalid_argument("dag: empty");
+  if (pol_.trigger == Trigger::heartbeat && costs_.heartbeat == 0)
+    throw std::invalid_argument("--cost heartbeat: N must be at least 1");
+  for (auto& k : ws_) {
+    k.next_beat = costs_.heartbeat;
+    k.public_limit = costs_.wool_public;
+  }
+}
+
+namespace {
+using Event = std::pair<Time, unsigned>;
+using EventQueue = std::priority_queue<Event, std::vector<Event>, std::greater<>>;
+}  // namespace
+
+RunResult Simulator::run() {
+  push_frame(0, dag_.root(), 0);
+  EventQueue events;
+  for (unsigned w = 0; w < P_; ++w) events.push({0, w});
+  while (!done_) {
+    if (events.empty()) throw std::logic_error("simulator: every worker parked before the root finished");
+    const unsigned w = events.top().second;
+    events.pop();
+    // Keep stepping the same worker while it is still the earliest: no queue traffic.
+    for (;;) {
+      step(w);
+      if (done_ || ws_[w].parked || woke_) break;
+      if (!events.empty() && ws_[w].clock > events.top().first) break;
+    }
+    if (!done_ && !ws_[w].parked) events.push({ws_[w].clock, w});
+    woke_ = false;
+    for (unsigned v = 0; parked_count_ > 0 && v < P_; ++v) {
+      Worker& k = ws_[v];
+      if (k.parked && k.clock == ~Time(0)) {  // woken by wake_all: back into the queue
+        k.parked = false;
+        --parked_count_;
+        k.clock = k.parked_since;
+        events.push({k.clock, v});
+      }
+    }
+  }
+  const double busy = r_.raw_work + r_.overhead + r_.steal_time;
+  r_.idle = double(P_) * double(r_.makespan) - busy;
+  return r_;
+}
+
+void Simulator::step(unsigned w) {
+  Worker& k = ws_[w];
+  if (k.depth == 0) {
+    idle_steal(w);
+    return;
+  }
+  Frame& f = k.top();
+  switch (f.stage) {
+    case Stage::enter: start_frame(w, f); return;
+    case Stage::work_before: run_work(w, f, Stage::children); return;
+    case Stage::children: {
+      const NodeKind kind = dag_.node(f.node).kind;
+      if (kind == NodeKind::pair) pair_step(w, f);
+      else if (kind == NodeKind::loop) loop_step(w, f);
+      else enter_after(f);
+      return;
+    }
+    case Stage::work_after: run_work(w, f, Stage::finish); return;
+    case Stage::finish: finish_frame(w); return;
+  }
+}
+
+Frame& Simulator::push_frame(unsigned w, std::uint32_t node, Time span) {
+  Worker& k = ws_[w];
+  if (k.depth == k.frames.size()) k.frames.emplace_back();
+  Frame& f = k.frames[k.depth++];
+  auto keep = std::move(f.thieves);  // reuse the vector's storage
+  keep.clear();
+  f = Frame{};
+  f.thieves = std::move(keep);
+  f.node = node;
+  f.span = span;
+  r_.max_stack = std::max<std::uint64_t>(r_.max_stack, k.depth);
+  return f;
+}
+
+bool Simulator::polls_inside_work() const {
+  return costs_.poll > 0 && pol_.trigger != Trigger::eager;
+}
+
+void Simulator::push_child(unsigned w, std::uint32_t node) {
+  Frame& parent = ws_[w].top();
+  const Node& n = dag_.node(node);
+  // A leaf without allocation or inner polls needs no frame: run it in place.
+  if (n.kind == NodeKind::leaf && n.alloc == 0 && !(polls_inside_work() && n.work > costs_.poll)) {
+    ws_[w].clock += n.work;
+    r_.raw_work += double(n.work);
+    parent.span += n.work;
+    ++r_.instances;
+    if (cfg_.node_starts) ++(*cfg_.node_starts)[node];
+    child_returned(parent);
+    return;
+  }
+  push_frame(w, node, parent.span);
+}
+
+void Simulator::child_returned(Frame& p) {
+  if (dag_.node(p.node).kind == NodeKind::pair) p.sub = p.sub == pair_left ? pair_left_done : pair_joined;
+  else p.sub = loop_next;
+}
+
+void Simulator::start_frame(unsigned, Frame& f) {
+  if (f.is_chunk) {
+    f.stage = Stage::children;
+    return;
+  }
+  const Node& n = dag_.node(f.node);
+  ++r_.instances;
+  if (cfg_.node_starts) ++(*cfg_.node_starts)[f.node];
+  live_mem_ += n.alloc;
+  r_.memory_peak = std::max(r_.memory_peak, live_mem_);
+  f.remaining = n.work;
+  f.stage = Stage::work_before;
+}
+
+void Simulator::enter_after(Frame& f) {
+  f.stage = Stage::work_after;
+  f.remaining = f.is_chunk ? 0 : dag_.node(f.node).work_after;
+}
+
+void Simulator::run_work(unsigned w, Frame& f, Stage next) {
+  if (f.remaining > 0) {
+    Time amount = f.remaining;
+    if (polls_inside_work()) amount = std::min(amount, costs_.poll);
+    ws_[w].clock += amount;
+    r_.raw_work += double(amount);
+    f.span += amount;
+    f.remaining -= amount;
+    if (f.remaining > 0) {
+      poll(w);  // promotes from frames below; pushes no frame, so `f` stays valid
+      return;
+    }
+  }
+  f.stage = next;
+}
+
+void Simulator::finish_frame(unsigned w) {
+  Worker& k = ws_[w];
+  Frame& f = k.top();
+  const Node& n = dag_.node(f.node);
+  std::uint64_t retained = 0;
+  if (f.is_chunk) {
+    retained = f.held;  // a sub-range's children's holdings belong to the loop node
+  } else {
+    retained = n.free_at_parent_end ? n.alloc : 0;
+    live_mem_ -= f.held + (n.free_at_parent_end ? 0 : n.alloc);
+  }
+  const Time span = f.span;
+  const bool is_item = f.is_item;
+  const JoinRef parent = f.parent;
+  --k.depth;
+  if (is_item) {
+    if (costs_.hb_thread_credit) k.next_beat = k.clock + k.frames[k.depth].saved_beat;
+    notify(parent, span, w, retained);
+  } else if (k.depth == 0) {
+    done_ = true;
+    r_.makespan = k.clock;
+    r_.exec_span = double(span);
+    r_.memory_at_end = live_mem_;
+  } else {
+    Frame& p = k.top();
+    p.span = span;
+    p.held += retained;
+    child_returned(p);
+  }
+}
+
+void Simulator::notify(const JoinRef& ref, Time span_end, unsigned completer, std::uint64_t retained) {
+  Frame& p = ws_[unsigned(ref.worker)].frames[ref.frame];
+  p.held += retained;
+  p.span_join = std::max(p.span_join, span_end);
+  if (dag_.node(p.node).kind == NodeKind::pair) {
+    p.right = Right::done;
+  } else {
+    --p.pending;
+    auto it = std::find(p.thieves.begin(), p.thieves.end(), std::int32_t(completer));
+    if (it != p.thieves.end()) p.thieves.erase(it);
+  }
+  if (std::int32_t(completer) != ref.worker) charge_overhead(completer, costs_.sync);
+  --live_items_;
+  wake_all(ws_[completer].clock);
+}
+
+void Simulator::park(unsigned w) {
+  ws_[w].parked = true;
+  ws_[w].parked_since = ws_[w].clock;
+  ++parked_count_;
+}
+
+// Zero steal latency only: a parked worker retries when something changes (a push or a finished
+// item). It is marked here and re-queued by the event loop at time `now`.
+void Simulator::wake_all(Time now) {
+  if (parked_count_ == 0) return;
+  for (auto& k : ws_) {
+    if (!k.parked || k.clock == ~Time(0)) continue;
+    k.parked_since = std::max(k.parked_since, now);
+    k.clock = ~Time(0);
+    woke_ = true;  // end the current worker's batch: the woken act at `now`, before its later steps
+  }
+}
+
+}  // namespace detail
+
+RunResult simulate(const RunConfig& config) {
+  if (config.dag == nullptr || config.policy == nullptr)
+    throw std::invalid_argument("simulate: dag and policy are required");
+  if (config.policy->trigger == Trigger::space_efficient) return detail::simulate_threads(config);
+  detail::Simulator s(config);
+  return s.run();
+}
+
+}  // namespace weft_sim

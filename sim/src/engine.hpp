@@ -1,0 +1,53 @@
+// The discrete-event simulator: P workers run a Dag under one policy. Time advances per worker;
+// the worker with the smallest clock acts next, so every read of another worker's deque or join
+// happens in global time order and a run is a pure function of (dag, policy, costs, P, seed).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "costs.hpp"
+#include "dag.hpp"
+#include "policy_table.hpp"
+
+namespace weft_sim {
+
+struct RunConfig {
+  const Dag* dag = nullptr;
+  const PolicyTraits* policy = nullptr;
+  Costs costs;
+  unsigned workers = 1;
+  std::uint64_t seed = 1;
+  // Test probes (null in normal runs): starts per template node, and the node of every promoted
+  // item in promotion order (a pair's second branch, or the loop whose range was split).
+  std::vector<std::uint64_t>* node_starts = nullptr;
+  std::vector<std::uint32_t>* promoted_nodes = nullptr;
+};
+
+struct RunResult {
+  Time makespan = 0;
+  double raw_work = 0;        // node work executed (must equal the DAG's work)
+  double overhead = 0;        // joins, polls, promotions, pops, syncs
+  double steal_time = 0;      // successful steals (thief's time)
+  double idle = 0;            // failed steal attempts and waiting without a task
+  double exec_span = 0;       // span of the executed graph: promoted forks parallel, + τ each (HB §3)
+  std::uint64_t instances = 0;      // node instances started
+  std::uint64_t joins = 0;
+  std::uint64_t polls = 0;
+  std::uint64_t promotions = 0;
+  std::uint64_t thefts = 0;         // successful steals, leapfrogs included
+  std::uint64_t steal_attempts = 0;
+  std::uint64_t leapfrogs = 0;
+  std::uint64_t pops = 0;           // promoted items the owner took back at its join
+  std::uint64_t beats = 0;          // heartbeats that promoted something
+  std::uint64_t trip_wires = 0;     // wool: public windows grown
+  std::uint64_t loop_splits = 0;    // loop ranges split in two (ws-ap's chunks - 1 per loop)
+  std::uint64_t memory_peak = 0;    // heap high-water of node allocations
+  std::uint64_t live_items_peak = 0;// promoted items in flight at once
+  std::uint64_t max_stack = 0;      // deepest frame stack of any worker
+  std::uint64_t memory_at_end = 0;  // bytes still allocated when the root finished (must be 0)
+};
+
+RunResult simulate(const RunConfig& config);
+
+}  // namespace weft_sim

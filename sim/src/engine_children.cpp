@@ -1,0 +1,149 @@
+// Pairs (fork-join) and loops: how a frame runs its children and joins with promoted ones.
+#include <algorithm>
+#include <stdexcept>
+
+#include "engine_state.hpp"
+
+namespace weft_sim::detail {
+
+void Simulator::pair_step(unsigned w, Frame& f) {
+  Worker& k = ws_[w];
+  const Node& n = dag_.node(f.node);
+  const std::uint32_t idx = k.depth - 1;
+  switch (f.sub) {
+    case pair_begin:
+      // The join's entry: a latent descriptor (plain stores) and a poll point (SPEC §3).
+      ++r_.joins;
+      charge_overhead(w, costs_.join);
+      f.span_fork = f.span;
+      f.right = Right::latent;
+      f.sub = pair_left;
+      f.spawn_index = k.spawns_open++;
+      if (pol_.trigger == Trigger::eager) promote(w, idx);                  // LS §2.2
+      else if (pol_.trigger == Trigger::public_window && f.spawn_index < k.public_limit)
+        promote(w, idx);                                                     // WOOL §III.B
+      poll(w);
+      push_child(w, n.left);  // may reallocate the stack: `f` is not used after this
+      return;
+    case pair_left_done:
+      if (f.right == Right::latent) {
+        f.right = Right::inline_run;
+        f.sub = pair_right;
+        push_child(w, n.right);
+        return;
+      }
+      f.sub = pair_wait;
+      if (f.right == Right::promoted) {
+        // Never stolen: take it back and run it here. It stays a promoted item (its start in
+        // the executed graph is the fork + τ, HB §3.4), so its end signals this frame.
+        Item it;
+        if (!take_own_item(w, idx, it)) throw std::logic_error("simulator: promoted branch lost");
+        ++r_.pops;
+        charge_overhead(w, costs_.pop);
+        f.right = Right::inline_run;
+        if (pol_.trigger == Trigger::public_window) wool_inlined_public(w, f.spawn_index);
+        run_item(w, it, it.span_start);  // may move the stack: `f` is not used after this
+      } else {
+        k.inlined_public = 0;  // stolen: the public run is over
+      }
+      return;
+    case pair_wait:
+      if (f.right == Right::done) {
+        k.blocked_on = -1;
+        f.sub = pair_joined;
+      } else {
+        blocked_step(w, f);
+      }
+      return;
+    case pair_joined:
+      --k.spawns_open;
+      f.span = std::max(f.span, f.span_join);
+      enter_after(f);
+      return;
+    default: throw std::logic_error("simulator: pair frame stepped while its child runs");
+  }
+}
+
+void Simulator::loop_step(unsigned w, Frame& f) {
+  Worker& k = ws_[w];
+  const Node& n = dag_.node(f.node);
+  const std::uint32_t idx = k.depth - 1;
+  switch (f.sub) {
+    case loop_begin:
+      if (!f.is_chunk) {
+        f.next = 0;
+        f.end = n.count;
+        if (pol_.loops == LoopSplit::auto_partitioner) f.chunks = costs_.ap_k * P_;
+      }
+      f.sub = loop_next;
+      loop_partition(w, idx);
+      return;
+    case loop_next:
+      if (f.next < f.end) {
+        poll(w);  // every iteration boundary is a poll point (SPEC §3); may split [next, end)
+        const std::uint64_t i = f.next++;
+        f.sub = loop_running;
+        push_child(w, dag_.iteration(n, i));
+        return;
+      }
+      f.sub = loop_drain;
+      return;
+    case loop_drain: {
+      if (f.pending == 0) {
+        k.blocked_on = -1;
+        k.spawns_open -= f.spawned;
+        f.spawned = 0;
+        f.span = std::max(f.span, f.span_join);
+        enter_after(f);
+        return;
+      }
+      Item it;
+      if (take_own_item(w, idx, it)) {  // not stolen: run the sub-range here
+        ++r_.pops;
+        charge_overhead(w, costs_.pop);
+        run_item(w, it, it.span_start);
+        return;
+      }
+      blocked_step(w, f);
+      return;
+    }
+    default: throw std::logic_error("simulator: loop frame stepped while its iteration runs");
+  }
+}
+
+// Eager splitting on entry: ws halves down to one iteration (LS's SP); ws-ap halves while its
+// chunk budget lasts (TBB's auto partitioner, LS l.136–153); lazy policies split only on promotion.
+void Simulator::loop_partition(unsigned w, std::uint32_t idx) {
+  Frame* f = &ws_[w].frames[idx];
+  if (pol_.loops == LoopSplit::eager_halves) {
+    while (f->end - f->next >= 2) {
+      split_range(w, idx);
+      f = &ws_[w].frames[idx];
+    }
+  } else if (pol_.loops == LoopSplit::public_halves) {
+    // The runtime runs wool's loops as recursive halving joins: each half is a descriptor on the
+    // task stack, public only below the public limit (WOOL §III.B); the rest stays private here.
+    while (f->end - f->next >= 2 && ws_[w].spawns_open < ws_[w].public_limit) wool_split(w, idx);
+  } else if (pol_.loops == LoopSplit::auto_partitioner) {
+    while (f->chunks > 1 && f->end - f->next >= 2) {
+      f->chunks /= 2;
+      split_range(w, idx);
+      f = &ws_[w].frames[idx];
+    }
+  }
+}
+
+// The newest item of this worker's deque that belongs to frame `idx` (LIFO, like a deque pop).
+bool Simulator::take_own_item(unsigned w, std::uint32_t idx, Item& out) {
+  auto& d = ws_[w].deque;
+  for (auto it = d.rbegin(); it != d.rend(); ++it) {
+    if (it->parent.worker == std::int32_t(w) && it->parent.frame == idx) {
+      out = *it;
+      d.erase(std::next(it).base());
+      return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace weft_sim::detail

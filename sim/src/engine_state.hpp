@@ -1,0 +1,130 @@
+// Internal state of one simulation (not part of the simulator's interface).
+#pragma once
+
+#include <deque>
+#include <vector>
+
+#include "engine.hpp"
+#include "rng.hpp"
+
+namespace weft_sim::detail {
+
+enum class Stage : std::uint8_t { enter, work_before, children, work_after, finish };
+enum class Right : std::uint8_t { latent, promoted, stolen, done, inline_run };
+
+// Pair sub-steps: begin, left running, left returned, right inline, wait for thief, joined.
+enum PairSub : std::uint8_t { pair_begin, pair_left, pair_left_done, pair_right, pair_wait, pair_joined };
+// Loop sub-steps: begin (partition), next iteration, iteration running, drain the promoted pieces.
+enum LoopSub : std::uint8_t { loop_begin, loop_next, loop_running, loop_drain };
+
+inline constexpr std::uint64_t kWoolTripDistance = 2;    // sched_wool.cpp: trip_distance
+inline constexpr std::uint32_t kWoolPrivatizeAfter = 64;  // sched_wool.cpp: privatize_after
+
+struct JoinRef {
+  std::int32_t worker = -1;
+  std::uint32_t frame = 0;  // index in that worker's frame stack; stable until the join completes
+};
+
+// A promoted (stealable) piece of work: a pair's second branch or a loop's sub-range.
+struct Item {
+  std::uint32_t node = kNoNode;
+  bool is_range = false;
+  bool trip_wire = false;        // wool: stealing it asks the owner to publish more
+  std::uint64_t lo = 0, hi = 0;  // range
+  std::uint64_t chunks = 0;      // ws-ap partitioner state of the range
+  JoinRef parent;
+  Time span_start = 0;
+};
+
+struct Frame {
+  std::uint32_t node = kNoNode;
+  Stage stage = Stage::enter;
+  std::uint8_t sub = 0;
+  Right right = Right::latent;
+  bool is_item = false;   // finishing it notifies `parent` (a promoted item), else the frame below
+  bool is_chunk = false;  // a loop sub-range: no own work, allocation or work_after
+  Time remaining = 0;
+  std::uint64_t next = 0, end = 0;  // loop: iterations not yet started
+  std::uint32_t pending = 0;        // loop: promoted sub-ranges not yet finished
+  std::uint64_t chunks = 0;
+  std::int32_t thief = -1;
+  std::vector<std::int32_t> thieves;  // loop: workers running its stolen sub-ranges
+  std::uint32_t spawn_index = 0;      // wool: position on the worker's task stack
+  std::uint32_t spawned = 0;          // wool: task-stack positions this loop's halves occupy
+  JoinRef parent;
+  Time span = 0, span_fork = 0, span_join = 0;
+  std::uint64_t held = 0;  // bytes children left to be freed when this frame ends
+  Time saved_beat = 0;     // hb_thread_credit: units the interrupted thread had left to its beat
+};
+
+struct Worker {
+  std::vector<Frame> frames;
+  std::uint32_t depth = 0;
+  std::deque<Item> deque;  // front: oldest (thieves take it); back: newest
+  Time clock = 0;
+  std::int32_t blocked_on = -1;
+  bool parked = false;
+  Time parked_since = 0;
+  Time next_beat = 0;
+  std::uint64_t public_limit = 0;
+  bool trip_notified = false;
+  std::uint32_t inlined_public = 0;  // wool: public tasks joined inline in a row
+  std::uint32_t spawns_open = 0;
+  Frame& top() { return frames[depth - 1]; }
+};
+
+class Simulator {
+ public:
+  explicit Simulator(const RunConfig& c);
+  RunResult run();
+
+ private:
+  // engine.cpp: the event loop and the frame life cycle
+  void step(unsigned w);
+  Frame& push_frame(unsigned w, std::uint32_t node, Time span);
+  void push_child(unsigned w, std::uint32_t node);
+  void child_returned(Frame& parent);
+  bool polls_inside_work() const;
+  void enter_after(Frame& f);
+  void start_frame(unsigned w, Frame& f);
+  void run_work(unsigned w, Frame& f, Stage next);
+  void finish_frame(unsigned w);
+  void notify(const JoinRef& ref, Time span_end, unsigned completer, std::uint64_t retained);
+  void wake_all(Time now);
+  void park(unsigned w);
+  // engine_children.cpp: pairs and loops
+  void pair_step(unsigned w, Frame& f);
+  void loop_step(unsigned w, Frame& f);
+  void loop_partition(unsigned w, std::uint32_t frame_index);
+  bool take_own_item(unsigned w, std::uint32_t frame_index, Item& out);
+  // engine_steal.cpp: promotion, polls, steals and leapfrogging
+  void promote(unsigned w, std::uint32_t frame_index);
+  void split_range(unsigned w, std::uint32_t frame_index);
+  bool latent(const Frame& f) const;
+  void poll(unsigned w);
+  void wool_publish(unsigned w);
+  void wool_split(unsigned w, std::uint32_t frame_index);
+  bool trip_position(unsigned w, std::uint64_t index) const;
+  void wool_inlined_public(unsigned w, std::uint32_t spawn_index);
+  void idle_steal(unsigned w);
+  bool steal_random(unsigned w);
+  void blocked_step(unsigned w, Frame& f);
+  bool steal_from(unsigned thief, unsigned victim);
+  void run_item(unsigned w, const Item& it, Time span_start);
+  void charge_overhead(unsigned w, Time t) { ws_[w].clock += t; r_.overhead += double(t); }
+
+  const RunConfig& cfg_;
+  const Dag& dag_;
+  const PolicyTraits& pol_;
+  const Costs costs_;
+  const unsigned P_;
+  Rng rng_;
+  std::vector<Worker> ws_;
+  RunResult r_;
+  std::uint64_t live_mem_ = 0, live_items_ = 0;
+  unsigned parked_count_ = 0;
+  bool done_ = false;
+  bool woke_ = false;
+};
+
+}  // namespace weft_sim::detail

@@ -1,0 +1,231 @@
+// Making work stealable (promotion at the policy's trigger) and taking it (steals, leapfrogging).
+#include <algorithm>
+
+#include "engine_state.hpp"
+
+namespace weft_sim::detail {
+
+bool Simulator::latent(const Frame& f) const {
+  if (f.stage != Stage::children) return false;
+  const NodeKind kind = dag_.node(f.node).kind;
+  if (kind == NodeKind::pair) return f.sub == pair_left && f.right == Right::latent;
+  if (kind != NodeKind::loop) return false;
+  // While an iteration runs, the whole rest is latent; between iterations only a range of two or
+  // more can be split (the next iteration stays here: LS Algorithm 3's "while nrt > grain").
+  return (f.sub == loop_running && f.next < f.end) || (f.sub == loop_next && f.end - f.next >= 2);
+}
+
+void Simulator::promote(unsigned w, std::uint32_t idx) {
+  Frame& f = ws_[w].frames[idx];
+  if (dag_.node(f.node).kind == NodeKind::loop) {
+    split_range(w, idx);
+    return;
+  }
+  Item it;
+  it.node = dag_.node(f.node).right;
+  it.parent = {std::int32_t(w), idx};
+  it.span_start = f.span_fork + costs_.promote;  // HB's cost graph: the branch forks at the pair
+  it.trip_wire = pol_.trigger == Trigger::public_window && trip_position(w, f.spawn_index);
+  f.right = Right::promoted;
+  if (cfg_.promoted_nodes) cfg_.promoted_nodes->push_back(it.node);
+  ws_[w].deque.push_back(it);
+  ++r_.promotions;
+  r_.live_items_peak = std::max(r_.live_items_peak, ++live_items_);
+  charge_overhead(w, costs_.promote);
+  wake_all(ws_[w].clock);
+}
+
+// Publish the upper half of frame idx's remaining range (the whole of a single remaining
+// iteration while another runs), keeping the lower half here.
+void Simulator::split_range(unsigned w, std::uint32_t idx) {
+  Frame& f = ws_[w].frames[idx];
+  const std::uint64_t left = f.end - f.next;
+  const std::uint64_t mid = left >= 2 ? f.next + left / 2 : f.next;
+  if (left >= 2) ++r_.loop_splits;
+  Item it;
+  it.node = f.node;
+  it.is_range = true;
+  it.lo = mid;
+  it.hi = f.end;
+  it.chunks = f.chunks;
+  it.parent = {std::int32_t(w), idx};
+  it.span_start = f.span + costs_.promote;
+  f.end = mid;
+  ++f.pending;
+  if (cfg_.promoted_nodes) cfg_.promoted_nodes->push_back(it.node);
+  ws_[w].deque.push_back(it);
+  ++r_.promotions;
+  r_.live_items_peak = std::max(r_.live_items_peak, ++live_items_);
+  charge_overhead(w, costs_.promote);
+  wake_all(ws_[w].clock);
+}
+
+void Simulator::poll(unsigned w) {
+  Worker& k = ws_[w];
+  switch (pol_.trigger) {
+    case Trigger::deque_short: {  // LS §3.3 (innermost) and §6.1 (oldest)
+      ++r_.polls;
+      charge_overhead(w, costs_.check);
+      if (k.deque.size() >= pol_.threshold) return;
+      if (pol_.which == Which::oldest) {
+        for (std::uint32_t i = 0; i < k.depth; ++i)
+          if (latent(k.frames[i])) return promote(w, i);
+      } else {
+        for (std::uint32_t i = k.depth; i-- > 0;)
+          if (latent(k.frames[i])) return promote(w, i);
+      }
+      return;
+    }
+    case Trigger::heartbeat:  // HB §2: the oldest promotable frame, at most once per N units
+      ++r_.polls;
+      charge_overhead(w, costs_.check);
+      if (k.clock < k.next_beat) return;
+      for (std::uint32_t i = 0; i < k.depth; ++i) {
+        if (!latent(k.frames[i])) continue;
+        ++r_.beats;
+        promote(w, i);
+        k.next_beat = k.clock + costs_.heartbeat;  // N more units of work before the next one
+        return;
+      }
+      return;
+    case Trigger::public_window:
+      ++r_.polls;
+      charge_overhead(w, costs_.check);
+      if (k.trip_notified) wool_publish(w);
+      return;
+    default: return;
+  }
+}
+
+// WOOL §III.B's trip wire: a thief took the last public descriptor, so the owner makes
+// `wool_step` more task-stack positions public and publishes the latent ones among them.
+void Simulator::wool_publish(unsigned w) {
+  Worker& k = ws_[w];
+  k.trip_notified = false;
+  k.public_limit += costs_.wool_step;
+  ++r_.trip_wires;
+  for (std::uint32_t i = 0; i < k.depth; ++i) {
+    const Frame& f = k.frames[i];
+    if (!latent(f)) continue;
+    if (dag_.node(f.node).kind == NodeKind::pair) {
+      if (f.spawn_index < k.public_limit) promote(w, i);
+    } else if (k.spawns_open < k.public_limit && k.frames[i].end - k.frames[i].next >= 2) {
+      wool_split(w, i);
+    }
+  }
+}
+
+// One random victim per attempt. With zero steal latency an attempt costs nothing, so the thief
+// looks at every other deque (from a random start) before parking: no worker idles while any
+// deque holds work, which the greedy-bound test relies on.
+bool Simulator::steal_random(unsigned w) {
+  if (P_ == 1) return false;
+  const unsigned start = unsigned(rng_.below(P_ - 1));
+  const unsigned tries = costs_.steal == 0 ? P_ - 1 : 1;
+  for (unsigned t = 0; t < tries; ++t) {
+    unsigned victim = (start + t) % (P_ - 1);
+    if (victim >= w) ++victim;
+    if (steal_from(w, victim)) return true;
+  }
+  return false;
+}
+
+// WOOL §III.B as the runtime sets it: the trip wire is the 2nd highest public slot, and a steal
+// at or above it notifies the owner.
+bool Simulator::trip_position(unsigned w, std::uint64_t index) const {
+  return index + kWoolTripDistance >= ws_[w].public_limit;
+}
+
+// WOOL §I.b: after inlining many public tasks in a row, the owner makes its top public slot
+// private again (the runtime's maybe_privatize).
+void Simulator::wool_inlined_public(unsigned w, std::uint32_t spawn_index) {
+  Worker& k = ws_[w];
+  if (++k.inlined_public < kWoolPrivatizeAfter) return;
+  k.inlined_public = 0;
+  if (spawn_index + 1 == k.public_limit && k.public_limit > 1) --k.public_limit;
+}
+
+// wool: publish the upper half of a loop frame's range as the next task-stack descriptor.
+void Simulator::wool_split(unsigned w, std::uint32_t idx) {
+  Worker& k = ws_[w];
+  const bool trip = trip_position(w, k.spawns_open);
+  split_range(w, idx);
+  k.deque.back().trip_wire = trip;
+  ++k.frames[idx].spawned;
+  ++k.spawns_open;
+}
+
+void Simulator::idle_steal(unsigned w) {
+  if (steal_random(w)) return;
+  if (costs_.steal == 0 || P_ == 1) park(w);
+  else ws_[w].clock += costs_.steal;
+}
+
+// A blocked join (its promoted branch was stolen and still runs): leapfrog, i.e. steal only from
+// the thief or from whom it waits for (WOOL §I.b, as the runtime's wait_stolen), so the stack
+// holds only descendants of the joined branch.
+void Simulator::blocked_step(unsigned w, Frame& f) {
+  Worker& k = ws_[w];
+  std::int32_t target = f.thief;
+  if (dag_.node(f.node).kind == NodeKind::loop)
+    target = f.thieves.empty() ? -1 : f.thieves[rng_.below(f.thieves.size())];
+  k.blocked_on = target;
+  if (costs_.leapfrog) {
+    std::int32_t v = target;
+    for (unsigned hops = 0; v >= 0 && v != std::int32_t(w) && hops < P_; ++hops) {
+      if (steal_from(w, unsigned(v))) {
+        ++r_.leapfrogs;
+        return;
+      }
+      v = ws_[unsigned(v)].blocked_on;
+    }
+  } else if (steal_random(w)) {
+    return;
+  }
+  if (costs_.steal == 0) park(w);
+  else k.clock += costs_.steal;
+}
+
+bool Simulator::steal_from(unsigned thief, unsigned victim) {
+  ++r_.steal_attempts;
+  Worker& v = ws_[victim];
+  if (v.deque.empty()) return false;
+  Item it = v.deque.front();  // the oldest: breadth-first thefts (LS §2)
+  v.deque.pop_front();
+  Frame& p = ws_[unsigned(it.parent.worker)].frames[it.parent.frame];
+  if (it.is_range) {
+    p.thieves.push_back(std::int32_t(thief));
+    if (pol_.loops == LoopSplit::auto_partitioner) it.chunks = std::max(it.chunks, costs_.ap_v);
+  } else {
+    p.right = Right::stolen;
+    p.thief = std::int32_t(thief);
+  }
+  if (it.trip_wire) v.trip_notified = true;
+  ++r_.thefts;
+  ws_[thief].clock += costs_.steal;
+  r_.steal_time += double(costs_.steal);
+  run_item(thief, it, it.span_start);
+  return true;
+}
+
+void Simulator::run_item(unsigned w, const Item& it, Time span_start) {
+  Frame& f = push_frame(w, it.node, span_start);
+  f.is_item = true;
+  f.parent = it.parent;
+  if (costs_.hb_thread_credit) {
+    // HB §3.4: a promoted thread starts with no credit; the interrupted one keeps its own.
+    const Worker& k = ws_[w];
+    f.saved_beat = k.next_beat > k.clock ? k.next_beat - k.clock : 0;  // credit still to earn
+    ws_[w].next_beat = ws_[w].clock + costs_.heartbeat;
+  }
+  if (it.is_range) {
+    f.is_chunk = true;
+    f.next = it.lo;
+    f.end = it.hi;
+    f.chunks = it.chunks;
+    f.stage = Stage::children;
+    f.sub = loop_begin;
+  }
+}
+
+}  // namespace weft_sim::detail

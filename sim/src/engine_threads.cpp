@@ -1,0 +1,345 @@
+// NAR's thread schedulers (adf, dfd, fifo) as NAR §7.2.2's simulator models them: every fork
+// makes two threads, a thread that forks suspends until its children end, and the last child's
+// processor continues with the parent. Deques of ready threads are kept in one ordered list
+// (NAR Fig 6.3); a memory quota K per steal (dfd) or per scheduling from a deque (adf) makes a
+// processor give its deque up before an allocation that would exceed it, and an allocation of
+// m > K first runs about m/K dummy threads. K = 0 here means K = ∞ (dfd is then NAR's "WS").
+#include <algorithm>
+#include <deque>
+#include <list>
+#include <queue>
+#include <stdexcept>
+#include <vector>
+
+#include "engine.hpp"
+#include "rng.hpp"
+
+namespace weft_sim::detail {
+namespace {
+
+enum class Kind : std::uint8_t { node, range };
+
+struct Thread {
+  std::uint32_t node = kNoNode;
+  Kind kind = Kind::node;
+  std::uint64_t lo = 0, hi = 0;  // range: iterations [lo, hi) of loop `node`
+  bool started = false;
+  bool forked = false;
+  std::uint32_t pending = 0;
+  std::int32_t parent = -1;
+  std::uint64_t dummies = 0;  // dummy threads still to run before the allocation (m > K)
+  bool sized = false;         // dummies computed
+  Time span = 0, span_join = 0;
+  std::uint64_t held = 0;
+};
+
+struct ReadyDeque {
+  std::deque<std::int32_t> threads;  // front: bottom (oldest); back: top
+  std::int32_t owner = -1;
+};
+using DequeList = std::list<ReadyDeque>;
+
+struct Proc {
+  Time clock = 0;
+  std::int32_t current = -1;
+  bool owns = false;
+  DequeList::iterator dq;
+  std::uint64_t quota_left = 0;
+};
+
+class ThreadSim {
+ public:
+  explicit ThreadSim(const RunConfig& c)
+      : cfg_(c), dag_(*c.dag), name_(c.policy->name), costs_(c.costs), P_(c.workers),
+        rng_(c.seed), procs_(c.workers) {}
+  RunResult run();
+
+ private:
+  std::int32_t new_thread(std::uint32_t node, Kind kind, std::uint64_t lo, std::uint64_t hi,
+                          std::int32_t parent, Time span);
+  void step(unsigned p);
+  bool acquire(unsigned p);
+  bool steal(unsigned p);
+  bool start_thread(unsigned p, Thread& t);
+  void fork(unsigned p, std::int32_t id);
+  void finish(unsigned p, std::int32_t id);
+  void make_ready(unsigned p, std::int32_t id);
+  void give_up_deque(unsigned p);
+  void preempt(unsigned p);
+  void own_new_deque(unsigned p, DequeList::iterator after);
+  bool unlimited() const { return costs_.quota == 0; }
+
+  const RunConfig& cfg_;
+  const Dag& dag_;
+  const std::string_view name_;
+  const Costs costs_;
+  const unsigned P_;
+  Rng rng_;
+  std::vector<Proc> procs_;
+  std::vector<Thread> threads_;
+  DequeList order_;
+  std::deque<std::int32_t> fifo_;
+  std::vector<std::int32_t> free_;  // finished threads' slots
+  RunResult r_;
+  std::uint64_t live_mem_ = 0, live_threads_ = 0;
+  bool done_ = false;
+};
+
+std::int32_t ThreadSim::new_thread(std::uint32_t node, Kind kind, std::uint64_t lo,
+                                   std::uint64_t hi, std::int32_t parent, Time span) {
+  Thread t;
+  t.node = node;
+  t.kind = kind;
+  t.lo = lo;
+  t.hi = hi;
+  t.parent = parent;
+  t.span = span;
+  r_.live_items_peak = std::max(r_.live_items_peak, ++live_threads_);
+  if (!free_.empty()) {
+    const std::int32_t id = free_.back();
+    free_.pop_back();
+    threads_[std::size_t(id)] = t;
+    return id;
+  }
+  threads_.push_back(t);
+  return std::int32_t(threads_.size() - 1);
+}
+
+RunResult ThreadSim::run() {
+  if (P_ == 0) throw std::invalid_argument("P: the number of workers must be at least 1");
+  procs_[0].current = new_thread(dag_.root(), Kind::node, 0, 0, -1, 0);
+  own_new_deque(0, order_.end());
+  procs_[0].quota_left = costs_.quota;
+  using Event = std::pair<Time, unsigned>;
+  std::priority_queue<Event, std::vector<Event>, std::greater<>> events;
+  for (unsigned p = 0; p < P_; ++p) events.push({0, p});
+  while (!done_) {
+    const unsigned p = events.top().second;
+    events.pop();
+    do step(p);  // the earliest processor acts until another one is earlier
+    while (!done_ && (events.empty() || procs_[p].clock <= events.top().first));
+    events.push({procs_[p].clock, p});
+  }
+  r_.idle = double(P_) * double(r_.makespan) - (r_.raw_work + r_.overhead + r_.steal_time);
+  return r_;
+}
+
+void ThreadSim::step(unsigned p) {
+  Proc& pr = procs_[p];
+  if (pr.current < 0 && !acquire(p)) {
+    pr.clock += std::max<Time>(costs_.steal, 1);  // nothing to take: try again later
+    return;
+  }
+  const std::int32_t id = pr.current;
+  Thread& t = threads_[std::size_t(id)];
+  if (!t.started) {
+    start_thread(p, t);  // false when preempted before its allocation: the next step re-acquires
+    return;
+  }
+  if (!t.forked) {
+    fork(p, id);
+    return;
+  }
+  finish(p, id);  // its children are done: work after the join, free, signal the parent
+}
+
+// The next thread for an idle processor: the top of its own deque, else a steal.
+bool ThreadSim::acquire(unsigned p) {
+  Proc& pr = procs_[p];
+  if (name_ == "fifo") {  // one shared queue: every take is a remote access, priced as a steal
+    ++r_.steal_attempts;
+    if (fifo_.empty()) return false;
+    pr.current = fifo_.front();
+    fifo_.pop_front();
+    ++r_.thefts;
+    pr.clock += costs_.steal;
+    r_.steal_time += double(costs_.steal);
+    return true;
+  }
+  if (pr.owns && !pr.dq->threads.empty()) {
+    pr.current = pr.dq->threads.back();
+    pr.dq->threads.pop_back();
+    pr.clock += costs_.pop;
+    r_.overhead += double(costs_.pop);
+    return true;
+  }
+  return steal(p);
+}
+
+bool ThreadSim::steal(unsigned p) {
+  Proc& pr = procs_[p];
+  if (pr.owns) {  // an empty deque is deleted when its owner goes stealing (NAR §6.2)
+    order_.erase(pr.dq);
+    pr.owns = false;
+  }
+  ++r_.steal_attempts;
+  std::vector<DequeList::iterator> left;  // the leftmost P non-empty deques
+  for (auto it = order_.begin(); it != order_.end() && left.size() < P_; ++it)
+    if (!it->threads.empty()) left.push_back(it);
+  if (left.empty()) return false;
+  const bool adf = name_ == "adf";
+  const auto victim = adf ? left.front() : left[rng_.below(left.size())];
+  if (victim->owner < 0) {  // NAR §7.2.2: stealing from an unowned deque takes it over
+    victim->owner = std::int32_t(p);
+    pr.owns = true;
+    pr.dq = victim;
+    pr.current = victim->threads.back();
+    victim->threads.pop_back();
+  } else {
+    if (adf) {  // AsyncDF: the highest-priority ready thread, the top of the leftmost deque
+      pr.current = victim->threads.back();
+      victim->threads.pop_back();
+    } else {    // DFDeques: the bottom of the chosen deque
+      pr.current = victim->threads.front();
+      victim->threads.pop_front();
+    }
+    own_new_deque(p, std::next(victim));  // placed just right of the victim (NAR Fig 6.4)
+  }
+  pr.quota_left = costs_.quota;
+  ++r_.thefts;
+  pr.clock += costs_.steal;
+  r_.steal_time += double(costs_.steal);
+  return true;
+}
+
+void ThreadSim::own_new_deque(unsigned p, DequeList::iterator after) {
+  Proc& pr = procs_[p];
+  pr.dq = order_.insert(after, ReadyDeque{});
+  pr.dq->owner = std::int32_t(p);
+  pr.owns = true;
+}
+
+void ThreadSim::preempt(unsigned p) {
+  Proc& pr = procs_[p];
+  pr.dq->threads.push_back(pr.current);  // back on top of its deque
+  pr.current = -1;
+  ++r_.pops;  // counted as preemptions
+  give_up_deque(p);
+}
+
+void ThreadSim::give_up_deque(unsigned p) {
+  Proc& pr = procs_[p];
+  if (pr.owns) pr.dq->owner = -1;  // it stays in the order, unowned
+  pr.owns = false;
+}
+
+// Allocation with quota K: a thread whose allocation exceeds what is left goes back on top of
+// its deque, which the processor gives up; one of m > K first runs ceil(m/K) - 1 dummy threads,
+// each making its processor give up its deque (NAR §7.2.2).
+bool ThreadSim::start_thread(unsigned p, Thread& t) {
+  Proc& pr = procs_[p];
+  const std::uint64_t m = t.kind == Kind::node ? dag_.node(t.node).alloc : 0;
+  if (!unlimited() && m > 0 && name_ != "fifo") {
+    if (!t.sized) {
+      t.sized = true;
+      if (m > costs_.quota) t.dummies = (m + costs_.quota - 1) / costs_.quota - 1;
+    }
+    if (t.dummies > 0) {  // run one dummy thread, then give the deque up
+      --t.dummies;
+      pr.clock += 1;
+      r_.overhead += 1;
+      preempt(p);
+      return false;
+    }
+    if (m <= costs_.quota && m > pr.quota_left) {
+      preempt(p);
+      return false;
+    }
+    pr.quota_left -= std::min(m, pr.quota_left);  // m > K after its dummies: the quota is spent
+  }
+  t.started = true;
+  if (t.kind == Kind::node) {
+    const Node& n = dag_.node(t.node);
+    ++r_.instances;
+    if (cfg_.node_starts) ++(*cfg_.node_starts)[t.node];
+    live_mem_ += m;
+    r_.memory_peak = std::max(r_.memory_peak, live_mem_);
+    pr.clock += n.work;
+    r_.raw_work += double(n.work);
+    t.span += n.work;
+  }
+  return true;
+}
+
+void ThreadSim::fork(unsigned p, std::int32_t id) {
+  Proc& pr = procs_[p];
+  threads_[std::size_t(id)].forked = true;
+  const Thread t = threads_[std::size_t(id)];  // a copy: new_thread may move the vector
+  std::int32_t a = -1, b = -1;
+  if (t.kind == Kind::range) {
+    if (t.hi - t.lo >= 2) {  // a loop is a balanced fork tree over its range
+      const std::uint64_t mid = t.lo + (t.hi - t.lo) / 2;
+      a = new_thread(t.node, Kind::range, t.lo, mid, id, t.span);
+      b = new_thread(t.node, Kind::range, mid, t.hi, id, t.span);
+    } else {
+      a = new_thread(dag_.iteration(dag_.node(t.node), t.lo), Kind::node, 0, 0, id, t.span);
+    }
+  } else {
+    const Node& n = dag_.node(t.node);
+    if (n.kind == NodeKind::pair) {
+      a = new_thread(n.left, Kind::node, 0, 0, id, t.span);
+      b = new_thread(n.right, Kind::node, 0, 0, id, t.span);
+    } else if (n.kind == NodeKind::loop && n.count > 0) {
+      a = new_thread(t.node, Kind::range, 0, n.count, id, t.span);
+    }
+  }
+  Thread& self = threads_[std::size_t(id)];  // new_thread may have moved it
+  self.pending = (a >= 0) + (b >= 0);
+  if (self.pending == 0) return;  // a leaf: finish next step
+  // A fork costs a join descriptor, and every thread made ready costs a promotion (thread
+  // creation), so the thread schedulers pay what ws pays per fork (SPEC §5: every promoted
+  // branch is a thread).
+  ++r_.joins;
+  const std::uint64_t made = name_ == "fifo" ? self.pending : (b >= 0);
+  r_.promotions += made;
+  pr.clock += costs_.join + made * costs_.promote;
+  r_.overhead += double(costs_.join + made * costs_.promote);
+  if (name_ == "fifo") {  // breadth first: children to the tail, the parent waits
+    fifo_.push_back(a);
+    if (b >= 0) fifo_.push_back(b);
+    pr.current = -1;
+    return;
+  }
+  if (b >= 0) pr.dq->threads.push_back(b);  // the right child waits on top; run the left one
+  pr.current = a;
+}
+
+void ThreadSim::finish(unsigned p, std::int32_t id) {
+  Proc& pr = procs_[p];
+  Thread& t = threads_[std::size_t(id)];
+  std::uint64_t retained = t.held;
+  if (t.kind == Kind::node) {
+    const Node& n = dag_.node(t.node);
+    pr.clock += n.work_after;
+    r_.raw_work += double(n.work_after);
+    t.span = std::max(t.span, t.span_join) + n.work_after;
+    live_mem_ -= t.held + (n.free_at_parent_end ? 0 : n.alloc);
+    retained = n.free_at_parent_end ? n.alloc : 0;
+  } else {
+    t.span = std::max(t.span, t.span_join);
+  }
+  --live_threads_;
+  pr.current = -1;
+  if (t.parent < 0) {
+    done_ = true;
+    r_.makespan = pr.clock;
+    r_.exec_span = double(t.span);
+    r_.memory_at_end = live_mem_;
+    return;
+  }
+  const std::int32_t parent_id = t.parent;
+  free_.push_back(id);
+  Thread& parent = threads_[std::size_t(parent_id)];
+  parent.held += retained;
+  parent.span_join = std::max(parent.span_join, t.span);
+  if (--parent.pending == 0) pr.current = parent_id;  // the last child continues with its parent
+}
+
+}  // namespace
+
+RunResult simulate_threads(const RunConfig& config) {
+  ThreadSim s(config);
+  return s.run();
+}
+
+}  // namespace weft_sim::detail

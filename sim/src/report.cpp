@@ -1,0 +1,85 @@
+#include "report.hpp"
+
+#include <cstdio>
+
+namespace weft_sim {
+namespace {
+
+std::string quoted(const std::string& s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out + "\"";
+}
+
+std::string num(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.17g", v);
+  return buf;
+}
+
+}  // namespace
+
+std::string to_json(const RunRecord& r) {
+  const RunResult& x = r.result;
+  std::string s = "{";
+  auto field = [&](const char* k, const std::string& v) {
+    if (s.size() > 1) s += ", ";
+    s += quoted(k) + ": " + v;
+  };
+  field("dag", quoted(r.dag));
+  field("policy", quoted(r.policy));
+  field("P", num(r.workers));
+  field("seed", num(double(r.seed)));
+  std::string costs = "{";
+  for (const auto& [k, v] : cost_values(r.costs))
+    costs += (costs.size() > 1 ? ", " : "") + quoted(k) + ": " + num(double(v));
+  field("costs", costs + "}");
+  field("dag_work", num(r.dag_totals.work));
+  field("dag_span", num(r.dag_totals.span));
+  field("dag_span_tau", num(r.dag_span_tau));
+  field("dag_serial_memory", num(r.dag_totals.serial_peak));
+  field("dag_instances", num(r.dag_totals.instances));
+  field("makespan", num(double(x.makespan)));
+  field("speedup", num(x.makespan ? r.dag_totals.work / double(x.makespan) : 0));
+  field("work", num(x.raw_work + x.overhead));
+  field("raw_work", num(x.raw_work));
+  field("overhead", num(x.overhead));
+  field("steal_time", num(x.steal_time));
+  field("idle", num(x.idle));
+  field("exec_span", num(x.exec_span));
+  field("instances", num(double(x.instances)));
+  field("joins", num(double(x.joins)));
+  field("polls", num(double(x.polls)));
+  field("promotions", num(double(x.promotions)));
+  field("thefts", num(double(x.thefts)));
+  field("steal_attempts", num(double(x.steal_attempts)));
+  field("leapfrogs", num(double(x.leapfrogs)));
+  field("pops", num(double(x.pops)));
+  field("beats", num(double(x.beats)));
+  field("trip_wires", num(double(x.trip_wires)));
+  field("loop_splits", num(double(x.loop_splits)));
+  field("memory_peak", num(double(x.memory_peak)));
+  field("live_items_peak", num(double(x.live_items_peak)));
+  field("max_stack", num(double(x.max_stack)));
+  return s + "}";
+}
+
+std::string table_header() {
+  return "policy       P     makespan   speedup  promotions      thefts   leapfrogs        idle  mem_peak";
+}
+
+std::string table_row(const RunRecord& r) {
+  const RunResult& x = r.result;
+  char buf[256];
+  std::snprintf(buf, sizeof buf, "%-10s %4u %12llu %9.2f %11llu %11llu %11llu %11.3g %9llu",
+                r.policy.c_str(), r.workers, (unsigned long long)x.makespan,
+                x.makespan ? r.dag_totals.work / double(x.makespan) : 0.0,
+                (unsigned long long)x.promotions, (unsigned long long)x.thefts,
+                (unsigned long long)x.leapfrogs, x.idle, (unsigned long long)x.memory_peak);
+  return buf;
+}
+
+}  // namespace weft_sim

@@ -1,0 +1,83 @@
+// The DAG templates and generators: totals against closed forms and known counts.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "generators.hpp"
+
+using namespace weft_sim;
+
+namespace {
+double fib_calls(unsigned n) { return n < 2 ? 1 : 1 + fib_calls(n - 1) + fib_calls(n - 2); }
+}  // namespace
+
+TEST(Dag, FibTotalsMatchTheRecursion) {
+  const Dag d = make_fib(20, 3);
+  const auto t = d.root_totals();
+  EXPECT_EQ(t.instances, fib_calls(20));
+  EXPECT_EQ(t.work, 3 * fib_calls(20));
+  EXPECT_EQ(t.span, 3.0 * 20);  // fib(20) → fib(19) → ... → fib(1): 20 calls on the longest path
+  EXPECT_EQ(d.size(), 21u);     // one shared template per n
+}
+
+TEST(Dag, NqueensLeafChecksCountSolutions) {
+  // Every candidate is one task; a candidate that completes a board is a solution. For N = 8:
+  // 92 solutions among the 2057 nodes of the backtracking tree (the empty board included); every
+  // node but the solutions runs a loop over 8 candidate columns.
+  const Dag d = make_nqueens(8, 1);
+  std::uint64_t loops = 0;
+  for (std::size_t i = 0; i < d.size(); ++i) loops += d.node(std::uint32_t(i)).kind == NodeKind::loop;
+  EXPECT_EQ(loops, 2057u - 92u);
+  EXPECT_EQ(d.root_totals().work, 8.0 * (2057 - 92));  // every loop checks 8 candidates
+}
+
+TEST(Dag, NestedLoopsAndSerialMemory) {
+  const Dag d = make_nested_loops(6, 7, 5);
+  const auto t = d.root_totals();
+  EXPECT_EQ(t.work, 6 * 7 * 5);
+  EXPECT_EQ(t.span, 5);
+  EXPECT_EQ(t.instances, 1 + 6 + 42);
+}
+
+TEST(Dag, NarLowerBoundHoldsOneBlockSerially) {
+  const Dag d = make_nar_lower_bound(8, 30, 1000);
+  const auto t = d.root_totals();
+  EXPECT_EQ(t.serial_peak, 1000);  // S1 = A: the 1DF schedule frees each block before the next
+  EXPECT_EQ(t.span, 29);  // d = floor((30 - 1 - 2 log 4) / 2) = 12: 2d + 1 + 2 log 4 = 29 nodes
+}
+
+TEST(Dag, NarTreeShape) {
+  const Dag d = make_nar_tree(3, 3, 15, 1);
+  const auto t = d.root_totals();
+  EXPECT_EQ(t.instances, 65535);
+  EXPECT_EQ(t.work, 2.0 * 32767 + 50.0 * 32768);  // G3: inner threads 2, leaves 50
+  EXPECT_NEAR(t.serial_peak, 40 * 1024 + 15 * 48, 41000);  // one 40 KB block on the serial path
+}
+
+TEST(Dag, UtsIsDeterministicPerSeed) {
+  const auto a = make_uts_geometric(8, 3, 5).root_totals();
+  const auto b = make_uts_geometric(8, 3, 5).root_totals();
+  const auto c = make_uts_geometric(8, 3, 6).root_totals();
+  EXPECT_EQ(a.instances, b.instances);
+  EXPECT_NE(a.instances, c.instances);
+  EXPECT_GT(a.instances, 100);
+}
+
+TEST(Dag, BadSpecsAreRejectedWithTheAcceptedNames) {
+  try {
+    make_dag("fibonacci:3");
+    FAIL();
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("fib:N"), std::string::npos);
+  }
+  EXPECT_THROW(make_dag("fib:x"), std::invalid_argument);
+  EXPECT_THROW(make_dag("nar:4:1"), std::invalid_argument);
+  EXPECT_THROW(make_dag("nar-lb:6:40:1"), std::invalid_argument);
+}
+
+TEST(Dag, SpanWithForkCostCountsEveryForkOnThePath) {
+  // fib(10): 10 calls of 2 units on the longest path, 9 of them fork (HB §3.1's τ per fork).
+  EXPECT_EQ(make_fib(10, 2).span_with_fork_cost(100), 2 * 10 + 9 * 100);
+  // A loop of 1000 iterations is a fork tree 10 deep.
+  EXPECT_EQ(make_nested_loops(1, 1000, 5).span_with_fork_cost(7), 5 + 10 * 7);
+}

@@ -1,0 +1,213 @@
+// Each policy's defining behaviour on a tiny DAG: what it promotes, when, and how it splits loops.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "engine.hpp"
+#include "generators.hpp"
+
+using namespace weft_sim;
+
+namespace {
+
+struct Probe {
+  RunResult result;
+  std::vector<std::uint32_t> promoted;
+};
+
+Probe run(const Dag& d, const std::string& policy, unsigned p, const Costs& c) {
+  Probe out;
+  RunConfig cfg{&d, &policy_by_name(policy), c, p, 1};
+  cfg.promoted_nodes = &out.promoted;
+  out.result = simulate(cfg);
+  return out;
+}
+
+// root = pair(L1, R1), L1 = pair(L2, R2), L2 = pair(long leaf, R3): three nested joins whose
+// latent branches are told apart by node id.
+struct Nest {
+  Dag dag;
+  std::uint32_t r1, r2, r3;
+};
+
+Nest nested_joins(Time root_work) {
+  Nest n;
+  const auto body = n.dag.add_leaf(1000);
+  n.r3 = n.dag.add_leaf(7);
+  n.r2 = n.dag.add_leaf(8);
+  n.r1 = n.dag.add_leaf(9);
+  const auto l2 = n.dag.add_pair(0, body, n.r3);
+  const auto l1 = n.dag.add_pair(0, l2, n.r2);
+  n.dag.add_pair(root_work, l1, n.r1);
+  return n;
+}
+
+}  // namespace
+
+TEST(Policy, LazyDepthFirstPromotesTheInnermostBreadthFirstTheOldest) {
+  // P = 2. The root's 20 units make the thief's first attempt (t = 0) fail; at t = 50 it steals
+  // R1, which the root's poll promoted. The next poll inside the long leaf finds the deque empty
+  // with L1's and L2's branches latent: DF-LS publishes R3 (innermost, LS §3.3), BF-LS R2
+  // (oldest, LS §6.1).
+  Costs c = zero_costs();
+  c.promote = 1;
+  c.steal = 50;
+  c.poll = 10;
+  const Nest n = nested_joins(20);
+  const auto df = run(n.dag, "lazy-df", 2, c);
+  const auto bf = run(n.dag, "lazy-bf", 2, c);
+  ASSERT_GE(df.promoted.size(), 2u);
+  ASSERT_GE(bf.promoted.size(), 2u);
+  EXPECT_EQ(df.promoted[0], n.r1);
+  EXPECT_EQ(bf.promoted[0], n.r1);
+  EXPECT_EQ(df.promoted[1], n.r3);
+  EXPECT_EQ(bf.promoted[1], n.r2);
+}
+
+TEST(Policy, LazyThresholdTwoKeepsTwoItemsPublished) {
+  // On one worker nothing is stolen: DF-LS publishes until its deque holds 1 item, DF2-LS 2.
+  Costs c = zero_costs();
+  const Nest n = nested_joins(0);
+  EXPECT_EQ(run(n.dag, "lazy-df", 1, c).promoted, (std::vector<std::uint32_t>{n.r1}));
+  EXPECT_EQ(run(n.dag, "lazy-df2", 1, c).promoted, (std::vector<std::uint32_t>{n.r1, n.r2}));
+}
+
+TEST(Policy, HeartbeatPromotesTheOldestOncePerPeriod) {
+  // One worker, N = 300, polls every 10 units in the 1000-unit leaf: beats at t >= 300, 600, 900
+  // promote R1, R2, R3 in that order (oldest first, HB §2), whatever the deque holds.
+  Costs c = zero_costs();
+  c.poll = 10;
+  c.heartbeat = 300;
+  const Nest n = nested_joins(0);
+  const auto hb = run(n.dag, "heartbeat", 1, c);
+  EXPECT_EQ(hb.promoted, (std::vector<std::uint32_t>{n.r1, n.r2, n.r3}));
+  EXPECT_EQ(hb.result.beats, 3u);
+}
+
+TEST(Policy, WorkStealingPromotesEveryJoinAndHalvesLoopsToSingleIterations) {
+  const Dag fib = make_fib(12);
+  const auto r = run(fib, "ws", 1, Costs{}).result;
+  EXPECT_EQ(r.promotions, r.joins);  // LS §2.2: every second branch is pushed at once
+  EXPECT_EQ(r.pops, r.joins);        // one worker takes every one of them back
+  const Dag loop = make_nested_loops(1, 1000, 5);
+  const auto l = run(loop, "ws", 4, Costs{}).result;
+  EXPECT_EQ(l.loop_splits, 1000u - 1);  // split in halves down to grain 1: n - 1 splits
+}
+
+TEST(Policy, AutoPartitionerMakesKTimesPChunksWithoutThefts) {
+  // TBB's auto partitioner (LS l.136–153): K·P chunks, halved per split, so K·P - 1 splits when
+  // nothing is stolen (one worker); a stolen chunk is re-split up to V pieces.
+  const Dag loop = make_nested_loops(1, 1000, 5);
+  for (std::uint64_t k : {1u, 4u, 8u, 16u}) {
+    Costs c;
+    c.ap_k = k;
+    EXPECT_EQ(run(loop, "ws-ap", 1, c).result.loop_splits, k - 1) << "K = " << k;
+  }
+  Costs c;
+  const auto eight = run(loop, "ws-ap", 8, c).result;
+  EXPECT_GT(eight.thefts, 0u);
+  EXPECT_GE(eight.loop_splits, 4u * 8 - 1);
+  c.ap_v = 1;  // without the reset on theft exactly K·P chunks remain
+  EXPECT_EQ(run(loop, "ws-ap", 8, c).result.loop_splits, 4u * 8 - 1);
+}
+
+TEST(Policy, WoolPublishesTheOutermostDescriptorsAndGrowsOnTheTripWire) {
+  // A chain of 12 nested joins over a long leaf. One worker: only task-stack positions below the
+  // public limit (4) are published (WOOL §III.B).
+  Dag chain;
+  std::uint32_t node = chain.add_leaf(100000);
+  const auto side = chain.add_leaf(10);
+  for (int i = 0; i < 12; ++i) node = chain.add_pair(1, node, side);
+  Costs c;
+  c.poll = 100;
+  const auto one = run(chain, "wool", 1, c).result;
+  EXPECT_EQ(one.promotions, 4u);
+  EXPECT_EQ(one.trip_wires, 0u);
+  // Two workers: the thief takes positions 0, 1, 2 (the trip wire: 2nd highest public slot); the
+  // owner's next poll publishes wool_step more positions.
+  const auto two = run(chain, "wool", 2, c).result;
+  EXPECT_GE(two.trip_wires, 1u);
+  EXPECT_GT(two.promotions, 4u);
+}
+
+TEST(Policy, LsAlgorithm5DefeatsBreadthFirstLazyScheduling) {
+  // LS §9.4: N postponed no-op tasks above a loop of N long iterations. BF-LS publishes the
+  // postponed no-ops (oldest first) while it runs the loop's iterations itself, so the loop stays
+  // on one worker much longer than under eager work stealing, which splits it at once.
+  const Dag d = make_ls_adversary(64, 10000);
+  Costs c;
+  const auto bf = run(d, "lazy-bf", 8, c).result;
+  const auto ws = run(d, "ws", 8, c).result;
+  EXPECT_GT(double(bf.makespan), 2.0 * double(ws.makespan));
+}
+
+TEST(Policy, HeartbeatMeetsHbTheorems2And3) {
+  // HB Theorems 2-3 with per-thread credit (HB §3.4's semantics), τ = the promotion cost and no
+  // other overhead: work <= (1 + τ/N)·w and span <= (1 + N/τ)·s, s with τ per fork (HB §3.1).
+  for (const char* spec : {"fib:18", "nqueens:8", "loops:16:2048:20", "uts-geo:7:4:3:20"}) {
+    const Dag d = make_dag(spec);
+    const double w = d.root_totals().work;
+    for (Time n : {100u, 400u, 2000u, 10000u})
+      for (unsigned p : {1u, 8u, 64u}) {
+        SCOPED_TRACE(std::string(spec) + " N=" + std::to_string(n) + " P=" + std::to_string(p));
+        Costs c = zero_costs();
+        c.promote = 100;
+        c.steal = 200;
+        c.heartbeat = n;
+        c.hb_thread_credit = true;
+        const auto r = run(d, "heartbeat", p, c).result;
+        EXPECT_LE(r.raw_work + r.overhead, (1.0 + 100.0 / double(n)) * w);
+        EXPECT_LE(r.exec_span, (1.0 + double(n) / 100.0) * d.span_with_fork_cost(100));
+        EXPECT_GT(r.promotions, 0u);
+      }
+  }
+}
+
+namespace {
+Costs nar_steps() {  // NAR §7.2.2: one timestep per action and per steal, nothing else
+  Costs c = zero_costs();
+  c.steal = 1;
+  return c;
+}
+}  // namespace
+
+TEST(Policy, DfdTradesGranularityForMemoryWithK) {
+  // NAR Fig 7.10 (G3 + M3, a nested loop allocating 40 KB per outer iteration): smaller K, less
+  // memory and smaller scheduling granularity (actions per steal); AsyncDF keeps the least memory.
+  const Dag d = make_nar_tree(3, 3, 12, 1);
+  Costs big = nar_steps(), small = nar_steps();
+  small.quota = 100;
+  const auto ws = run(d, "dfd", 32, big).result;  // K = ∞: NAR's space-efficient work stealer
+  const auto dfd = run(d, "dfd", 32, small).result;
+  const auto adf = run(d, "adf", 32, small).result;
+  EXPECT_LT(2 * dfd.memory_peak, ws.memory_peak);
+  EXPECT_LT(4 * dfd.raw_work / double(dfd.thefts), ws.raw_work / double(ws.thefts));
+  EXPECT_LE(adf.memory_peak, dfd.memory_peak);
+}
+
+TEST(Policy, WorkStealingMemoryOnTheorem67DagGrowsWithPTimesD) {
+  // NAR Corollary 6.8: on Fig 6.9's DAG, S1 = A but work stealing (dfd with K = ∞) holds blocks
+  // on every processor at every depth: doubling p or D about doubles the high-water mark.
+  auto peak = [](unsigned p, unsigned depth) {
+    const Dag d = make_nar_lower_bound(p, depth, 1000);
+    return double(run(d, "dfd", p, nar_steps()).result.memory_peak);
+  };
+  const double base = peak(16, 100);
+  EXPECT_GT(base, 50 * 1000.0);  // far above S1 = 1000
+  EXPECT_GT(peak(32, 100), 1.6 * base);
+  EXPECT_GT(peak(16, 200), 1.6 * base);
+  // AsyncDF with K below A (dummy threads before each block) stays far lower (NAR Theorem 3.6).
+  Costs k = nar_steps();
+  k.quota = 10;
+  EXPECT_LT(double(run(make_nar_lower_bound(16, 100, 1000), "adf", 16, k).result.memory_peak), base / 4);
+}
+
+TEST(Policy, FifoRunsBreadthFirst) {
+  // The original Pthreads FIFO (NAR l.2700): even on one processor a tree's threads all start
+  // before the first one finishes, so memory is the whole tree's, far above S1.
+  const Dag d = make_nar_tree(1, 1, 10, 3);
+  const auto r = run(d, "fifo", 1, nar_steps()).result;
+  EXPECT_GT(double(r.memory_peak), 10 * d.root_totals().serial_peak);
+  // Breadth first, all 1024 leaves are queued before the first runs: all 2047 threads live.
+  EXPECT_EQ(r.live_items_peak, 1024u + 1023u);
+}
