@@ -400,17 +400,22 @@ TEST_P(WoolRace, EveryTaskRunsExactlyOnce) {
   for (unsigned t = 1; t <= thieves; ++t)
     ts.emplace_back([&, t] {
       started.arrive_and_wait();
-      while (!done.load(std::memory_order_acquire))
-        if (!m.sched().steal(m.w(t), o.w)) std::this_thread::yield();
+      // Spin between attempts (so that a thief on another core races the owner's joins), and
+      // yield now and then (so that one sharing the owner's core lets it go on).
+      for (unsigned fails = 0; !done.load(std::memory_order_acquire);)
+        if (!m.sched().steal(m.w(t), o.w) && ++fails % 64 == 0) std::this_thread::yield();
     });
   started.arrive_and_wait();
   std::uint64_t stolen_joins = 0;
   for (std::size_t r = 0; r < rounds; ++r) {
     for (std::size_t k = 0; k < depth; ++k) o.push(p[r * depth + k]);
-    // Every other round, let a thief in between pushes and joins (it may share our core); the
-    // other rounds race the owner's joins against thieves already running.
-    if (r % 2 == 0) std::this_thread::yield();
-    for (std::size_t k = 0; k < depth; ++k) stolen_joins += o.join_top() == joined::stolen;
+    // Let the thieves in (they may share our core) before a different join each round, or in no
+    // round at all: thieves then find the window in every state of the unwinding.
+    const std::size_t yield_before = r % (depth + 2);
+    for (std::size_t k = 0; k < depth; ++k) {
+      if (k == yield_before) std::this_thread::yield();
+      stolen_joins += o.join_top() == joined::stolen;
+    }
     // Every slot is joined: a stolen slot 0 set bot back to 0, and no thief wins slot k > 0 unless
     // slot k - 1 was stolen.
     ASSERT_EQ(o.bot(), 0u) << "round " << r;
