@@ -1,6 +1,7 @@
 // weft — the runtime side of loop frames: splitting a loop's remaining range into a child (a
 // promotion), TBB's auto partitioner for ws-ap, and the per-worker pool of children.
 #include "pool_runtime.hpp"
+#include "loop_split.hpp"
 #include "weft/detail/loop.hpp"
 
 namespace weft::detail {

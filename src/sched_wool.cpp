@@ -22,25 +22,11 @@
 #include <algorithm>
 
 #include "pool_runtime.hpp"
+#include "sched_wool.hpp"
 
 namespace weft::detail {
 
 namespace {
-
-constexpr std::size_t initial_public = 4;    // public slots at start
-constexpr std::size_t trip_distance = 2;     // the trip wire: the 2nd highest public slot
-constexpr std::size_t grow_by = 4;           // slots made public per notification
-constexpr std::uint32_t privatize_after = 64;  // consecutive public inlines before shrinking
-
-// A worker's public window (WOOL §I): `bot` is shared with thieves; `pub`, `trip` describe the
-// public window (slots [0, pub) are public; a steal at or above `trip` trips the wire).
-struct wool_window final : mechanism_state {
-  explicit wool_window(frame* bottom) : bot(bottom) {}
-  alignas(64) std::atomic<frame*> bot;
-  std::atomic<std::size_t> trip{0};
-  std::size_t pub = 0;
-  std::uint32_t inlined_public = 0;
-};
 
 class wool_scheduler final : public scheduler {
  public:
