@@ -156,15 +156,17 @@ inline std::uint64_t checksum(const state& s) {
     return (reached << 32) + sum;
 }
 
-// The serial elision: the loops of every system's search, run serially.
-inline std::uint64_t serial(const graph& G, state& s) {
+// Per level a flat loop over the frontier (OpenMP's `omp for`), each node's neighbours a
+// parallel loop (serial within an OpenMP iteration: system_omp.hpp).
+template <class S>
+std::uint64_t search(const graph& G, state& s) {
     std::uint32_t size = s.start();
     for (std::uint32_t d = 1; size != 0; ++d) {
-        for (std::uint32_t i = 0; i < size; ++i) {
+        S::flat_for(std::uint32_t{0}, size, [&](std::uint32_t i) {
             const std::uint32_t u = s.current[i];
-            for (std::uint64_t e = G.offsets[u]; e < G.offsets[u + 1]; ++e)
-                s.visit(G.targets[e], d);
-        }
+            S::parallel_for(G.offsets[u], G.offsets[u + 1],
+                            [&](std::uint64_t e) { s.visit(G.targets[e], d); });
+        });
         size = s.advance();
     }
     return checksum(s);
@@ -190,6 +192,14 @@ inline std::uint64_t oracle(const graph& G) {
         }
     }
     return (reached << 32) + sum;
+}
+
+template <class S>
+output run(const args& a) {
+    const graph G = input(a);
+    state s(G.n);
+    auto t = measure(a, [&] { s.reset(); }, [&] { return S::run_loops([&] { return search<S>(G, s); }); });
+    return result(t.time_s, t.result, oracle(G));
 }
 
 }  // namespace bench::bfs

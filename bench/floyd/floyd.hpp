@@ -56,11 +56,31 @@ inline std::uint64_t checksum(const std::vector<std::int32_t>& d) {
     return s;
 }
 
+// For each k (serially) a flat loop over the rows i (OpenMP's `omp for`).
+template <class S>
+void solve(std::int32_t* d, std::size_t n) {
+    for (std::size_t k = 0; k < n; ++k)
+        S::flat_for(std::size_t{0}, n, [&](std::size_t i) { relax(d, n, k, i); });
+}
+
 inline std::uint64_t oracle(const input_t& in) {
     std::vector<std::int32_t> d = in.d0;
     for (std::size_t k = 0; k < in.n; ++k)
         for (std::size_t i = 0; i < in.n; ++i) relax(d.data(), in.n, k, i);
     return checksum(d);
+}
+
+template <class S>
+output run(const args& a) {
+    const input_t in = input(a);
+    std::vector<std::int32_t> d;
+    auto t = measure(a, [&] { d = in.d0; }, [&] {
+        return S::run_loops([&] {
+            solve<S>(d.data(), opaque(in.n));
+            return checksum(d);
+        });
+    });
+    return result(t.time_s, t.result, oracle(in));
 }
 
 }  // namespace bench::floyd

@@ -54,13 +54,13 @@ inline std::uint64_t cells(const std::vector<double>& c) {
     return s;
 }
 
-// reps times: parallel_rows(c) computes every row of C (however the system likes), then the
-// cells are summed.
-template <class Rows>
-std::uint64_t repeat(const input_t& in, std::vector<double>& c, Rows&& parallel_rows) {
+// reps times: every row of C (a flat loop: OpenMP's `omp for`), then the cells are summed.
+template <class S>
+std::uint64_t repeat(const input_t& in, std::vector<double>& c) {
     std::uint64_t s = 0;
+    double* cp = c.data();
     for (unsigned r = 0; r < in.reps; ++r) {
-        parallel_rows(c.data());
+        S::flat_for(std::size_t{0}, opaque(in.n), [&](std::size_t i) { row(in, cp, i); });
         s += cells(c);
     }
     return s;
@@ -70,6 +70,14 @@ inline std::uint64_t oracle(const input_t& in) {
     std::vector<double> c(in.n * in.n);
     for (std::size_t i = 0; i < in.n; ++i) row(in, c.data(), i);
     return cells(c) * in.reps;
+}
+
+template <class S>
+output run(const args& a) {
+    const input_t in = input(a);
+    std::vector<double> c(in.n * in.n);
+    auto t = measure(a, [&] { return S::run_loops([&] { return repeat<S>(in, c); }); });
+    return result(t.time_s, t.result, oracle(in));
 }
 
 }  // namespace bench::mm

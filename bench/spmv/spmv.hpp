@@ -71,12 +71,19 @@ inline std::uint64_t rows_sum(const std::vector<double>& y) {
     return s;
 }
 
-// reps times: parallel_rows(y) computes y (however the system likes), then its sum.
-template <class Rows>
-std::uint64_t repeat(const input_t& in, std::vector<double>& y, Rows&& parallel_rows) {
+// reps times: y (a flat loop over the rows, OpenMP's `omp for`; each row a parallel reduce over
+// its nonzeros, serial within an OpenMP row: system_omp.hpp), then its sum.
+template <class S>
+std::uint64_t repeat(const input_t& in, std::vector<double>& y) {
     std::uint64_t s = 0;
-    for (unsigned r = 0; r < in.reps; ++r) {
-        parallel_rows(y.data());
+    double* yp = y.data();
+    for (unsigned rep = 0; rep < in.reps; ++rep) {
+        S::flat_for(std::size_t{0}, opaque(in.rows), [&](std::size_t r) {
+            yp[r] = S::parallel_reduce(
+                in.row_ptr[r], in.row_ptr[r + 1], 0.0,
+                [&](std::size_t k) -> double { return term(in, k); },
+                [](double u, double v) -> double { return u + v; });
+        });
         s += rows_sum(y);
     }
     return s;
@@ -86,6 +93,14 @@ inline std::uint64_t oracle(const input_t& in) {
     std::vector<double> y(in.rows);
     for (std::size_t r = 0; r < in.rows; ++r) y[r] = row_serial(in, r);
     return rows_sum(y) * in.reps;
+}
+
+template <class S>
+output run(const args& a) {
+    const input_t in = input(a);
+    std::vector<double> y(in.rows);
+    auto t = measure(a, [&] { return S::run_loops([&] { return repeat<S>(in, y); }); });
+    return result(t.time_s, t.result, oracle(in));
 }
 
 }  // namespace bench::spmv

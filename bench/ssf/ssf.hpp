@@ -72,4 +72,18 @@ inline std::uint64_t oracle(const input_t& in) {
     return checksum(r);
 }
 
+template <class S>
+output run(const args& a) {
+    const input_t in = input(a);
+    result_t r(in.s.size());
+    auto t = measure(a, [&] {
+        return S::run_loops([&] {
+            S::flat_for(std::size_t{0}, opaque(in.s.size()),
+                        [&](std::size_t i) { position(in.s, r, i); });
+            return checksum(r);
+        });
+    });
+    return result(t.time_s, t.result, oracle(in));
+}
+
 }  // namespace bench::ssf
