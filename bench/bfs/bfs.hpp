@@ -1,7 +1,7 @@
 // bench/bfs: level-synchronous breadth-first search on a random geometric graph (LS §7.3,
 // whose BFS ran on the DIMACS10 rgg_n_2_24 graph; here the graph is generated).
 //
-// Input (KERNELS.md): n = 2000 / 200000 / 4000000 nodes (test / quick / full), seed 11; node i
+// Input (KERNELS.md): n = 2000 / 400000 / 4000000 nodes (test / quick / full), seed 11; node i
 // is at (x_i, y_i) = (uniform01, uniform01), drawn in the order x_0, y_0, x_1, y_1, ...  With
 // r = sqrt(10 / (pi * n)) (average degree 10), i and j != i are neighbours iff
 // dx*dx + dy*dy < r*r (doubles; dx = x_i - x_j, dy = y_i - y_j).  CSR, neighbours ascending.
@@ -100,7 +100,7 @@ inline graph generate(std::uint32_t n) {
 
 inline graph input(const args& a) {
     require_default_variant(a);
-    return generate(pick<std::uint32_t>(a, 2000, 200000, 4000000));
+    return generate(pick<std::uint32_t>(a, 2000, 400000, 4000000));
 }
 
 // The mutable state of one search, allocated once.

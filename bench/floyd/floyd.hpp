@@ -2,7 +2,7 @@
 // d[i][j] = 0 on the diagonal, else (one uniform01 draw) with probability 0.3
 // 1 + below(g, 100), else INF = 2^29 (seed 13, row-major; the diagonal draws nothing).
 // For k serially: a parallel loop over i, the loop over j serial:
-// d[i][j] = min(d[i][j], d[i][k] + d[k][j]).  Sizes n = 64 / 256 / 2048.
+// d[i][j] = min(d[i][j], d[i][k] + d[k][j]).  Sizes n = 64 / 640 / 2048.
 // Checksum: the wrapping sum of the finite (< INF) d[i][j]; the oracle is the serial result,
 // computed untimed.
 #pragma once
@@ -25,7 +25,7 @@ struct input_t {
 inline input_t input(const args& a) {
     require_default_variant(a);
     input_t in;
-    in.n = pick<std::size_t>(a, 64, 256, 2048);
+    in.n = pick<std::size_t>(a, 64, 640, 2048);
     in.d0.resize(in.n * in.n);
     std::uint64_t g = 13;
     for (std::size_t i = 0; i < in.n; ++i)

@@ -1,7 +1,7 @@
 // bench/mm (WOOL's matrix multiply): C = A·B with doubles, A[i][j] = below(g, 10) row-major,
 // then B from the same generator (seed 1); the outer loop over the rows of C is parallel,
 // the two inner loops are serial in i-k-j order.  Repeated reps times.
-// Sizes (n, reps) = (32, 2) / (128, 20) / (256, 40).
+// Sizes (n, reps) = (32, 2) / (256, 12) / (256, 40).
 // Checksum: the wrapping sum over reps and all cells of (uint64)C[i][j]; the oracle is one
 // serial product's sum times reps.
 #pragma once
@@ -23,8 +23,8 @@ struct input_t {
 inline input_t input(const args& a) {
     require_default_variant(a);
     input_t in;
-    in.n = pick<std::size_t>(a, 32, 128, 256);
-    in.reps = pick(a, 2u, 20u, 40u);
+    in.n = pick<std::size_t>(a, 32, 256, 256);
+    in.reps = pick(a, 2u, 12u, 40u);
     std::uint64_t g = 1;
     in.a.resize(in.n * in.n);
     in.b.resize(in.n * in.n);

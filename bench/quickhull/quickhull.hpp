@@ -2,7 +2,7 @@
 // sub-hulls are a join, the farthest-point search is a parallel reduce, and the filter of a point
 // set is a parallel pack built from joins down to single points (no grain, no cutoff).
 //
-// Input (KERNELS.md): n = 1000 / 100000 / 10000000 points, x_i = below(g, 2^20) then
+// Input (KERNELS.md): n = 1000 / 1000000 / 10000000 points, x_i = below(g, 2^20) then
 // y_i = below(g, 2^20) for i = 0, 1, ... (seed 29).
 //
 // Geometry: cross(a, b, p) = (x_b - x_a)(y_p - y_a) - (y_b - y_a)(x_p - x_a) (int64); p is
@@ -72,7 +72,7 @@ inline points generate(index n) {
 
 inline points input(const args& a) {
     require_default_variant(a);
-    return generate(pick<index>(a, 1000, 100000, 10000000));
+    return generate(pick<index>(a, 1000, 1000000, 10000000));
 }
 
 // Step 1's reduction value: the leftmost and rightmost points so far.

@@ -3,7 +3,7 @@
 // style).  Generation (seed 7), row by row, for each nonzero: col = below(g, cols), then
 // value = below(g, 17) - 8 (as double); then, from the same generator, x[c] = below(g, 9) - 4
 // for c = 0 .. cols-1.  Repeated reps times.
-// Sizes (rows, cols, nnz/row, reps) = (200, 100, 10, 1) / (20000, 5000, 100, 5) /
+// Sizes (rows, cols, nnz/row, reps) = (200, 100, 10, 1) / (40000, 5000, 100, 10) /
 // (80000, 5000, 500, 3).
 // Checksum: the wrapping sum over reps and rows of (int64)y[r], taken (and printed) as an
 // unsigned 64-bit number like every other checksum (the Rust variants print the same).
@@ -31,10 +31,10 @@ struct input_t {
 inline input_t input(const args& a) {
     require_default_variant(a);
     input_t in;
-    in.rows = pick<std::size_t>(a, 200, 20000, 80000);
+    in.rows = pick<std::size_t>(a, 200, 40000, 80000);
     in.cols = pick<std::size_t>(a, 100, 5000, 5000);
     in.nnz_per_row = pick<std::size_t>(a, 10, 100, 500);
-    in.reps = pick(a, 1u, 5u, 3u);
+    in.reps = pick(a, 1u, 10u, 3u);
     std::uint64_t g = 7;
     const std::size_t nnz = in.rows * in.nnz_per_row;
     in.row_ptr.resize(in.rows + 1);

@@ -1,4 +1,4 @@
-//! fib: `fib(n) = n < 2 ? n : fib(n-1) + fib(n-2)`, both calls a join. n = 15 / 30 / 40.
+//! fib: `fib(n) = n < 2 ? n : fib(n-1) + fib(n-2)`, both calls a join. n = 15 / 37 / 40.
 
 use crate::sys::Sys;
 use crate::{Kernel, Size};
@@ -20,7 +20,7 @@ impl Kernel for Fib {
     type Out = u64;
 
     fn generate(size: Size) -> u64 {
-        size.pick(15, 30, 40)
+        size.pick(15, 37, 40)
     }
     fn prepare(_: &u64) {}
     fn run<S: Sys>(c: &mut S::Ctx<'_>, n: &u64, _: &mut ()) -> u64 {
