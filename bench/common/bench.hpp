@@ -189,6 +189,14 @@ auto measure(const args& a, Run&& run) -> timed<decltype(run())> {
     return measure(a, [] {}, std::forward<Run>(run));
 }
 
+// The wrapping sum of step() over reps calls (kernels that repeat one product reps times).
+template <class Step>
+std::uint64_t sum_of_reps(std::uint64_t reps, Step&& step) {
+    std::uint64_t s = 0;
+    for (std::uint64_t r = 0; r < reps; ++r) s += step();
+    return s;
+}
+
 // Builds the output of a kernel whose checksum is an integer, against the oracle.
 template <class T>
 output result(double time_s, T checksum, T oracle) {

@@ -57,13 +57,10 @@ inline std::uint64_t cells(const std::vector<double>& c) {
 // reps times: every row of C (a flat loop: OpenMP's `omp for`), then the cells are summed.
 template <class S>
 std::uint64_t repeat(const input_t& in, std::vector<double>& c) {
-    std::uint64_t s = 0;
-    double* cp = c.data();
-    for (unsigned r = 0; r < in.reps; ++r) {
-        S::flat_for(std::size_t{0}, opaque(in.n), [&](std::size_t i) { row(in, cp, i); });
-        s += cells(c);
-    }
-    return s;
+    return sum_of_reps(in.reps, [&] {
+        S::flat_for(std::size_t{0}, opaque(in.n), [&](std::size_t i) { row(in, c.data(), i); });
+        return cells(c);
+    });
 }
 
 inline std::uint64_t oracle(const input_t& in) {

@@ -75,18 +75,15 @@ inline std::uint64_t rows_sum(const std::vector<double>& y) {
 // its nonzeros, serial within an OpenMP row: system_omp.hpp), then its sum.
 template <class S>
 std::uint64_t repeat(const input_t& in, std::vector<double>& y) {
-    std::uint64_t s = 0;
-    double* yp = y.data();
-    for (unsigned rep = 0; rep < in.reps; ++rep) {
+    return sum_of_reps(in.reps, [&] {
         S::flat_for(std::size_t{0}, opaque(in.rows), [&](std::size_t r) {
-            yp[r] = S::parallel_reduce(
+            y[r] = S::parallel_reduce(
                 in.row_ptr[r], in.row_ptr[r + 1], 0.0,
                 [&](std::size_t k) -> double { return term(in, k); },
                 [](double u, double v) -> double { return u + v; });
         });
-        s += rows_sum(y);
-    }
-    return s;
+        return rows_sum(y);
+    });
 }
 
 inline std::uint64_t oracle(const input_t& in) {
