@@ -95,10 +95,12 @@ struct omp_system {
     static void flat_for(I lo, I hi, Body&& body) {
         if (!(lo < hi)) return;
         const long n = static_cast<long>(hi - lo);
+        // `nowait`: the region's closing barrier is the loop's one barrier, as in `parallel for`
+        // (the flag is per thread, so clearing it early is harmless).
 #pragma omp parallel
         {
             in_flat_loop = true;
-#pragma omp for
+#pragma omp for nowait
             for (long k = 0; k < n; ++k) body(static_cast<I>(lo + static_cast<I>(k)));
             in_flat_loop = false;
         }
