@@ -1,7 +1,7 @@
 // bench/tsp: the travelling salesman problem by declarative branch and bound (LS §7.3, TSP(decl):
 // "parallelism exposed all the way down to the leaves of the recursion").
 //
-// Input (KERNELS.md): n = 7 / 11 / 12 cities; symmetric distances d[i][j] = d[j][i] =
+// Input (KERNELS.md): n = 7 / 12 / 12 cities; symmetric distances d[i][j] = d[j][i] =
 // 1 + below(g, 1000) drawn for i < j in row-major order (seed 17); d[i][i] = 0.
 //
 // Algorithm (every system): tours start and end at city 0.  A partial tour is (last city,
@@ -68,7 +68,7 @@ inline problem generate(std::uint32_t n) {
 
 inline problem input(const args& a) {
     require_default_variant(a);
-    return generate(pick<std::uint32_t>(a, 7, 11, 12));
+    return generate(pick<std::uint32_t>(a, 7, 12, 12));
 }
 
 // The shared bound.

@@ -4,7 +4,7 @@
 //! pruned when `cost + (cities left) * (smallest edge in the matrix) >= best`, where `cities
 //! left` is the number of unvisited cities and `best` is a shared atomic minimum, initially
 //! the greedy nearest-neighbour tour (ties to the smaller index). A complete tour lowers `best`
-//! to `cost + d[last][0]`. Checksum: the length of the optimal tour. cities = 7 / 11 / 12.
+//! to `cost + d[last][0]`. Checksum: the length of the optimal tour. cities = 7 / 12 / 12.
 
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
@@ -78,7 +78,7 @@ impl Stateless for Tsp {
     type Input = Input;
 
     fn generate(size: Size) -> Input {
-        let n = size.pick(7, 11, 12);
+        let n = size.pick(7, 12, 12);
         let mut g = SplitMix64::new(17);
         let mut d = vec![0u64; n * n];
         for i in 0..n {
