@@ -6,8 +6,10 @@
 // * a loop inside that task recursion is a taskloop (OpenMP's loop over tasks; no grainsize, so
 //   the implementation picks the number of tasks, like TBB's auto partitioner).  taskloop's
 //   reduction clause takes built-in operators only, so parallel_reduce is a taskloop over one
-//   chunk per thread of the team (what libgomp's taskloop picks without a grainsize), each chunk
-//   folded serially into its own slot, the slots combined in index order;
+//   chunk per thread of the team (about what libgomp's taskloop makes without a grainsize), each
+//   chunk folded serially into its own slot, the slots combined in index order.  (Before the
+//   adapter, nqueens used a taskloop, uts and tsp one task per child, quickhull recursive
+//   halving into tasks: each kernel its own choice; now every kernel gets OpenMP's one idiom);
 // * a flat loop (flat_for, in a run_loops region) is `parallel for` with the default schedule,
 //   the `omp for` of the papers' OpenMP codes.  A loop nested in a flat loop's iteration runs
 //   serially on that thread: OpenMP has no cheap nested worksharing loop, and a nested parallel
