@@ -1,7 +1,7 @@
 // bench/bfs: level-synchronous breadth-first search on a random geometric graph (LS §7.3,
 // whose BFS ran on the DIMACS10 rgg_n_2_24 graph; here the graph is generated).
 //
-// Input (KERNELS.md): n = 2000 / 200000 / 4000000 nodes (test / quick / full), seed 11; node i
+// Input (KERNELS.md): n = 2000 / 400000 / 4000000 nodes (test / quick / full), seed 11; node i
 // is at (x_i, y_i) = (uniform01, uniform01), drawn in the order x_0, y_0, x_1, y_1, ...  With
 // r = sqrt(10 / (pi * n)) (average degree 10), i and j != i are neighbours iff
 // dx*dx + dy*dy < r*r (doubles; dx = x_i - x_j, dy = y_i - y_j).  CSR, neighbours ascending.
@@ -100,7 +100,7 @@ inline graph generate(std::uint32_t n) {
 
 inline graph input(const args& a) {
     require_default_variant(a);
-    return generate(pick<std::uint32_t>(a, 2000, 200000, 4000000));
+    return generate(pick<std::uint32_t>(a, 2000, 400000, 4000000));
 }
 
 // The mutable state of one search, allocated once.
@@ -156,15 +156,17 @@ inline std::uint64_t checksum(const state& s) {
     return (reached << 32) + sum;
 }
 
-// The serial elision: the loops of every system's search, run serially.
-inline std::uint64_t serial(const graph& G, state& s) {
+// Per level a flat loop over the frontier (OpenMP's `omp for`), each node's neighbours a
+// parallel loop (serial within an OpenMP iteration: system_omp.hpp).
+template <class S>
+std::uint64_t search(const graph& G, state& s) {
     std::uint32_t size = s.start();
     for (std::uint32_t d = 1; size != 0; ++d) {
-        for (std::uint32_t i = 0; i < size; ++i) {
+        S::flat_for(std::uint32_t{0}, size, [&](std::uint32_t i) {
             const std::uint32_t u = s.current[i];
-            for (std::uint64_t e = G.offsets[u]; e < G.offsets[u + 1]; ++e)
-                s.visit(G.targets[e], d);
-        }
+            S::parallel_for(G.offsets[u], G.offsets[u + 1],
+                            [&](std::uint64_t e) { s.visit(G.targets[e], d); });
+        });
         size = s.advance();
     }
     return checksum(s);
@@ -190,6 +192,14 @@ inline std::uint64_t oracle(const graph& G) {
         }
     }
     return (reached << 32) + sum;
+}
+
+template <class S>
+output run(const args& a) {
+    const graph G = input(a);
+    state s(G.n);
+    auto t = measure(a, [&] { s.reset(); }, [&] { return S::run_loops([&] { return search<S>(G, s); }); });
+    return result(t.time_s, t.result, oracle(G));
 }
 
 }  // namespace bench::bfs

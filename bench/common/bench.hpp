@@ -121,6 +121,11 @@ const char* system_name();
 void system_setup(const args& a);
 // The policy name printed in the JSON ("" for systems without policies).
 std::string system_policy();
+// The names --policy accepts, as `--policy list` prints them (weft: the library's implemented
+// policies; the other systems throw usage_error: exit code 2).
+std::vector<std::string> system_policy_names();
+// Throws usage_error when --policy is given (the systems without policies).
+void reject_policy(const args& a);
 // Runs the kernel (its input generation, warm-up, timed run and oracle) in the system's
 // context (tbb: inside a task_arena of --workers slots; others: a plain call).
 output system_run(kernel_fn fn, const args& a);
@@ -182,6 +187,14 @@ auto measure(const args& a, Prepare&& prepare, Run&& run) -> timed<decltype(run(
 template <class Run>
 auto measure(const args& a, Run&& run) -> timed<decltype(run())> {
     return measure(a, [] {}, std::forward<Run>(run));
+}
+
+// The wrapping sum of step() over reps calls (kernels that repeat one product reps times).
+template <class Step>
+std::uint64_t sum_of_reps(std::uint64_t reps, Step&& step) {
+    std::uint64_t s = 0;
+    for (std::uint64_t r = 0; r < reps; ++r) s += step();
+    return s;
 }
 
 // Builds the output of a kernel whose checksum is an integer, against the oracle.

@@ -1,6 +1,7 @@
 // bench/common/main.cpp: the command line of bench/KERNELS.md.
 //
 //   BIN --kernel K|list --size test|quick|full --workers P [--policy NAME] [--variant V]
+//   BIN --policy list        (weft only: the implemented policy names, one a line)
 //
 // Exit codes: 0 ok, 2 bad arguments (message on stderr), 3 wrong checksum, 1 anything else.
 #include <algorithm>
@@ -41,7 +42,7 @@ namespace {
 
 constexpr const char* usage_text =
     "usage: %s --kernel K|list --size test|quick|full --workers P [--policy NAME] "
-    "[--variant V]\n";
+    "[--variant V]\n       %s --policy list\n";
 
 std::string json_escape(std::string_view s) {
     std::string out;
@@ -87,7 +88,7 @@ int run(int argc, char** argv) {
     for (int i = 1; i < argc; ++i) {
         const std::string_view opt = argv[i];
         if (opt == "--help" || opt == "-h") {
-            std::printf(usage_text, argv[0]);
+            std::printf(usage_text, argv[0], argv[0]);
             return 0;
         }
         if (opt != "--kernel" && opt != "--size" && opt != "--workers" && opt != "--policy" &&
@@ -109,6 +110,10 @@ int run(int argc, char** argv) {
         } else {
             a.variant = value;
         }
+    }
+    if (a.policy == "list") {
+        for (const auto& n : bench::system_policy_names()) std::printf("%s\n", n.c_str());
+        return 0;
     }
     if (!have_kernel) throw bench::usage_error("--kernel is required");
     if (a.kernel == "list") {
@@ -159,7 +164,7 @@ int main(int argc, char** argv) {
         return run(argc, argv);
     } catch (const std::invalid_argument& e) {  // bench::usage_error, weft's bad config
         std::fprintf(stderr, "%s: %s\n", argv[0], e.what());
-        std::fprintf(stderr, usage_text, argv[0]);
+        std::fprintf(stderr, usage_text, argv[0], argv[0]);
         return 2;
     } catch (const std::exception& e) {
         std::fprintf(stderr, "%s: error: %s\n", argv[0], e.what());

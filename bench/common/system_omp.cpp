@@ -17,15 +17,11 @@ namespace bench {
 const char* system_name() { return BENCH_SYSTEM_NAME; }
 
 void system_setup(const args& a) {
-    if (!a.policy.empty()) throw usage_error("--policy is only for the weft system");
+    reject_policy(a);
     omp_set_dynamic(0);  // exactly a.workers threads in every parallel region
     omp_set_num_threads(static_cast<int>(a.workers));
 }
 
-std::string system_policy() { return ""; }
 output system_run(kernel_fn fn, const args& a) { return fn(a); }
-void system_before_timed() {}
-void system_after_timed() {}
-std::string system_extra_json() { return ""; }
 
 }  // namespace bench

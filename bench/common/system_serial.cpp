@@ -9,13 +9,9 @@ void system_setup(const args& a) {
     if (a.workers != 1)
         throw usage_error("the serial system runs on one thread: --workers must be 1 (got " +
                           std::to_string(a.workers) + ")");
-    if (!a.policy.empty()) throw usage_error("--policy is only for the weft system");
+    reject_policy(a);
 }
 
-std::string system_policy() { return ""; }
 output system_run(kernel_fn fn, const args& a) { return fn(a); }
-void system_before_timed() {}
-void system_after_timed() {}
-std::string system_extra_json() { return ""; }
 
 }  // namespace bench

@@ -19,7 +19,7 @@ std::unique_ptr<tbb::task_arena> arena;
 const char* system_name() { return "tbb"; }
 
 void system_setup(const args& a) {
-    if (!a.policy.empty()) throw usage_error("--policy is only for the weft system");
+    reject_policy(a);
     // Both live until exit.
     limit = std::make_unique<tbb::global_control>(
         tbb::global_control::max_allowed_parallelism, a.workers);
@@ -31,10 +31,5 @@ output system_run(kernel_fn fn, const args& a) {
     arena->execute([&] { out = fn(a); });
     return out;
 }
-
-std::string system_policy() { return ""; }
-void system_before_timed() {}
-void system_after_timed() {}
-std::string system_extra_json() { return ""; }
 
 }  // namespace bench

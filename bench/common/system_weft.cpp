@@ -8,6 +8,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "bench.hpp"
 
@@ -33,6 +34,12 @@ void system_setup(const args& a) {
 }
 
 std::string system_policy() { return std::string(weft::to_string(weft_pool().policy())); }
+
+std::vector<std::string> system_policy_names() {
+    std::vector<std::string> names;
+    for (weft::policy p : weft::implemented_policies()) names.emplace_back(weft::to_string(p));
+    return names;
+}
 
 output system_run(kernel_fn fn, const args& a) { return fn(a); }
 

@@ -2,7 +2,7 @@
 // d[i][j] = 0 on the diagonal, else (one uniform01 draw) with probability 0.3
 // 1 + below(g, 100), else INF = 2^29 (seed 13, row-major; the diagonal draws nothing).
 // For k serially: a parallel loop over i, the loop over j serial:
-// d[i][j] = min(d[i][j], d[i][k] + d[k][j]).  Sizes n = 64 / 256 / 2048.
+// d[i][j] = min(d[i][j], d[i][k] + d[k][j]).  Sizes n = 64 / 640 / 2048.
 // Checksum: the wrapping sum of the finite (< INF) d[i][j]; the oracle is the serial result,
 // computed untimed.
 #pragma once
@@ -25,7 +25,7 @@ struct input_t {
 inline input_t input(const args& a) {
     require_default_variant(a);
     input_t in;
-    in.n = pick<std::size_t>(a, 64, 256, 2048);
+    in.n = pick<std::size_t>(a, 64, 640, 2048);
     in.d0.resize(in.n * in.n);
     std::uint64_t g = 13;
     for (std::size_t i = 0; i < in.n; ++i)
@@ -56,11 +56,31 @@ inline std::uint64_t checksum(const std::vector<std::int32_t>& d) {
     return s;
 }
 
+// For each k (serially) a flat loop over the rows i (OpenMP's `omp for`).
+template <class S>
+void solve(std::int32_t* d, std::size_t n) {
+    for (std::size_t k = 0; k < n; ++k)
+        S::flat_for(std::size_t{0}, n, [&](std::size_t i) { relax(d, n, k, i); });
+}
+
 inline std::uint64_t oracle(const input_t& in) {
     std::vector<std::int32_t> d = in.d0;
     for (std::size_t k = 0; k < in.n; ++k)
         for (std::size_t i = 0; i < in.n; ++i) relax(d.data(), in.n, k, i);
     return checksum(d);
+}
+
+template <class S>
+output run(const args& a) {
+    const input_t in = input(a);
+    std::vector<std::int32_t> d;
+    auto t = measure(a, [&] { d = in.d0; }, [&] {
+        return S::run_loops([&] {
+            solve<S>(d.data(), opaque(in.n));
+            return checksum(d);
+        });
+    });
+    return result(t.time_s, t.result, oracle(in));
 }
 
 }  // namespace bench::floyd

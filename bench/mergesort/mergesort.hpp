@@ -58,8 +58,8 @@ struct arrays {
     std::size_t n;
 };
 
-// The serial elision.
-inline void merge(const key* x, std::size_t nx, const key* y, std::size_t ny, key* out) {
+template <class S>
+void merge(const key* x, std::size_t nx, const key* y, std::size_t ny, key* out) {
     if (nx < ny) {
         std::swap(x, y);
         std::swap(nx, ny);
@@ -69,22 +69,22 @@ inline void merge(const key* x, std::size_t nx, const key* y, std::size_t ny, ke
     const key p = x[mx];
     const std::size_t my = lower(y, ny, p);
     out[mx + my] = p;
-    merge(x, mx, y, my, out);
-    merge(x + mx + 1, nx - mx - 1, y + my, ny - my, out + mx + my + 1);
+    S::join([&] { merge<S>(x, mx, y, my, out); },
+            [&] { merge<S>(x + mx + 1, nx - mx - 1, y + my, ny - my, out + mx + my + 1); });
 }
 
-inline void sort(key* a, key* b, std::size_t n, bool to_b) {
+template <class S>
+void sort(key* a, key* b, std::size_t n, bool to_b) {
     if (n <= 1) {
         if (n == 1 && to_b) b[0] = a[0];
         return;
     }
     const std::size_t h = n / 2;
-    sort(a, b, h, !to_b);
-    sort(a + h, b + h, n - h, !to_b);
+    S::join([&] { sort<S>(a, b, h, !to_b); }, [&] { sort<S>(a + h, b + h, n - h, !to_b); });
     if (to_b)
-        merge(a, h, a + h, n - h, b);
+        merge<S>(a, h, a + h, n - h, b);
     else
-        merge(b, h, b + h, n - h, a);
+        merge<S>(b, h, b + h, n - h, a);
 }
 
 // Checksum of the sorted array, and whether it is sorted.
@@ -116,6 +116,19 @@ inline output finish(double time_s, const verdict& v, const std::vector<key>& ke
         o.expected += " (and the array is not sorted)";
     }
     return o;
+}
+
+template <class S>
+output run(const args& a) {
+    const std::vector<key> keys = input(a);
+    arrays s(keys.size());
+    auto t = measure(a, [&] { s.load(keys); }, [&] {
+        return S::run_tasks([&] {
+            sort<S>(opaque(s.a.get()), s.b.get(), s.n, false);
+            return 0;
+        });
+    });
+    return finish(t.time_s, check(s.a.get(), s.n), keys);
 }
 
 }  // namespace bench::mergesort

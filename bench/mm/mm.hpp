@@ -1,7 +1,7 @@
 // bench/mm (WOOL's matrix multiply): C = A·B with doubles, A[i][j] = below(g, 10) row-major,
 // then B from the same generator (seed 1); the outer loop over the rows of C is parallel,
 // the two inner loops are serial in i-k-j order.  Repeated reps times.
-// Sizes (n, reps) = (32, 2) / (128, 20) / (256, 40).
+// Sizes (n, reps) = (32, 2) / (256, 12) / (256, 40).
 // Checksum: the wrapping sum over reps and all cells of (uint64)C[i][j]; the oracle is one
 // serial product's sum times reps.
 #pragma once
@@ -23,8 +23,8 @@ struct input_t {
 inline input_t input(const args& a) {
     require_default_variant(a);
     input_t in;
-    in.n = pick<std::size_t>(a, 32, 128, 256);
-    in.reps = pick(a, 2u, 20u, 40u);
+    in.n = pick<std::size_t>(a, 32, 256, 256);
+    in.reps = pick(a, 2u, 12u, 40u);
     std::uint64_t g = 1;
     in.a.resize(in.n * in.n);
     in.b.resize(in.n * in.n);
@@ -54,22 +54,27 @@ inline std::uint64_t cells(const std::vector<double>& c) {
     return s;
 }
 
-// reps times: parallel_rows(c) computes every row of C (however the system likes), then the
-// cells are summed.
-template <class Rows>
-std::uint64_t repeat(const input_t& in, std::vector<double>& c, Rows&& parallel_rows) {
-    std::uint64_t s = 0;
-    for (unsigned r = 0; r < in.reps; ++r) {
-        parallel_rows(c.data());
-        s += cells(c);
-    }
-    return s;
+// reps times: every row of C (a flat loop: OpenMP's `omp for`), then the cells are summed.
+template <class S>
+std::uint64_t repeat(const input_t& in, std::vector<double>& c) {
+    return sum_of_reps(in.reps, [&] {
+        S::flat_for(std::size_t{0}, opaque(in.n), [&](std::size_t i) { row(in, c.data(), i); });
+        return cells(c);
+    });
 }
 
 inline std::uint64_t oracle(const input_t& in) {
     std::vector<double> c(in.n * in.n);
     for (std::size_t i = 0; i < in.n; ++i) row(in, c.data(), i);
     return cells(c) * in.reps;
+}
+
+template <class S>
+output run(const args& a) {
+    const input_t in = input(a);
+    std::vector<double> c(in.n * in.n);
+    auto t = measure(a, [&] { return S::run_loops([&] { return repeat<S>(in, c); }); });
+    return result(t.time_s, t.result, oracle(in));
 }
 
 }  // namespace bench::mm

@@ -41,21 +41,26 @@ inline bool safe(const board& b, int d, int c) {
     return true;
 }
 
-// One iteration of the reduce at row d: 0 for an unsafe column, else the count below.
-template <class Solve>
-inline std::uint64_t column(const board& b, int d, int c, int n, Solve&& solve) {
-    if (!safe(b, d, c)) return 0;
-    board nb = b;
-    nb.q[d] = c;
-    return solve(nb, d + 1, n);
+// Row d: the sum over the columns of 0 for an unsafe column, else the count below it.
+template <class S>
+std::uint64_t solve(const board& b, int d, int n) {
+    if (d == n) return 1;
+    return S::parallel_reduce(
+        0, n, std::uint64_t{0},
+        [&](int c) -> std::uint64_t {
+            if (!safe(b, d, c)) return 0;
+            board nb = b;
+            nb.q[d] = c;
+            return solve<S>(nb, d + 1, n);
+        },
+        [](std::uint64_t x, std::uint64_t y) -> std::uint64_t { return x + y; });
 }
 
-// The serial elision.
-inline std::uint64_t serial(const board& b, int d, int n) {
-    if (d == n) return 1;
-    std::uint64_t s = 0;
-    for (int c = 0; c < n; ++c) s += column(b, d, c, n, serial);
-    return s;
+template <class S>
+output run(const args& a) {
+    const int n = input(a);
+    auto t = measure(a, [&] { return S::run_tasks([&] { return solve<S>(board{}, 0, opaque(n)); }); });
+    return result(t.time_s, t.result, oracle(n));
 }
 
 }  // namespace bench::nqueens

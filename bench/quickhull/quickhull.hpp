@@ -2,7 +2,7 @@
 // sub-hulls are a join, the farthest-point search is a parallel reduce, and the filter of a point
 // set is a parallel pack built from joins down to single points (no grain, no cutoff).
 //
-// Input (KERNELS.md): n = 1000 / 100000 / 10000000 points, x_i = below(g, 2^20) then
+// Input (KERNELS.md): n = 1000 / 1000000 / 10000000 points, x_i = below(g, 2^20) then
 // y_i = below(g, 2^20) for i = 0, 1, ... (seed 29).
 //
 // Geometry: cross(a, b, p) = (x_b - x_a)(y_p - y_a) - (y_b - y_a)(x_p - x_a) (int64); p is
@@ -72,7 +72,7 @@ inline points generate(index n) {
 
 inline points input(const args& a) {
     require_default_variant(a);
-    return generate(pick<index>(a, 1000, 100000, 10000000));
+    return generate(pick<index>(a, 1000, 1000000, 10000000));
 }
 
 // Step 1's reduction value: the leftmost and rightmost points so far.
@@ -160,21 +160,21 @@ struct buffers {
     index n;
 };
 
-// ---- the serial elision ----
+// ---- the algorithm (every system) ----
 
-namespace serial_impl {
-
-inline pair_count up(const splitter& s, const index* P, pair_count* cnt, index lo, index hi) {
+template <class S>
+pair_count up(const splitter& s, const index* P, pair_count* cnt, index lo, index hi) {
     if (hi - lo == 1) return s.side(P[lo]);
     const index mid = lo + (hi - lo) / 2;
-    const pair_count l = up(s, P, cnt, lo, mid);
-    const pair_count r = up(s, P, cnt, mid, hi);
+    auto [l, r] = S::join([&] { return up<S>(s, P, cnt, lo, mid); },
+                          [&] { return up<S>(s, P, cnt, mid, hi); });
     cnt[mid] = l;
     return l + r;
 }
 
-inline void down(const splitter& s, const index* P, const pair_count* cnt, index* out, index lo,
-                 index hi, pair_count off) {
+template <class S>
+void down(const splitter& s, const index* P, const pair_count* cnt, index* out, index lo, index hi,
+          pair_count off) {
     if (hi - lo == 1) {
         const pair_count k = s.side(P[lo]);
         if (k.first) out[off.first] = P[lo];
@@ -182,44 +182,58 @@ inline void down(const splitter& s, const index* P, const pair_count* cnt, index
         return;
     }
     const index mid = lo + (hi - lo) / 2;
-    down(s, P, cnt, out, lo, mid, off);
-    down(s, P, cnt, out, mid, hi, off + cnt[mid]);
+    S::join([&] { down<S>(s, P, cnt, out, lo, mid, off); },
+            [&] { down<S>(s, P, cnt, out, mid, hi, off + cnt[mid]); });
 }
 
 // Packs P[0, m) into out = [P1 | P2]; returns (|P1|, |P2|).
-inline pair_count filter(const splitter& s, const index* P, pair_count* cnt, index* out, index m) {
-    const pair_count total = up(s, P, cnt, 0, m);
-    down(s, P, cnt, out, 0, m, {0, total.first});
+template <class S>
+pair_count filter(const splitter& s, const index* P, pair_count* cnt, index* out, index m) {
+    const pair_count total = up<S>(s, P, cnt, 0, m);
+    down<S>(s, P, cnt, out, 0, m, {0, total.first});
     return total;
 }
 
-inline vertices hull(const points& p, index* src, index* dst, pair_count* cnt, index m, index a,
-                     index b) {
-    if (m == 0) return {0, 0};
-    farthest best = no_point;
-    for (index i = 0; i < m; ++i) best = farther(best, farthest_of(p, a, b, src[i]));
-    const index f = best.idx;
-    const pair_count k = filter(splitter{&p, a, f, b}, src, cnt, dst, m);
-    const vertices l = hull(p, dst, src, cnt, k.first, a, f);
-    const vertices r = hull(p, dst + k.first, src + k.first, cnt + k.first, k.second, f, b);
-    return vertices{1, f} + l + r;
+// The two sub-hulls of the points P1 in dst[0, k.first) and P2 in dst[k.first, m1 + m2), src
+// their output, are a join.
+template <class S>
+vertices hull(const points& p, index* src, index* dst, pair_count* cnt, index m, index a, index b);
+
+template <class S>
+vertices both_sides(const points& p, index* src, index* dst, pair_count* cnt, pair_count k,
+                    index a, index f, index b) {
+    auto [l, r] = S::join(
+        [&] { return hull<S>(p, dst, src, cnt, k.first, a, f); },
+        [&] { return hull<S>(p, dst + k.first, src + k.first, cnt + k.first, k.second, f, b); });
+    return l + r;
 }
 
-}  // namespace serial_impl
+template <class S>
+vertices hull(const points& p, index* src, index* dst, pair_count* cnt, index m, index a, index b) {
+    if (m == 0) return {0, 0};
+    const index f = S::parallel_reduce(
+                        index{0}, m, no_point,
+                        [&](index i) { return farthest_of(p, a, b, src[i]); }, farther)
+                        .idx;
+    const pair_count k = filter<S>(splitter{&p, a, f, b}, src, cnt, dst, m);
+    return vertices{1, f} + both_sides<S>(p, src, dst, cnt, k, a, f, b);
+}
 
-inline std::uint64_t serial(const points& p, buffers& w) {
+// Steps 1 and 2.  The extremes' identity is the point src[0] itself: selecting them is
+// idempotent.
+template <class S>
+std::uint64_t quickhull(const points& p, buffers& w) {
     const index n = w.n;
-    extremes e = extremes_of(w.src[0]);
-    for (index i = 1; i < n; ++i) e = combine(p, e, extremes_of(w.src[i]));
+    index* src = w.src.get();
+    const extremes e = S::parallel_reduce(
+        index{0}, n, extremes_of(src[0]), [&](index i) { return extremes_of(src[i]); },
+        [&](extremes u, extremes v) { return combine(p, u, v); });
     if (e.left == e.right) return checksum({1, e.left});
     // splitter{a, f, b} with a = L, f = R, b = L: P1 = outside L->R, P2 = outside R->L.
-    const pair_count k = serial_impl::filter(splitter{&p, e.left, e.right, e.left}, w.src.get(),
-                                             w.cnt.get(), w.dst.get(), n);
-    const vertices u =
-        serial_impl::hull(p, w.dst.get(), w.src.get(), w.cnt.get(), k.first, e.left, e.right);
-    const vertices d = serial_impl::hull(p, w.dst.get() + k.first, w.src.get() + k.first,
-                                         w.cnt.get() + k.first, k.second, e.right, e.left);
-    return checksum(vertices{2, std::uint64_t{e.left} + e.right} + u + d);
+    const pair_count k =
+        filter<S>(splitter{&p, e.left, e.right, e.left}, src, w.cnt.get(), w.dst.get(), n);
+    const vertices v = both_sides<S>(p, src, w.dst.get(), w.cnt.get(), k, e.left, e.right, e.left);
+    return checksum(vertices{2, std::uint64_t{e.left} + e.right} + v);
 }
 
 // ---- the oracle: Andrew's monotone chain ----
@@ -250,6 +264,14 @@ inline std::uint64_t oracle(const points& p) {
     vertices v{0, 0};
     for (index q : h) v = v + vertices{1, q};
     return checksum(v);
+}
+
+template <class S>
+output run(const args& a) {
+    const points p = input(a);
+    buffers w(p.size());
+    auto t = measure(a, [&] { w.reset(); }, [&] { return S::run_tasks([&] { return quickhull<S>(p, w); }); });
+    return result(t.time_s, t.result, oracle(p));
 }
 
 }  // namespace bench::quickhull

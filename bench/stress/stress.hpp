@@ -10,7 +10,7 @@
 // R in one timed region; afterwards, on the main thread outside the runtime, the time of R
 // plain leaf loops (from x = r) is reported as leaf_time_s.
 //
-// Every system writes the tree as tree(depth, index, leaf): node `index` at height `depth`
+// The tree is tree(depth, index, leaf): node `index` at height `depth`
 // covers leaves index * 2^depth .. (index + 1) * 2^depth - 1, so the root of tree r is
 // index r in the steal-cost variant (leaves r * 2^h + l) and index 0 in the kernel.
 #pragma once
@@ -62,10 +62,12 @@ inline std::uint64_t leaf_work(std::uint64_t index, std::uint64_t leaf) {
     return x;
 }
 
-// The serial elision of one tree.
-inline std::uint64_t serial_tree(unsigned depth, std::uint64_t index, std::uint64_t leaf) {
+template <class S>
+std::uint64_t tree(unsigned depth, std::uint64_t index, std::uint64_t leaf) {
     if (depth == 0) return leaf_work(index, leaf);
-    return serial_tree(depth - 1, 2 * index, leaf) + serial_tree(depth - 1, 2 * index + 1, leaf);
+    auto [x, y] = S::join([&] { return tree<S>(depth - 1, 2 * index, leaf); },
+                          [&] { return tree<S>(depth - 1, 2 * index + 1, leaf); });
+    return x + y;
 }
 
 inline std::uint64_t oracle(const input_t& in) {
@@ -78,13 +80,13 @@ inline std::uint64_t oracle(const input_t& in) {
     return s * in.reps;
 }
 
-// The reps trees, one after the other: tree(depth, root index, leaf).  The depth passes
-// through opaque() each time so that the compiler cannot merge identical repetitions.
-template <class Tree>
-std::uint64_t repeat(const input_t& in, Tree&& tree) {
+// The reps trees, one after the other, in one timed region.  The depth passes through opaque()
+// each time so that the compiler cannot merge identical repetitions.
+template <class S>
+std::uint64_t repeat(const input_t& in) {
     std::uint64_t s = 0;
     for (std::uint64_t r = 0; r < in.reps; ++r)
-        s += tree(opaque(in.depth), in.steal_cost ? r : 0, in.leaf);
+        s += tree<S>(opaque(in.depth), in.steal_cost ? r : 0, in.leaf);
     return s;
 }
 
@@ -107,6 +109,13 @@ inline output finish(const input_t& in, double time_s, std::uint64_t checksum) {
         out.extra_json = buf;
     }
     return out;
+}
+
+template <class S>
+output run(const args& a) {
+    const input_t in = input(a);
+    auto t = measure(a, [&] { return S::run_tasks([&] { return repeat<S>(in); }); });
+    return finish(in, t.time_s, t.result);
 }
 
 }  // namespace bench::stress

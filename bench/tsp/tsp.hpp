@@ -1,7 +1,7 @@
 // bench/tsp: the travelling salesman problem by declarative branch and bound (LS §7.3, TSP(decl):
 // "parallelism exposed all the way down to the leaves of the recursion").
 //
-// Input (KERNELS.md): n = 7 / 9 / 12 cities; symmetric distances d[i][j] = d[j][i] =
+// Input (KERNELS.md): n = 7 / 12 / 12 cities; symmetric distances d[i][j] = d[j][i] =
 // 1 + below(g, 1000) drawn for i < j in row-major order (seed 17); d[i][i] = 0.
 //
 // Algorithm (every system): tours start and end at city 0.  A partial tour is (last city,
@@ -68,7 +68,7 @@ inline problem generate(std::uint32_t n) {
 
 inline problem input(const args& a) {
     require_default_variant(a);
-    return generate(pick<std::uint32_t>(a, 7, 9, 12));
+    return generate(pick<std::uint32_t>(a, 7, 12, 12));
 }
 
 // The shared bound.
@@ -96,12 +96,14 @@ inline bool settle(const problem& p, bound& b, std::uint32_t last, std::uint32_t
     return false;
 }
 
-// The serial elision.
-inline void serial(const problem& p, bound& b, std::uint32_t last, std::uint32_t visited,
-                   std::uint32_t k, std::int64_t cost) {
+// Step 3: every extension of the partial tour an iteration of a parallel loop.
+template <class S>
+void search(const problem& p, bound& b, std::uint32_t last, std::uint32_t visited,
+            std::uint32_t k, std::int64_t cost) {
     if (settle(p, b, last, k, cost)) return;
-    for (std::uint32_t c = 1; c < p.n; ++c)
-        if (!(visited >> c & 1u)) serial(p, b, c, visited | 1u << c, k + 1, cost + p.dist(last, c));
+    S::parallel_for(std::uint32_t{1}, p.n, [&](std::uint32_t c) {
+        if (!(visited >> c & 1u)) search<S>(p, b, c, visited | 1u << c, k + 1, cost + p.dist(last, c));
+    });
 }
 
 // The oracle: Held-Karp, O(2^n n^2).
@@ -127,6 +129,19 @@ inline std::int64_t oracle(const problem& p) {
     for (std::uint32_t j = 1; j < n; ++j)
         best = std::min(best, dp[(full - 1) * n + j] + p.dist(j, 0));
     return best;
+}
+
+template <class S>
+output run(const args& a) {
+    const problem p = input(a);
+    auto t = measure(a, [&] {
+        bound b(p.greedy);
+        return S::run_tasks([&] {
+            search<S>(p, b, 0, opaque(1u), 1, 0);
+            return b.get();
+        });
+    });
+    return result(t.time_s, t.result, oracle(p));
 }
 
 }  // namespace bench::tsp

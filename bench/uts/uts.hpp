@@ -82,13 +82,14 @@ inline bin_tree bin_input(const args& a) {
     return bin_tree{200000, 0.1247, 8};
 }
 
-// The serial elision: 1 + the sum over the children, in order.
-template <class Tree>
-std::uint64_t serial(const Tree& t, std::uint64_t s, std::uint32_t depth) {
+// 1 + the parallel reduce (sum) over the children.
+template <class S, class Tree>
+std::uint64_t count(const Tree& t, std::uint64_t s, std::uint32_t depth) {
     const std::uint64_t n = t.children(s, depth);
-    std::uint64_t sum = 1;
-    for (std::uint64_t c = 0; c < n; ++c) sum += serial(t, hash2(s, c), depth + 1);
-    return sum;
+    return 1 + S::parallel_reduce(
+                   std::uint64_t{0}, n, std::uint64_t{0},
+                   [&](std::uint64_t c) { return count<S>(t, hash2(s, c), depth + 1); },
+                   [](std::uint64_t x, std::uint64_t y) -> std::uint64_t { return x + y; });
 }
 
 // The oracle: an explicit-stack traversal (no recursion depth limit).
@@ -104,6 +105,22 @@ std::uint64_t oracle(const Tree& t) {
         for (std::uint64_t c = 0; c < n; ++c) stack.emplace_back(hash2(s, c), depth + 1);
     }
     return nodes;
+}
+
+template <class S, class Tree>
+output run(const args& a, const Tree& t) {
+    auto r = measure(a, [&] { return S::run_tasks([&] { return count<S>(t, opaque(root_state()), 0); }); });
+    return result(r.time_s, r.result, oracle(t));
+}
+
+template <class S>
+output run_geo(const args& a) {
+    return run<S>(a, geo_input(a));
+}
+
+template <class S>
+output run_bin(const args& a) {
+    return run<S>(a, bin_input(a));
 }
 
 }  // namespace bench::uts

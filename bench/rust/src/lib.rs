@@ -66,3 +66,35 @@ pub trait Kernel {
     fn checksum(input: &Self::Input, st: &Self::State, out: Self::Out) -> Option<u64>;
     fn oracle(input: &Self::Input) -> u64;
 }
+
+/// A kernel without per-run state whose run returns its checksum (fib, nqueens, stress, tsp,
+/// uts): it names only its input, its run and its oracle; [`Kernel`]'s other parts follow.
+pub trait Stateless {
+    const NAME: &'static str;
+    type Input: Sync;
+
+    fn generate(size: Size) -> Self::Input;
+    fn run<S: sys::Sys>(c: &mut S::Ctx<'_>, input: &Self::Input) -> u64;
+    fn oracle(input: &Self::Input) -> u64;
+}
+
+impl<K: Stateless> Kernel for K {
+    const NAME: &'static str = <K as Stateless>::NAME;
+    type Input = <K as Stateless>::Input;
+    type State = ();
+    type Out = u64;
+
+    fn generate(size: Size) -> Self::Input {
+        <K as Stateless>::generate(size)
+    }
+    fn prepare(_: &Self::Input) {}
+    fn run<S: sys::Sys>(c: &mut S::Ctx<'_>, input: &Self::Input, _: &mut ()) -> u64 {
+        <K as Stateless>::run::<S>(c, input)
+    }
+    fn checksum(_: &Self::Input, _: &(), out: u64) -> Option<u64> {
+        Some(out)
+    }
+    fn oracle(input: &Self::Input) -> u64 {
+        <K as Stateless>::oracle(input)
+    }
+}

@@ -5,7 +5,7 @@
 //! node's neighbour loop parallel; a neighbour whose level reads UNVISITED is claimed with a
 //! compare-and-swap UNVISITED -> d+1, and the claimer appends it to the next frontier at a slot
 //! taken with an atomic fetch-add. Untimed: resetting the levels, allocating the frontiers. Checksum: number of reached
-//! nodes * 2^32 + sum of the levels of the reached nodes. nodes = 2000 / 200000 / 4000000.
+//! nodes * 2^32 + sum of the levels of the reached nodes. nodes = 2000 / 400000 / 4000000.
 
 use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering::Relaxed};
 
@@ -108,7 +108,7 @@ impl Kernel for Bfs {
     type Out = ();
 
     fn generate(size: Size) -> Graph {
-        geometric_graph(size.pick(2000, 200_000, 4_000_000), 11)
+        geometric_graph(size.pick(2000, 400_000, 4_000_000), 11)
     }
     fn prepare(gr: &Graph) -> State {
         State {

@@ -1,7 +1,7 @@
-//! fib: `fib(n) = n < 2 ? n : fib(n-1) + fib(n-2)`, both calls a join. n = 15 / 30 / 40.
+//! fib: `fib(n) = n < 2 ? n : fib(n-1) + fib(n-2)`, both calls a join. n = 15 / 37 / 40.
 
 use crate::sys::Sys;
-use crate::{Kernel, Size};
+use crate::{Size, Stateless};
 
 pub struct Fib;
 
@@ -13,21 +13,15 @@ fn fib<S: Sys>(c: &mut S::Ctx<'_>, n: u64) -> u64 {
     a + b
 }
 
-impl Kernel for Fib {
+impl Stateless for Fib {
     const NAME: &'static str = "fib";
     type Input = u64;
-    type State = ();
-    type Out = u64;
 
     fn generate(size: Size) -> u64 {
-        size.pick(15, 30, 40)
+        size.pick(15, 37, 40)
     }
-    fn prepare(_: &u64) {}
-    fn run<S: Sys>(c: &mut S::Ctx<'_>, n: &u64, _: &mut ()) -> u64 {
+    fn run<S: Sys>(c: &mut S::Ctx<'_>, n: &u64) -> u64 {
         fib::<S>(c, *n)
-    }
-    fn checksum(_: &u64, _: &(), out: u64) -> Option<u64> {
-        Some(out)
     }
     /// Closed form (iteration).
     fn oracle(n: &u64) -> u64 {

@@ -1,7 +1,7 @@
 //! floyd: `d[i][j]` (int32) row-major, seed 13: 0 on the diagonal (no draw), else
 //! `1 + below(g, 100)` if `uniform01(g) < 0.3` else INF = 2^29. For k serially: a parallel loop
 //! over i, the loop over j serial: `d[i][j] = min(d[i][j], d[i][k] + d[k][j])`. Checksum:
-//! wrapping sum of the finite d[i][j]. n = 64 / 256 / 2048.
+//! wrapping sum of the finite d[i][j]. n = 64 / 640 / 2048.
 //!
 //! Row k does not change during step k (d[k][k] = 0; the iteration i = k does nothing, as in
 //! bench/floyd/floyd.hpp), so every task reads it from a copy taken at the start of the step
@@ -34,7 +34,7 @@ impl Kernel for Floyd {
     type Out = ();
 
     fn generate(size: Size) -> Input {
-        let n = size.pick(64, 256, 2048);
+        let n = size.pick(64, 640, 2048);
         let mut g = SplitMix64::new(13);
         let mut d = vec![0i32; n * n];
         for i in 0..n {

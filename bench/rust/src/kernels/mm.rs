@@ -1,7 +1,7 @@
 //! mm: `C = A·B` with doubles, `A[i][j] = below(g, 10)` row-major, then `B` from the same
 //! generator (seed 1); the outer loop over rows is parallel, the inner two loops serial in
 //! i-k-j order; repeated `reps` times. Checksum: wrapping sum over reps and all cells of
-//! `(uint64)C[i][j]`. (n, reps) = (32, 2) / (128, 20) / (256, 40).
+//! `(uint64)C[i][j]`. (n, reps) = (32, 2) / (256, 12) / (256, 40).
 
 use crate::rng::SplitMix64;
 use crate::sys::Sys;
@@ -27,7 +27,7 @@ impl Kernel for Mm {
     type Out = u64;
 
     fn generate(size: Size) -> Input {
-        let (n, reps) = size.pick((32, 2), (128, 20), (256, 40));
+        let (n, reps) = size.pick((32, 2), (256, 12), (256, 40));
         let mut g = SplitMix64::new(1);
         let a = (0..n * n).map(|_| g.below(10) as f64).collect();
         let b = (0..n * n).map(|_| g.below(10) as f64).collect();

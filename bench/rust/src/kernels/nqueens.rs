@@ -3,7 +3,7 @@
 //! a full board counts 1. N = 8 / 11 / 14.
 
 use crate::sys::Sys;
-use crate::{Kernel, Size};
+use crate::{Size, Stateless};
 
 pub struct NQueens;
 
@@ -39,21 +39,15 @@ fn nq<S: Sys>(c: &mut S::Ctx<'_>, n: usize, d: usize, b: &Board) -> u64 {
     )
 }
 
-impl Kernel for NQueens {
+impl Stateless for NQueens {
     const NAME: &'static str = "nqueens";
     type Input = usize;
-    type State = ();
-    type Out = u64;
 
     fn generate(size: Size) -> usize {
         size.pick(8, 11, 14)
     }
-    fn prepare(_: &usize) {}
-    fn run<S: Sys>(c: &mut S::Ctx<'_>, n: &usize, _: &mut ()) -> u64 {
+    fn run<S: Sys>(c: &mut S::Ctx<'_>, n: &usize) -> u64 {
         nq::<S>(c, *n, 0, &[0; MAXN])
-    }
-    fn checksum(_: &usize, _: &(), out: u64) -> Option<u64> {
-        Some(out)
     }
     /// The known solution counts.
     fn oracle(n: &usize) -> u64 {

@@ -19,7 +19,7 @@
 //!
 //! Checksum: number of hull vertices * 2^32 + (sum of their indices mod 2^32). The oracle is
 //! Andrew's monotone chain (duplicates dropped keeping the smallest index, collinear dropped).
-//! points = 1000 / 100000 / 10000000.
+//! points = 1000 / 1000000 / 10000000.
 
 use crate::rng::SplitMix64;
 use crate::sys::Sys;
@@ -269,7 +269,7 @@ impl Kernel for Quickhull {
     type Out = u64;
 
     fn generate(size: Size) -> Points {
-        Points::generate(size.pick(1000, 100_000, 10_000_000), 29)
+        Points::generate(size.pick(1000, 1_000_000, 10_000_000), 29)
     }
     fn prepare(p: &Points) -> Buffers {
         let n = p.len();

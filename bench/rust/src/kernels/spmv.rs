@@ -2,7 +2,7 @@
 //! `value = below(g, 17) - 8`; then, from the same generator, `x[c] = below(g, 9) - 4`.
 //! Declarative: a parallel loop over rows, each row a parallel reduce over its nonzeros;
 //! repeated `reps` times. Checksum: wrapping sum over reps and rows of `(int64)y[r]` (as u64).
-//! (rows, cols, nnz/row, reps) = (200, 100, 10, 1) / (20000, 5000, 100, 5) / (80000, 5000, 500, 3).
+//! (rows, cols, nnz/row, reps) = (200, 100, 10, 1) / (40000, 5000, 100, 10) / (80000, 5000, 500, 3).
 
 use crate::rng::SplitMix64;
 use crate::sys::Sys;
@@ -32,7 +32,7 @@ impl Kernel for Spmv {
     fn generate(size: Size) -> Input {
         let (rows, cols, nnz, reps) = size.pick(
             (200, 100, 10, 1),
-            (20000, 5000, 100, 5),
+            (40000, 5000, 100, 10),
             (80000, 5000, 500, 3),
         );
         let mut g = SplitMix64::new(7);

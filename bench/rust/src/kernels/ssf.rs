@@ -1,7 +1,7 @@
 //! ssf: the Fibonacci string `s0 = "a", s1 = "b", s_n = s_{n-1} s_{n-2}`; for each position i
 //! (parallel loop), for every j != i ascending, k = length of the common prefix of the
 //! suffixes at i and j; keep the largest k (the first j on ties). Checksum: wrapping sum of
-//! `max_len[i] * 1000003 + max_pos[i]`. n = 10 / 14 / 17.
+//! `max_len[i] * 1000003 + max_pos[i]`. n = 10 / 17 / 17.
 
 use crate::sys::Sys;
 use crate::{Kernel, Size};
@@ -61,7 +61,7 @@ impl Kernel for Ssf {
     type Out = ();
 
     fn generate(size: Size) -> Vec<u8> {
-        fib_string(size.pick(10, 14, 17))
+        fib_string(size.pick(10, 17, 17))
     }
     fn prepare(s: &Vec<u8>) -> Vec<(u64, u64)> {
         vec![(0, 0); s.len()]

@@ -5,7 +5,7 @@
 //! (depth, leaf, reps) = (6, 64, 4) / (10, 256, 400) / (14, 256, 200).
 
 use crate::sys::Sys;
-use crate::{Kernel, Size};
+use crate::{Size, Stateless};
 
 pub struct Stress;
 
@@ -44,26 +44,20 @@ pub fn tree<S: Sys>(c: &mut S::Ctx<'_>, depth: u32, index: u64, leaf: u64) -> u6
     a.wrapping_add(b)
 }
 
-impl Kernel for Stress {
+impl Stateless for Stress {
     const NAME: &'static str = "stress";
     type Input = Params;
-    type State = ();
-    type Out = u64;
 
     fn generate(size: Size) -> Params {
         let (depth, leaf, reps) = size.pick((6, 64, 4), (10, 256, 400), (14, 256, 200));
         Params { depth, leaf, reps }
     }
-    fn prepare(_: &Params) {}
-    fn run<S: Sys>(c: &mut S::Ctx<'_>, p: &Params, _: &mut ()) -> u64 {
+    fn run<S: Sys>(c: &mut S::Ctx<'_>, p: &Params) -> u64 {
         let mut sum = 0u64;
         for _ in 0..p.reps {
             sum = sum.wrapping_add(tree::<S>(c, p.depth, 0, p.leaf));
         }
         sum
-    }
-    fn checksum(_: &Params, _: &(), out: u64) -> Option<u64> {
-        Some(out)
     }
     /// Serial: one repetition's leaf sum, times reps.
     fn oracle(p: &Params) -> u64 {

@@ -4,13 +4,13 @@
 //! pruned when `cost + (cities left) * (smallest edge in the matrix) >= best`, where `cities
 //! left` is the number of unvisited cities and `best` is a shared atomic minimum, initially
 //! the greedy nearest-neighbour tour (ties to the smaller index). A complete tour lowers `best`
-//! to `cost + d[last][0]`. Checksum: the length of the optimal tour. cities = 7 / 9 / 12.
+//! to `cost + d[last][0]`. Checksum: the length of the optimal tour. cities = 7 / 12 / 12.
 
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
 use crate::rng::SplitMix64;
 use crate::sys::Sys;
-use crate::{Kernel, Size};
+use crate::{Size, Stateless};
 
 pub struct Tsp;
 
@@ -73,14 +73,12 @@ fn extend<S: Sys>(
     });
 }
 
-impl Kernel for Tsp {
+impl Stateless for Tsp {
     const NAME: &'static str = "tsp";
     type Input = Input;
-    type State = ();
-    type Out = u64;
 
     fn generate(size: Size) -> Input {
-        let n = size.pick(7, 9, 12);
+        let n = size.pick(7, 12, 12);
         let mut g = SplitMix64::new(17);
         let mut d = vec![0u64; n * n];
         for i in 0..n {
@@ -103,17 +101,13 @@ impl Kernel for Tsp {
             greedy,
         }
     }
-    fn prepare(_: &Input) {}
-    fn run<S: Sys>(c: &mut S::Ctx<'_>, inp: &Input, _: &mut ()) -> u64 {
+    fn run<S: Sys>(c: &mut S::Ctx<'_>, inp: &Input) -> u64 {
         let sr = Search {
             inp,
             best: AtomicU64::new(inp.greedy),
         };
         extend::<S>(c, &sr, 0, 1, 0, inp.n as u64 - 1);
         sr.best.into_inner()
-    }
-    fn checksum(_: &Input, _: &(), out: u64) -> Option<u64> {
-        Some(out)
     }
     /// Held-Karp dynamic programming (independent of the search).
     fn oracle(inp: &Input) -> u64 {

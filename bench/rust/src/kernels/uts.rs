@@ -14,7 +14,7 @@
 
 use crate::rng::{SplitMix64, hash2};
 use crate::sys::Sys;
-use crate::{Kernel, Size};
+use crate::{Size, Stateless};
 
 pub const ROOT_SEED: u64 = 19;
 
@@ -75,11 +75,9 @@ fn geo_serial(p: &Geo) -> u64 {
     count
 }
 
-impl Kernel for UtsGeo {
+impl Stateless for UtsGeo {
     const NAME: &'static str = "uts-geo";
     type Input = Geo;
-    type State = ();
-    type Out = u64;
 
     fn generate(size: Size) -> Geo {
         let (root_children, b0, depth) = size.pick((4, 4.0, 5), (4, 4.0, 11), (4, 4.0, 13));
@@ -90,12 +88,8 @@ impl Kernel for UtsGeo {
             ln_q: (b0 / (1.0 + b0)).ln(),
         }
     }
-    fn prepare(_: &Geo) {}
-    fn run<S: Sys>(c: &mut S::Ctx<'_>, p: &Geo, _: &mut ()) -> u64 {
+    fn run<S: Sys>(c: &mut S::Ctx<'_>, p: &Geo) -> u64 {
         geo::<S>(c, p, root_state(), 0)
-    }
-    fn checksum(_: &Geo, _: &(), out: u64) -> Option<u64> {
-        Some(out)
     }
     fn oracle(p: &Geo) -> u64 {
         geo_serial(p)
@@ -148,11 +142,9 @@ fn bin_serial(p: &Bin) -> u64 {
     count
 }
 
-impl Kernel for UtsBin {
+impl Stateless for UtsBin {
     const NAME: &'static str = "uts-bin";
     type Input = Bin;
-    type State = ();
-    type Out = u64;
 
     fn generate(size: Size) -> Bin {
         let (root_children, q, m) =
@@ -163,12 +155,8 @@ impl Kernel for UtsBin {
             m,
         }
     }
-    fn prepare(_: &Bin) {}
-    fn run<S: Sys>(c: &mut S::Ctx<'_>, p: &Bin, _: &mut ()) -> u64 {
+    fn run<S: Sys>(c: &mut S::Ctx<'_>, p: &Bin) -> u64 {
         bin::<S>(c, p, root_state(), true)
-    }
-    fn checksum(_: &Bin, _: &(), out: u64) -> Option<u64> {
-        Some(out)
     }
     fn oracle(p: &Bin) -> u64 {
         bin_serial(p)
