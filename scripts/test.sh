@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # weft's whole test suite, from a fresh clone: installs what it needs, then
-#   1. Release build of the library, tests, tools and benchmark binaries (C++ and Rust); ctest (unit
-#      tests, install test, and every benchmark kernel variant at test size with its checksum)
+#   0. the model checks of the cross-thread protocols (verify/run.sh: Spin and loom)
+#   1. Release build of the library, tests, tools, simulator and benchmark binaries (C++ and Rust);
+#      ctest (unit and component tests, install test, the simulator's tests, and every benchmark
+#      kernel variant at test size with its checksum)
 #   2. the unit tests under ThreadSanitizer
 #   3. the unit tests under AddressSanitizer + UndefinedBehaviorSanitizer
 #   4. the Rust peers (Rayon, chili): cargo test, every kernel at test size
@@ -17,14 +19,17 @@ stage "dependencies"
 scripts/install-deps.sh
 export PATH="$HOME/.cargo/bin:$PATH"
 
-stage "release build (library, tests, tools, benchmark binaries, Rust peers)"
+stage "model checks (Spin: Wool's state word, sleep/wake; loom: deque, Wool steal/join, sleep/wake)"
+verify/run.sh
+
+stage "release build (library, tests, tools, benchmark binaries, simulator, Rust peers)"
 scripts/build-bench.sh
 stage "release tests (unit tests, install test, every benchmark variant at test size)"
 ctest --test-dir build --output-on-failure -j "$jobs"
 (cd build-clang && ctest --output-on-failure -j "$jobs")
 
 stage "ThreadSanitizer"
-cmake -S . -B build-tsan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DWEFT_SANITIZE=thread -DWEFT_BUILD_TOOLS=OFF >/dev/null
+cmake -S . -B build-tsan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DWEFT_SANITIZE=thread -DWEFT_BUILD_TOOLS=OFF -DWEFT_BUILD_SIM=OFF >/dev/null
 ninja -C build-tsan
 TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" ctest --test-dir build-tsan --output-on-failure -j "$jobs"
 

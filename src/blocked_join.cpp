@@ -6,7 +6,7 @@
 
 namespace weft::detail {
 
-void runtime::execute_stolen(worker& w, frame* t, task_fn fn) {
+void runtime::execute_stolen(worker& w, worker& victim, frame* t, task_fn fn) {
   end_idle(w);
   ++w.steals;
   if (heartbeat_bits != 0) w.hot->poll.fetch_and(~heartbeat_bits, std::memory_order_relaxed);
@@ -15,6 +15,24 @@ void runtime::execute_stolen(worker& w, frame* t, task_fn fn) {
   fn(t);  // the wrapper catches the task's exception into t->error
   w.base = saved;
   t->state.store(task_state::done, std::memory_order_release);
+  // The victim (whose join waits for this frame) may have parked in wait_stolen.  Dekker with its
+  // `parked` store and DONE check: DONE, fence, load `parked` here; `parked` (seq_cst), load of the
+  // state (seq_cst) there — one side sees the other (docs/PROTOCOLS.md §8).  Only the victim's
+  // worker is touched after DONE, never the frame, which its owner may reuse at once.
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+  if (victim.parked.load(std::memory_order_relaxed)) {
+    victim.unpark_epoch.fetch_add(1, std::memory_order_release);
+    victim.unpark_epoch.notify_all();
+  }
+}
+
+// A join blocked for about 1 ms with nothing to leapfrog (its thief is descheduled, or blocked in
+// a long task) stops spinning and sleeps until the thief's DONE (SPEC §2: no idle spin).
+void runtime::park_until_done(worker& w, frame* fr) {
+  const std::uint32_t epoch = w.unpark_epoch.load(std::memory_order_acquire);
+  w.parked.store(true, std::memory_order_seq_cst);
+  if (fr->state.load(std::memory_order_seq_cst) != task_state::done) w.unpark_epoch.wait(epoch, std::memory_order_acquire);
+  w.parked.store(false, std::memory_order_relaxed);
 }
 
 void runtime::wait_stolen(worker& w, frame* fr, unsigned thief) {
@@ -30,6 +48,7 @@ void runtime::wait_stolen(worker& w, frame* fr, unsigned thief) {
   // blocked joins).  A blocked join may always simply wait: fork-join cannot deadlock on it.
   const bool may_leapfrog = h.top < w.stack.begin() + w.stack.capacity() / 2;
   unsigned idle = 0;
+  std::uint64_t since = 0;  // when the current run of failed leapfrog attempts began
   while (fr->state.load(std::memory_order_acquire) != task_state::done) {
     // Leapfrogging (WOOL §I.b): steal only from the thief, or from the worker it waits for, and so
     // on: their stealable work descends from `fr` unless `blocked_on` is stale, which the DONE
@@ -49,8 +68,14 @@ void runtime::wait_stolen(worker& w, frame* fr, unsigned thief) {
       idle = 0;
     } else if (++idle < 128) {
       cpu_relax();
-    } else {
+    } else if (since == 0) {
+      since = now_ns();
+    } else if (now_ns() - since < spin_before_sleep_ns) {
       std::this_thread::yield();
+    } else {
+      park_until_done(w, fr);
+      idle = 0;
+      since = 0;
     }
   }
   w.blocked_on.store(-1, std::memory_order_relaxed);

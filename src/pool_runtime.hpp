@@ -42,10 +42,12 @@ class runtime {
   const std::uint64_t fork_generation;
 
   // Runs a stolen frame's task on `w` and marks it DONE.  `fn` is the task's wrapper.
-  void execute_stolen(worker& w, frame* t, task_fn fn);
+  // `victim` is the worker whose join waits for the frame (it may be parked: see wait_stolen).
+  void execute_stolen(worker& w, worker& victim, frame* t, task_fn fn);
   // Waits until the stolen frame `fr` is DONE, leapfrogging on its thief (and, transitively, on
   // the worker that thief waits for: their work descends from `fr` too).
   void wait_stolen(worker& w, frame* fr, unsigned thief);
+  void park_until_done(worker& w, frame* fr);
   // After making work stealable: wake a sleeping worker if there is one.  The caller's publishing
   // store and this load of `sleepers` need store-load order (see sleep()).
   void notify_work() noexcept {

@@ -76,7 +76,7 @@ class deque_scheduler final : public scheduler {
     const std::int64_t left = deque_of(victim).size();
     if (lazy() && left < threshold_) victim.hot->poll.fetch_or(poll_bit::notify, std::memory_order_seq_cst);
     if (left > 0) rt_.notify_work();  // more there: let a sleeper come and take it
-    rt_.execute_stolen(thief, t, task_state::wrapper(s));
+    rt_.execute_stolen(thief, victim, t, task_state::wrapper(s));
     return true;
   }
 

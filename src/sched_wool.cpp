@@ -98,7 +98,7 @@ class wool_scheduler final : public scheduler {
     if (std::size_t(t - victim.stack.begin()) >= win.trip.load(std::memory_order_relaxed))
       victim.hot->poll.fetch_or(poll_bit::notify, std::memory_order_relaxed);  // the trip wire
     if (has_stealable(victim)) rt_.notify_work();
-    rt_.execute_stolen(thief, t, task_state::wrapper(s));
+    rt_.execute_stolen(thief, victim, t, task_state::wrapper(s));
     return true;
   }
 

@@ -39,6 +39,10 @@ struct worker {
 
   // Transitive leapfrogging: the thief this worker waits for in a blocked join, or -1.
   std::atomic<int> blocked_on{-1};
+  // A blocked join that found nothing to leapfrog for ~1 ms sleeps (runtime::park_until_done) until
+  // the thief of its frame bumps `unpark_epoch` (runtime::execute_stolen).
+  std::atomic<bool> parked{false};
+  std::atomic<std::uint32_t> unpark_epoch{0};
 
   // Counters written only by this worker (see hot_state for the reading rule).
   std::uint64_t promotions = 0, steals = 0, leapfrogs = 0, deque_checks = 0;

@@ -55,6 +55,37 @@ TEST_P(Idle, IdlePoolUsesNoCpuAndWakesUp) {
   EXPECT_LT(process_cpu_ms() - t1, budget_ms);
 }
 
+// A join whose stolen branch blocks (here: sleeps 300 ms) does not burn its core while it waits: after
+// about 1 ms with nothing to leapfrog the joining worker parks until the thief's DONE.  The steal is
+// made certain: the first branch waits (up to 5 s, far beyond any steal latency) until the second
+// has started on another worker, polling meanwhile.
+TEST_P(Idle, BlockedJoinSleepsWhileItsThiefBlocks) {
+  if (wt::runs_on_caller(GetParam())) GTEST_SKIP() << "nothing is stolen under serial";
+  weft::pool p(weft::config{.workers = 2, .policy = GetParam()});
+  std::atomic<bool> started{false};
+  bool stolen = false;
+  double cpu_ms = 0;
+  p.run([&] {
+    const double t0 = process_cpu_ms();
+    weft::join(
+        [&] {
+          const auto deadline = std::chrono::steady_clock::now() + 5s;
+          // Polls (tiny joins) while waiting: heartbeat promotes the oldest frame at a poll after a beat.
+          while (!started.load() && std::chrono::steady_clock::now() < deadline) weft::join([] {}, [] {});
+          stolen = started.load();
+        },
+        [&] {
+          started.store(true);
+          std::this_thread::sleep_for(300ms);
+        });
+    cpu_ms = process_cpu_ms() - t0;
+  });
+  ASSERT_TRUE(stolen) << "the second branch was not stolen within 5 s";
+  // Before parking, a blocked join yielded in a loop: ~300 ms of CPU.  Parked: a few ms (the 1 ms
+  // of spinning, the first branch's wait, the pool's other idle worker).
+  EXPECT_LT(cpu_ms, wt::sanitized ? 150.0 : 100.0) << "CPU used while the join was blocked for 300 ms";
+}
+
 // The global pool, once used, goes idle too.
 TEST(IdleGlobal, GlobalPoolSleeps) {
   EXPECT_EQ(wt::fib(15), wt::fib_serial(15));

@@ -1,13 +1,17 @@
 // The simulator's per-policy rules in one table: when a policy makes latent work stealable
 // (trigger), which latent item it takes (which), the deque threshold of the lazy trigger, and how
-// loops are split. It mirrors the runtime's policy definitions (SPEC §4); when the runtime's
-// constexpr table (include/weft/detail/policy_table.hpp) lands, this table is meant to be replaced
-// by, or generated from, that header so that one rule change changes both.
+// loops are split.  The rows of the policies the runtime implements are DERIVED from the runtime's
+// own policy table (include/weft/detail/policy_table.hpp, SPEC §4) at compile time: name, trigger,
+// item, threshold and loop style come from there, so a rule changed in the runtime's row changes the
+// simulator too.  adf, dfd and fifo, which the runtime does not implement yet, are modelled here
+// from NAR §7.2 (engine_threads.cpp) under the runtime's names.
 #pragma once
 
 #include <array>
 #include <string>
 #include <string_view>
+
+#include "weft/detail/policy_table.hpp"
 
 namespace weft_sim {
 
@@ -37,18 +41,50 @@ struct PolicyTraits {
   bool simulated;      // false: named by SPEC §4 but not modelled by this simulator yet
 };
 
+// A runtime row in the simulator's terms.
+constexpr PolicyTraits from_runtime(weft::policy p) {
+  using namespace weft::detail;
+  const policy_traits& r = traits_of(p);
+  const Trigger trigger = r.when == trigger::every_push              ? Trigger::eager
+                          : r.when == trigger::deque_below_threshold ? Trigger::deque_short
+                          : r.when == trigger::heartbeat             ? Trigger::heartbeat
+                                                                     : Trigger::public_window;
+  const Which which = r.which == promoted_item::innermost ? Which::innermost
+                      : (r.which == promoted_item::oldest || r.which == promoted_item::public_slots) ? Which::oldest
+                                                                                                      : Which::none;
+  const LoopSplit loops = r.loops == loop_style::auto_partitioned ? LoopSplit::auto_partitioner
+                          : r.loops == loop_style::loop_frame     ? LoopSplit::on_promotion
+                          : r.runs_on == mechanism::wool_stack    ? LoopSplit::public_halves
+                                                                  : LoopSplit::eager_halves;
+  return {r.name, trigger, which, unsigned(r.threshold), loops, true};
+}
+
+// NAR's thread schedulers, not in the runtime yet: the runtime's name, the simulator's model.
+constexpr PolicyTraits space_efficient(weft::policy p) {
+  return {weft::detail::traits_of(p).name, Trigger::space_efficient, Which::none, 0, LoopSplit::eager_halves, true};
+}
+
 inline constexpr std::array<PolicyTraits, 10> kPolicies{{
-    {"ws", Trigger::eager, Which::none, 0, LoopSplit::eager_halves, true},
-    {"ws-ap", Trigger::eager, Which::none, 0, LoopSplit::auto_partitioner, true},
-    {"wool", Trigger::public_window, Which::oldest, 0, LoopSplit::public_halves, true},
-    {"lazy-df", Trigger::deque_short, Which::innermost, 1, LoopSplit::on_promotion, true},
-    {"lazy-df2", Trigger::deque_short, Which::innermost, 2, LoopSplit::on_promotion, true},
-    {"lazy-bf", Trigger::deque_short, Which::oldest, 1, LoopSplit::on_promotion, true},
-    {"heartbeat", Trigger::heartbeat, Which::oldest, 0, LoopSplit::on_promotion, true},
-    {"adf", Trigger::space_efficient, Which::none, 0, LoopSplit::eager_halves, true},
-    {"dfd", Trigger::space_efficient, Which::none, 0, LoopSplit::eager_halves, true},
-    {"fifo", Trigger::space_efficient, Which::none, 0, LoopSplit::eager_halves, true},
+    from_runtime(weft::policy::ws),
+    from_runtime(weft::policy::ws_ap),
+    from_runtime(weft::policy::wool),
+    from_runtime(weft::policy::lazy_df),
+    from_runtime(weft::policy::lazy_df2),
+    from_runtime(weft::policy::lazy_bf),
+    from_runtime(weft::policy::heartbeat),
+    space_efficient(weft::policy::adf),
+    space_efficient(weft::policy::dfd),
+    space_efficient(weft::policy::fifo),
 }};
+
+// The derivation gives the rows the simulator was written against (a changed runtime row that the
+// simulator cannot model fails here, at compile time, not silently in a study).
+static_assert(kPolicies[0].trigger == Trigger::eager && kPolicies[1].loops == LoopSplit::auto_partitioner);
+static_assert(kPolicies[2].trigger == Trigger::public_window && kPolicies[2].loops == LoopSplit::public_halves);
+static_assert(kPolicies[3].which == Which::innermost && kPolicies[3].threshold == 1);
+static_assert(kPolicies[4].which == Which::innermost && kPolicies[4].threshold == 2);
+static_assert(kPolicies[5].which == Which::oldest && kPolicies[5].threshold == 1);
+static_assert(kPolicies[6].trigger == Trigger::heartbeat && kPolicies[6].which == Which::oldest);
 
 // The traits of a simulated policy; std::invalid_argument naming the accepted names otherwise.
 const PolicyTraits& policy_by_name(std::string_view name);
