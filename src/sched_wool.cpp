@@ -101,6 +101,7 @@ class wool_scheduler final : public scheduler {
     if (t >= victim.stack.end()) return false;
     std::uintptr_t s = t->state.load(std::memory_order_acquire);
     if (!task_state::is_public_task(s)) return false;
+    WEFT_CHAOS_POINT();  // bot and the task read, not yet won: the owner may join past t and push again (ABA)
     if (!t->state.compare_exchange_strong(s, task_state::empty, std::memory_order_acq_rel,
                                           std::memory_order_relaxed))
       return false;
