@@ -2,6 +2,7 @@
 // leapfrogging (WOOL §I.b).  Shared by both mechanisms.
 #include <thread>
 
+#include "chaos.hpp"
 #include "pool_runtime.hpp"
 
 namespace weft::detail {
@@ -13,12 +14,15 @@ void runtime::execute_stolen(worker& w, worker& victim, frame* t, task_fn fn) {
   frame* saved = w.base;
   w.base = w.hot->top;
   fn(t);  // the wrapper catches the task's exception into t->error
+  WEFT_ASSERT(w.hot->top == w.base, "a stolen task returned with frames left on its task stack");
   w.base = saved;
+  WEFT_CHAOS_POINT();  // finished, DONE not yet stored: the owner still waits (or leapfrogs)
   t->state.store(task_state::done, std::memory_order_release);
   // The victim (whose join waits for this frame) may have parked in wait_stolen.  Dekker with its
   // `parked` store and DONE check: DONE, fence, load `parked` here; `parked` (seq_cst), load of the
   // state (seq_cst) there — one side sees the other (docs/PROTOCOLS.md §8).  Only the victim's
   // worker is touched after DONE, never the frame, which its owner may reuse at once.
+  WEFT_CHAOS_POINT();  // DONE stored, the parked check not yet made
   std::atomic_thread_fence(std::memory_order_seq_cst);
   if (victim.parked.load(std::memory_order_relaxed)) {
     victim.unpark_epoch.fetch_add(1, std::memory_order_release);
@@ -31,6 +35,7 @@ void runtime::execute_stolen(worker& w, worker& victim, frame* t, task_fn fn) {
 void runtime::park_until_done(worker& w, frame* fr) {
   const std::uint32_t epoch = w.unpark_epoch.load(std::memory_order_acquire);
   w.parked.store(true, std::memory_order_seq_cst);
+  WEFT_CHAOS_POINT();  // announced, DONE not yet checked
   if (fr->state.load(std::memory_order_seq_cst) != task_state::done) w.unpark_epoch.wait(epoch, std::memory_order_acquire);
   w.parked.store(false, std::memory_order_relaxed);
 }
@@ -41,6 +46,7 @@ void runtime::wait_stolen(worker& w, frame* fr, unsigned thief) {
   hot_state& h = *w.hot;
   frame* const joined_top = h.top;
   if (fr >= w.stack.begin() && fr < w.stack.end() && fr + 1 > h.top) h.top = fr + 1;
+  WEFT_ASSERT(h.top >= w.base && h.top <= w.stack.end(), "task stack top outside [base, end] at a blocked join");
   w.blocked_on.store(int(thief), std::memory_order_relaxed);
   // Leapfrog only while the task stack has room.  The hop choice and the steal are not one atomic
   // step (a Chase-Lev steal cannot be undone), so a stale `blocked_on` can hand us work that does
@@ -59,6 +65,7 @@ void runtime::wait_stolen(worker& w, frame* fr, unsigned thief) {
       if (hops > 0 && fr->state.load(std::memory_order_acquire) == task_state::done) break;
       worker& victim = *workers[std::size_t(v)];
       if (&victim == &w) break;
+      WEFT_CHAOS_POINT();  // a hop chosen from a blocked_on that may be stale by now
       bump(w.steal_attempts);
       got = sched->steal(w, victim);
       if (!got) v = victim.blocked_on.load(std::memory_order_relaxed);

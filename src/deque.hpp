@@ -16,6 +16,7 @@
 #include <memory>
 #include <new>
 
+#include "chaos.hpp"
 #include "weft/detail/frame.hpp"
 
 namespace weft::detail {
@@ -36,7 +37,9 @@ class chase_lev_deque {
     const std::int64_t b = bottom_.load(std::memory_order_relaxed);
     const std::int64_t t = top_.load(std::memory_order_acquire);
     if (b - t > std::int64_t(mask_)) return false;
+    WEFT_CHAOS_POINT();  // a thief takes the oldest item while we hold a stale top
     slot(std::size_t(b)).store(f, std::memory_order_relaxed);
+    WEFT_CHAOS_POINT();  // the slot written, not yet published
     bottom_.store(b + 1, std::memory_order_release);
     return true;
   }
@@ -45,6 +48,7 @@ class chase_lev_deque {
   frame* pop() noexcept {
     const std::int64_t b = bottom_.load(std::memory_order_relaxed) - 1;
     bottom_.store(b, std::memory_order_seq_cst);
+    WEFT_CHAOS_POINT();  // the bottom claimed, top not read: thieves race for the last item
     std::int64_t t = top_.load(std::memory_order_seq_cst);
     if (t > b) {
       bottom_.store(b + 1, std::memory_order_relaxed);
@@ -52,6 +56,7 @@ class chase_lev_deque {
     }
     frame* f = slot(std::size_t(b)).load(std::memory_order_relaxed);
     if (t == b) {  // the last item: race the thieves for it
+      WEFT_CHAOS_POINT();
       if (!top_.compare_exchange_strong(t, t + 1, std::memory_order_seq_cst,
                                         std::memory_order_relaxed))
         f = nullptr;
@@ -63,9 +68,11 @@ class chase_lev_deque {
   // Thief: the oldest item, or nullptr (empty, or lost a race).
   frame* steal() noexcept {
     std::int64_t t = top_.load(std::memory_order_seq_cst);
+    WEFT_CHAOS_POINT();  // top read, bottom not: the owner may pop meanwhile
     const std::int64_t b = bottom_.load(std::memory_order_seq_cst);
     if (t >= b) return nullptr;
     frame* f = slot(std::size_t(t)).load(std::memory_order_relaxed);
+    WEFT_CHAOS_POINT();  // the item read, not yet won: the owner or another thief may take it
     if (!top_.compare_exchange_strong(t, t + 1, std::memory_order_seq_cst,
                                       std::memory_order_relaxed))
       return nullptr;

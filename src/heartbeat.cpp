@@ -4,6 +4,7 @@
 
 #include <chrono>
 
+#include "chaos.hpp"
 #include "pool_runtime.hpp"
 
 namespace weft::detail {
@@ -24,7 +25,10 @@ void runtime::heartbeat_main() {
     const auto now = std::chrono::steady_clock::now();
     next += period;
     if (next < now) next = now + period;  // beats missed while descheduled are not made up
-    for (auto& w : workers) w->hot->poll.fetch_or(heartbeat_bits, std::memory_order_relaxed);
+    for (auto& w : workers) {
+      WEFT_CHAOS_POINT();  // a beat reaches the workers one by one, at any point of their polls
+      w->hot->poll.fetch_or(heartbeat_bits, std::memory_order_relaxed);
+    }
     const std::uint32_t e = awake_epoch_.load(std::memory_order_acquire);
     if (sleepers_.load(std::memory_order_seq_cst) == workers.size() && !stopping_.load(std::memory_order_acquire)) {
       awake_epoch_.wait(e, std::memory_order_acquire);

@@ -2,6 +2,7 @@
 // without losing a wake-up, and waking.
 #include <thread>
 
+#include "chaos.hpp"
 #include "pool_runtime.hpp"
 
 namespace weft::detail {
@@ -64,6 +65,7 @@ void runtime::sleep(worker& w) {
   (void)w;
   const std::uint32_t epoch = wake_epoch_.load(std::memory_order_acquire);
   sleepers_.fetch_add(1, std::memory_order_seq_cst);
+  WEFT_CHAOS_POINT();  // announced, work not yet checked: a publisher may read sleepers_ now
   std::atomic_thread_fence(std::memory_order_seq_cst);
   if (!work_visible() && !stopping_.load(std::memory_order_seq_cst))
     wake_epoch_.wait(epoch, std::memory_order_acquire);

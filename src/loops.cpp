@@ -1,5 +1,6 @@
 // weft — the runtime side of loop frames: splitting a loop's remaining range into a child (a
 // promotion), TBB's auto partitioner for ws-ap, and the per-worker pool of children.
+#include "chaos.hpp"
 #include "pool_runtime.hpp"
 #include "loop_split.hpp"
 #include "weft/detail/loop.hpp"
@@ -35,6 +36,7 @@ loop_child* alloc_loop_child(worker& w) noexcept {
 
 void free_loop_child(hot_state& h, loop_child* c) noexcept {
   // The owner of a loop joins its children, and a child comes from its owner's pool.
+  WEFT_ASSERT(!(c->fr.marks & frame_mark::on_deque) && !task_state::is_stolen(c->fr.state.load(std::memory_order_relaxed)), "a loop child freed before its join (still on the deque or STOLEN)");
   h.self->free_children.push_back(c);
 }
 
@@ -73,6 +75,7 @@ bool split_loop(worker& w, frame* fr, bool allow_whole, std::uint64_t child_chun
   if (!split_point(rec, allow_whole, mid, kind)) return false;
   loop_child* c = alloc_loop_child(w);
   if (c == nullptr) return false;
+  WEFT_ASSERT(!task_state::is_stolen(c->fr.state.load(std::memory_order_relaxed)), "a loop child reused while its thief still runs it");
   c->begin = mid;
   c->end = rec.end;
   c->chunks = child_chunks;
@@ -86,6 +89,7 @@ bool split_loop(worker& w, frame* fr, bool allow_whole, std::uint64_t child_chun
   }
   c->older = rec.children;
   rec.children = c;
+  WEFT_CHAOS_POINT();  // the child is stealable, the running range not yet shrunk (owner-private: no race)
   rec.end = mid;
   report_promotion(w, fr, kind);
   return true;

@@ -19,6 +19,7 @@
 #include <thread>
 #include <vector>
 
+#include "chaos.hpp"
 #include "platform.hpp"
 #include "scheduler.hpp"
 #include "worker.hpp"
@@ -51,6 +52,7 @@ class runtime {
   // After making work stealable: wake a sleeping worker if there is one.  The caller's publishing
   // store and this load of `sleepers` need store-load order (see sleep()).
   void notify_work() noexcept {
+    WEFT_CHAOS_POINT();  // work published, sleepers_ not yet read: a sleeper may be checking now
     std::atomic_thread_fence(std::memory_order_seq_cst);
     if (sleepers_.load(std::memory_order_relaxed) != 0) wake_one();
   }

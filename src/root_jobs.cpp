@@ -1,5 +1,6 @@
 // weft — root jobs: pool::run from a thread outside the pool (queued for a worker, the caller
 // sleeps until done), and under the serial policy, runs on the calling thread itself.
+#include "chaos.hpp"
 #include "pool_runtime.hpp"
 
 #include <algorithm>
@@ -22,6 +23,7 @@ void run_body(root_job& job) {
 void mark_done(root_job& job) {
   std::lock_guard lk(job.m);
   job.done = true;
+  WEFT_CHAOS_POINT();  // done under the lock, hint not yet set: the caller's spin must not decide alone
   job.done_hint.store(true, std::memory_order_release);
   job.cv.notify_one();
 }
@@ -42,6 +44,7 @@ void runtime::submit(root_job& job) {
     root_queue_.push_back(&job);
     root_queue_size_.fetch_add(1, std::memory_order_relaxed);
   }
+  WEFT_CHAOS_POINT();  // queued, nobody woken yet
   notify_work();
 }
 
@@ -54,6 +57,7 @@ bool runtime::take_root(worker& w) {
     root_queue_.pop_front();
     root_queue_size_.fetch_sub(1, std::memory_order_relaxed);
   }
+  WEFT_CHAOS_POINT();  // taken, not yet run: the caller waits in wait_for
   run_root(w, *job);
   return true;
 }
@@ -63,7 +67,9 @@ void runtime::run_root(worker& w, root_job& job) {
   frame* saved = w.base;
   w.base = w.hot->top;
   run_body(job);
+  WEFT_ASSERT(w.hot->top == w.base, "a root job returned with frames left on its task stack");
   w.base = saved;
+  WEFT_CHAOS_POINT();  // finished, not yet marked done: the caller spins on done_hint, then sleeps
   mark_done(job);
 }
 

@@ -7,6 +7,7 @@
 #include <thread>
 #include <cstdlib>
 
+#include "chaos.hpp"
 #include "deque.hpp"
 #include "pool_runtime.hpp"
 
@@ -47,6 +48,7 @@ class deque_scheduler final : public scheduler {
   }
 
   reclaimed reclaim(worker& w, hot_state& h, frame* fr) override {
+    WEFT_CHAOS_POINT();
     frame* got = deque_of(w).pop();
     fr->marks &= std::uint8_t(~frame_mark::on_deque);
     --w.promoted_unjoined;
@@ -70,9 +72,12 @@ class deque_scheduler final : public scheduler {
   bool steal(worker& thief, worker& victim) override {
     frame* t = deque_of(victim).steal();
     if (t == nullptr) return false;
+    WEFT_CHAOS_POINT();  // won the CAS, STOLEN not yet stored: the owner's join spins on this window
     // The push's release (of the deque's bottom index) made the frame's fields visible.
     const std::uintptr_t s = t->state.load(std::memory_order_acquire);
+    WEFT_ASSERT(task_state::is_task(s), "deque: a stolen frame does not hold a task (stolen twice, or reused)");
     t->state.store(task_state::stolen(thief.index), std::memory_order_release);
+    WEFT_CHAOS_POINT();
     const std::int64_t left = deque_of(victim).size();
     if (lazy() && left < threshold_) victim.hot->poll.fetch_or(poll_bit::notify, std::memory_order_seq_cst);
     if (left > 0) rt_.notify_work();  // more there: let a sleeper come and take it
@@ -87,6 +92,7 @@ class deque_scheduler final : public scheduler {
     chase_lev_deque& d = deque_of(w);
     const bool was_empty = d.size() <= 0;
     if (!d.push(fr)) return false;
+    WEFT_CHAOS_POINT();  // pushed, not yet marked: a thief may run and finish it before the mark
     fr->marks |= frame_mark::on_deque;
     w.note_promotion();
     if (was_empty) rt_.notify_work();

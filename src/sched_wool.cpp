@@ -21,6 +21,7 @@
 #include <thread>
 #include <algorithm>
 
+#include "chaos.hpp"
 #include "pool_runtime.hpp"
 #include "sched_wool.hpp"
 
@@ -54,6 +55,7 @@ class wool_scheduler final : public scheduler {
 
   reclaimed reclaim(worker& w, hot_state& h, frame* fr) override {
     // WOOL Fig. 3 join_f / RTS_join.  EMPTY is transient: a thief between its CAS and its decision.
+    WEFT_CHAOS_POINT();
     std::uintptr_t s = fr->state.exchange(task_state::empty, std::memory_order_acq_rel);
     for (unsigned spins = 0; s == task_state::empty;) {
       do {  // a thief descheduled between its CAS and its decision: yield to it after a while
@@ -71,6 +73,7 @@ class wool_scheduler final : public scheduler {
     wool_window& win = window_of(w);
     win.inlined_public = 0;
     if (s != task_state::done) rt_.wait_stolen(w, fr, task_state::thief_of(s));
+    WEFT_ASSERT(win.bot.load(std::memory_order_relaxed) <= fr + 1, "wool: bot above the owner's top at a stolen join");
     // The thief set bot above this slot; the joined slot is now the bottom, owned by us.
     win.bot.store(fr, std::memory_order_release);
     update_public_next(w, h);
@@ -84,16 +87,20 @@ class wool_scheduler final : public scheduler {
     if (t >= victim.stack.end()) return false;
     std::uintptr_t s = t->state.load(std::memory_order_acquire);
     if (!task_state::is_public_task(s)) return false;
+    WEFT_CHAOS_POINT();  // bot and the task read, not yet won: the owner may join past t and push again (ABA)
     if (!t->state.compare_exchange_strong(s, task_state::empty, std::memory_order_acq_rel,
                                           std::memory_order_relaxed))
       return false;
+    WEFT_CHAOS_POINT();  // the task is EMPTY (ours), bot not re-checked: the owner may join past it
     if (win.bot.load(std::memory_order_acquire) != t) {
       // The owner joined past this slot and pushed again meanwhile: back off.  Restoring is safe:
       // the slot holds a public task, whose owner spins on EMPTY at its join until we are done.
       t->state.store(s, std::memory_order_release);
       return false;
     }
+    WEFT_CHAOS_POINT();  // decided, not yet STOLEN: the owner's join spins on EMPTY
     t->state.store(task_state::stolen(thief.index), std::memory_order_release);
+    WEFT_CHAOS_POINT();  // STOLEN, bot not advanced: other thieves see a stolen bottom slot
     win.bot.store(t + 1, std::memory_order_release);
     if (std::size_t(t - victim.stack.begin()) >= win.trip.load(std::memory_order_relaxed))
       victim.hot->poll.fetch_or(poll_bit::notify, std::memory_order_relaxed);  // the trip wire
@@ -134,6 +141,7 @@ class wool_scheduler final : public scheduler {
       if (k < top) publish(w, &f);
     }
     set_trip(win);
+    WEFT_ASSERT(win.pub <= limit && win.trip.load(std::memory_order_relaxed) <= win.pub, "wool: public window outside the task stack");
   }
 
   // WOOL §I.b: "the owner makes tasks private again after inlining many public ones".  The owner
@@ -147,6 +155,7 @@ class wool_scheduler final : public scheduler {
     fr->marks &= std::uint8_t(~frame_mark::public_slot);
     --win.pub;
     set_trip(win);
+    WEFT_ASSERT(win.pub >= 1 && !(w.stack.begin()[win.pub].marks & frame_mark::public_slot) && (w.stack.begin()[win.pub - 1].marks & frame_mark::public_slot), "wool: public marks disagree with the window after privatizing");
   }
 
   static void set_trip(wool_window& win) {

@@ -5,11 +5,13 @@ namespace weft::detail {
 
 void promote_at_poll(hot_state& h, frame* fr) {
   worker& w = *h.self;
+  WEFT_ASSERT(h.top > w.base && h.top <= w.stack.end() && fr == h.top - 1, "task stack top outside (base, end] at a promotion");
   w.rt->sched->promote_at_poll(w, h, fr);
 }
 
 reclaimed reclaim(hot_state& h, frame* fr) {
   worker& w = *h.self;
+  WEFT_ASSERT(h.top >= w.base && h.top <= w.stack.end(), "task stack top outside [base, end] at a join");
   return w.rt->sched->reclaim(w, h, fr);
 }
 

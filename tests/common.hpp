@@ -43,7 +43,12 @@ inline constexpr bool sanitized =
 #endif
 
 // ---------------------------------------------------------------------------------------------
-// Parameters: every implemented policy x workers {1, 2, 4, 8} (serial: 1 only).
+// Parameters: every implemented policy x workers {1, 2, 4, 8} (serial: 1 only).  The worker counts
+// are the CMake setting WEFT_TEST_WORKERS (the chaos build: 8, 16, 32 on one core).
+
+#ifndef WEFT_TEST_WORKERS_LIST
+#define WEFT_TEST_WORKERS_LIST 1, 2, 4, 8
+#endif
 
 struct pool_param {
   weft::policy policy;
@@ -75,7 +80,7 @@ inline std::vector<pool_param> all_pool_params() {
       out.push_back({p, 1});
       continue;
     }
-    for (unsigned w : {1u, 2u, 4u, 8u}) out.push_back({p, w});
+    for (unsigned w : {WEFT_TEST_WORKERS_LIST}) out.push_back({p, w});
   }
   return out;
 }

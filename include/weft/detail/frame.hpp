@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <exception>
 
+#include "checks.hpp"
 #include "policy_table.hpp"
 
 #if defined(__GNUC__) || defined(__clang__)

@@ -140,6 +140,7 @@ struct adaptive_loop {
                               std::uint64_t chunks) {
     loop_record rec{b, e, sh.grain, chunks, nullptr, &run_child, &sh};
     frame* fr = h.top;
+    WEFT_ASSERT(!task_state::is_stolen(fr->state.load(std::memory_order_relaxed)), "a loop frame pushed over a frame its thief still runs (STOLEN, not DONE)");
     ::new (fr->payload) loop_record*(&rec);
     fr->state.store(task_state::loop, std::memory_order_relaxed);
     h.top = fr + 1;
