@@ -236,11 +236,9 @@ TEST_P(Exceptions, InParallelForSeveral) {
 // part was still running): the serial elision raises the lower one's exception, so the lower part
 // must go on until its own throw.
 //
-// BUG (reported to the runtime author): the loop-frame path (include/weft/detail/loop.hpp,
-// adaptive_loop::run: used by ws-ap, lazy-df, lazy-df2, lazy-bf, heartbeat) sets
-// shared_state::failed when any piece throws, and every piece, including those with lower indices,
-// stops at its next chunk.  The lower iteration that throws in the serial elision then never runs
-// and the higher piece's exception leaves the loop.
+// Regression test: the loop-frame path (adaptive_loop::run: ws-ap, lazy-df, lazy-df2, lazy-bf,
+// heartbeat) once stopped every piece, lower ones included, at its next chunk once any piece threw,
+// so the higher piece's exception left the loop.
 TEST_P(Exceptions, InParallelLoopLowerIndexWins) {
   const int n = 2000;
   for (int rep = 0; rep < 3; ++rep) {
