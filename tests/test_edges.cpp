@@ -470,7 +470,7 @@ TEST_P(EdgesPolicy, PinnedToOneCpu) {
 
 TEST(EdgesLifecycle, PoolsFromSeveralThreadsAtOnce) {
   const auto policies = weft::implemented_policies();
-  const int rounds = wt::pick(12, 4);
+  const int rounds = wt::pick(30, 6);
   std::atomic<long> wrong{0}, done{0};
   std::vector<std::thread> threads;
   for (unsigned t = 0; t < 8; ++t)
@@ -496,7 +496,7 @@ TEST(EdgesLifecycle, PoolsFromSeveralThreadsAtOnce) {
 
 TEST(EdgesSoak, RandomProgramsOnRandomPools) {
   const auto policies = weft::implemented_policies();
-  const unsigned programs = unsigned(wt::pick(40, 8));
+  const unsigned programs = unsigned(wt::pick(120, 12));
   wt::rng r(20261123);
   for (unsigned k = 0; k < programs; ++k) {
     const weft::policy p = policies[r.below(std::uint32_t(policies.size()))];
