@@ -174,6 +174,63 @@ bool wait_until(P pred, std::chrono::milliseconds timeout) {
   return true;
 }
 
+// ---------------------------------------------------------------------------------------------
+// Making a scheduling event certain instead of hoping for it.
+//
+// The bound on every wait for a steal or a beat.  Why it is safe: once a branch is stealable the
+// runtime wakes a sleeping worker (notify_work), which needs only to wake and take one item, and a
+// heartbeat policy makes it stealable at the first beat (<= 1 ms period) after the waiter starts
+// polling: a few milliseconds even on a loaded 2-core machine under a sanitizer.  30 s is four orders
+// of magnitude more, and below ctest's per-test timeout (120 s, 600 s sanitized), so a runtime that
+// never steals fails with a message instead of a timeout.
+inline constexpr std::chrono::seconds event_bound{30};
+
+// Called in a join's first branch: polls (tiny joins: the poll points where lazy and heartbeat
+// policies promote, LS §3, HB §2) until `happened` (set by the second branch once it runs on
+// another worker), at most event_bound.  Returns whether it happened.
+template <class Flag>
+bool poll_until(const Flag& happened, std::chrono::nanoseconds bound = event_bound) {
+  return wait_until(
+      [&] {
+        weft::join([] {}, [] {});
+        return happened.load() != 0;
+      },
+      std::chrono::duration_cast<std::chrono::milliseconds>(bound));
+}
+
+// Tells whether a join's second branch ran on another thread than its first branch, while the
+// first was still running: the first branch calls first_entered() then wait_for_steal(); the
+// second calls second_entered().
+struct steal_probe {
+  std::atomic<int> stolen{0};
+  std::atomic<std::thread::id> first_thread{};
+
+  void first_entered() { first_thread.store(std::this_thread::get_id()); }
+  // A second branch that runs on the first branch's thread ran after it (serial order): no steal.
+  void second_entered() {
+    if (first_thread.load() != std::this_thread::get_id()) stolen.store(1);
+  }
+  bool wait_for_steal() { return poll_until(stolen); }
+};
+
+// A join whose second branch certainly runs on another worker than its first (needs a pool with
+// 2+ workers): the first branch polls until the second has started elsewhere, then runs first().
+// `stolen` says whether that happened within the bound.
+template <class F, class G>
+auto join_stolen(F&& first, G&& second, bool& stolen) {
+  steal_probe probe;
+  return weft::join(
+      [&] {
+        probe.first_entered();
+        stolen = probe.wait_for_steal();
+        return first();
+      },
+      [&] {
+        probe.second_entered();
+        return second();
+      });
+}
+
 // Sets (or, with nullptr, unsets) an environment variable for the guard's lifetime.
 class env_guard {
  public:

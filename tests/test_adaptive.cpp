@@ -39,15 +39,21 @@ std::uint64_t fib_joins(int n) { return n < 2 ? 0 : 1 + fib_joins(n - 1) + fib_j
 // Every promotion observed, in order (the hook runs on the promoting worker).
 std::mutex events_mutex;
 std::vector<weft::detail::promotion_event> events;
+std::atomic<std::size_t> promotions_seen{0};    // events.size(), readable without the lock
+std::atomic<std::size_t> loop_splits_seen{0};  // events of kind loop_half
 
 void record(const weft::detail::promotion_event& e) {
   std::lock_guard lk(events_mutex);
   events.push_back(e);
+  if (e.kind == weft::detail::promotion_kind::loop_half) loop_splits_seen.fetch_add(1);
+  promotions_seen.fetch_add(1);
 }
 
 struct hook_guard {
   hook_guard() {
     events.clear();
+    promotions_seen = 0;
+    loop_splits_seen = 0;
     weft::detail::set_promotion_hook(&record);
   }
   ~hook_guard() { weft::detail::set_promotion_hook(nullptr); }
@@ -90,21 +96,37 @@ TEST(Adaptive, EagerPoliciesPromoteEveryJoin) {
 }
 
 TEST(Adaptive, HeartbeatPromotesAtMostOncePerBeat) {
+  hook_guard g;
   const auto period = std::chrono::microseconds(500);
   weft::pool pool(weft::config{.workers = 1, .policy = weft::policy::heartbeat, .heartbeat = period});
   const auto t0 = std::chrono::steady_clock::now();
   long r = 0;
   int runs = 0;
-  // At least 20 runs, and more (up to 5 s) until a beat has landed: beats are wall-clock.
-  do {
-    for (int i = 0; i < 20; ++i, ++runs) r += pool.run([] { return fib(25); });
-  } while (pool.stats().total.promotions == 0 && std::chrono::steady_clock::now() - t0 < std::chrono::seconds(5));
+  for (; runs < 20; ++runs) r += pool.run([] { return fib(25); });
+  // Beats are wall-clock: make one certain by computing on, inside one run, until a promotion has
+  // been observed (fib's joins are the polls where a beat is acted on, HB §2), within
+  // wt::event_bound (see there why that is safe).
+  bool beat = true;
+  r += pool.run([&] {
+    long sum = 0;
+    const auto end = std::chrono::steady_clock::now() + wt::event_bound;
+    for (; promotions_seen.load() == 0; ++runs) {
+      if (std::chrono::steady_clock::now() > end) {
+        beat = false;
+        break;
+      }
+      sum += fib(25);
+    }
+    return sum;
+  });
+  ASSERT_TRUE(beat) << "no promotion within " << wt::event_bound.count() << " s of heartbeat with a 500 us period";
   const double elapsed_us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
   EXPECT_EQ(r, runs * 75025L);
   const auto s = pool.stats().total;
   const double beats = elapsed_us / double(period.count());
   EXPECT_LE(double(s.promotions), beats + 20) << "promotions " << s.promotions << " beats " << beats;
   EXPECT_GT(s.promotions, 0u) << "no beat in " << elapsed_us << " us";
+  EXPECT_EQ(s.promotions, promotions_seen.load()) << "the counter and the hook disagree";
 }
 
 TEST(Adaptive, HeartbeatWithAHugePeriodNeverPromotes) {
@@ -161,18 +183,17 @@ TEST(Adaptive, DepthFirstPromotesTheJoinJustPushedBreadthFirstTheOldestJoin) {
 TEST(Adaptive, HeartbeatPromotesTheOldestFrame) {
   hook_guard g;
   weft::pool pool(weft::config{.workers = 1, .policy = weft::policy::heartbeat, .heartbeat = std::chrono::microseconds(200)});
-  // Beats arrive by wall clock: on a loaded machine keep running (up to 5 s) until some have.
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
-  std::size_t seen = 0;
-  do {
+  // Beats arrive by wall clock: run fib(24) ten times per run, and runs until at least 10
+  // promotions have been observed, within wt::event_bound (see there why that is safe).
+  const auto deadline = std::chrono::steady_clock::now() + wt::event_bound;
+  while (promotions_seen.load() < 10 && std::chrono::steady_clock::now() < deadline) {
     long r = 0;
     for (int i = 0; i < 10; ++i) r += pool.run([] { return fib(24); });
-    EXPECT_EQ(r, 10 * 46368);
-    std::lock_guard lk(events_mutex);
-    seen = events.size();
-  } while (seen < 10 && std::chrono::steady_clock::now() < deadline);
+    ASSERT_EQ(r, 10 * 46368);
+  }
   std::lock_guard lk(events_mutex);
-  ASSERT_FALSE(events.empty());
+  ASSERT_GE(events.size(), 10u) << "fewer than 10 beats acted on in " << wt::event_bound.count()
+                                << " s with a 200 us period";
   // fib's recursion is ~24 deep; the oldest promotable frame is always near the bottom: the first
   // beat of each run promotes depth 0, and no promotion can skip an older unpromoted frame.
   std::size_t shallow = 0;
@@ -196,22 +217,31 @@ TEST(Adaptive, AutoPartitionerSplitsALoopIntoKTimesPPieces) {
 
 TEST(Adaptive, LoopsPollBetweenChunks) {
   // A single flat loop of slow iterations under lazy-bf, 2 workers: the second worker can only get
-  // work if the loop splits at its chunk boundaries.  Whether the sleeping second worker wakes in
-  // time is a scheduling outcome on a loaded machine: repeat (up to 5 s) until it has.
+  // work if the loop splits at its chunk boundaries (LS §4).  The split is observed with the
+  // promotion hook; from then on, every iteration on the first thread waits until an iteration has
+  // run on the other worker, so the steal of the split-off half is certain (within
+  // wt::event_bound, see there why that is safe) instead of a race with the sleeping worker.
+  hook_guard g;
   weft::pool pool(weft::config{.workers = 2, .policy = weft::policy::lazy_bf});
   std::atomic<int> on_other{0};
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
-  do {
-    pool.run([&] {
-      const std::thread::id first = std::this_thread::get_id();
-      weft::parallel_for(0, 400, [&](int) {
-        const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(50);
-        while (std::chrono::steady_clock::now() < until) {
-        }
-        if (std::this_thread::get_id() != first) on_other.fetch_add(1);
-      });
+  bool waited_out = false;
+  pool.run([&] {
+    const std::thread::id first = std::this_thread::get_id();
+    weft::parallel_for(0, 400, [&](int) {
+      if (std::this_thread::get_id() != first) {
+        on_other.fetch_add(1);
+        return;
+      }
+      if (loop_splits_seen.load() > 0 && on_other.load() == 0)
+        waited_out = !wt::wait_until([&] { return on_other.load() > 0; }, wt::event_bound);
+      const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(50);
+      while (std::chrono::steady_clock::now() < until) {
+      }
     });
-    EXPECT_GT(pool.stats().total.promotions, 0u);
-  } while (on_other.load() == 0 && std::chrono::steady_clock::now() < deadline);
+  });
+  EXPECT_GT(pool.stats().total.promotions, 0u);
+  EXPECT_GT(loop_splits_seen.load(), 0u) << "the loop never split at a chunk boundary";
+  EXPECT_FALSE(waited_out) << "the loop split but its other half did not run on the second worker within "
+                           << wt::event_bound.count() << " s";
   EXPECT_GT(on_other.load(), 0) << "no iteration ran on the second worker";
 }

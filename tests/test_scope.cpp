@@ -160,11 +160,9 @@ TEST_P(Scope, SpawnFromInnerBranchRunsAtOnce) {
 // Tasks that run on their owner (inline at sync) spawn latent work; tasks a thief took spawn from
 // another worker (the header says: run at once).
 //
-// BUG (reported to the runtime author): a task running on a thief that spawns into the scope runs
-// scope::allocate / spawned_++ / note_error on the scope concurrently with its owner, which is
-// spawning or syncing: those fields are unsynchronized (the inline buffer's bump pointer `used_`,
-// the chunk list `chunks_`, `spawned_`, `error_`).  Records can overlap, chunks can leak or be
-// freed twice, counts can be lost.  ThreadSanitizer reports the race; release builds may crash.
+// Regression test: a task running on a thief that spawns into the scope once updated the scope's
+// record allocator, spawn count and error slot unsynchronized with its owner (overlapping records,
+// leaked or doubly freed chunks, lost counts; ThreadSanitizer reported the race).
 void spawn_tree(weft::scope& s, unsigned depth, std::atomic<long>& count, bool big) {
   count.fetch_add(1, std::memory_order_relaxed);
   if (depth == 0) return;

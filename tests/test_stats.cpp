@@ -194,26 +194,45 @@ TEST(StatsNoPool, MallocFromNonWorker) {
 
 TEST_P(Stats, StealsHappenWithSeveralWorkers) {
   if (!can_steal()) GTEST_SKIP() << "needs 2+ workers";
-  // A steal is a scheduling outcome: on a loaded machine (or under a sanitizer, or with heartbeat,
-  // which makes work stealable only at a beat) a short run may finish before a thief wakes.  So
-  // keep running fib for up to 5 seconds until one run has stolen; each run does it 8 times.
+  // The steal is made certain: a join whose first branch polls (counted tiny joins) until its
+  // second branch has started on another worker, within wt::event_bound (see there why that is
+  // safe).  Then both branches compute fib(n) 4 times, so the counters also cover a real tree.
   const unsigned n = wt::pick(27u, 20u);
-  const int per_run = 8;
-  int stole = 0, runs = 0;
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
-  while (stole == 0 && (runs < 5 || std::chrono::steady_clock::now() < deadline)) {
-    ++runs;
-    pool().reset_stats();
-    EXPECT_EQ(pool().run([&] {
-      std::uint64_t sum = 0;
-      for (int r = 0; r < per_run; ++r) sum += wt::fib(n);
-      return sum;
-    }), per_run * wt::fib_serial(n));
-    const weft::stats s = pool().stats();
-    stole += s.total.steals > 0;
-    EXPECT_EQ(s.total.joins, per_run * wt::fib_joins(n));
-  }
-  EXPECT_GT(stole, 0) << "no steal in " << runs << " runs of fib(" << n << ") on " << workers() << " workers";
+  const int per_branch = 4;
+  pool().reset_stats();
+  std::atomic<int> started{0};
+  std::atomic<std::thread::id> first_thread{};
+  std::uint64_t polls = 0;
+  bool stolen = false;
+  auto fibs = [&] {
+    std::uint64_t sum = 0;
+    for (int r = 0; r < per_branch; ++r) sum += wt::fib(n);
+    return sum;
+  };
+  const auto [a, b] = pool().run([&] {
+    return weft::join(
+        [&] {
+          first_thread.store(std::this_thread::get_id());
+          stolen = wt::wait_until(
+              [&] {
+                weft::join([] {}, [] {});
+                ++polls;
+                return started.load() != 0;
+              },
+              wt::event_bound);
+          return fibs();
+        },
+        [&] {
+          if (first_thread.load() != std::this_thread::get_id()) started.store(1);
+          return fibs();
+        });
+  });
+  ASSERT_TRUE(stolen) << "the second branch did not run on another worker within " << wt::event_bound.count()
+                      << " s (" << workers() << " workers)";
+  EXPECT_EQ(a + b, 2 * per_branch * wt::fib_serial(n));
+  const weft::stats s = pool().stats();
+  EXPECT_GT(s.total.steals, 0u) << "a branch ran on another worker but no steal was counted";
+  EXPECT_EQ(s.total.joins, 1 + polls + 2 * per_branch * wt::fib_joins(n));
 }
 
 TEST(Counters, PlusEquals) {

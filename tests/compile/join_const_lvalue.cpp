@@ -1,10 +1,9 @@
 // Compile probe (ctest compile_join_const_lvalue): const closures passed as lvalues are valid
 // branches — the serial elision just calls them.
 //
-// BUG (reported to the runtime author): since "join: copy small branch closures into the frame",
-// join() deduces Fn = std::remove_cvref_t<F> and then binds the caller's const lvalue to Fn&
-// (join_pushed<Fn, Gn>(h, fr, f, g)): "binding reference of type 'lambda&' to 'const lambda'
-// discards qualifiers".  The same for a const function object.
+// Regression probe: join() once deduced Fn = std::remove_cvref_t<F> and bound the caller's const
+// lvalue to Fn& ("binding reference of type 'lambda&' to 'const lambda' discards qualifiers"); the
+// same for a const function object.
 #include <weft/weft.hpp>
 
 int probe_const_lvalue(int x) {

@@ -1,10 +1,9 @@
 // Compile probe (ctest compile_join_lvalue_move_only): a move-only closure passed as an lvalue is a
 // valid branch — the serial elision calls it in place, nothing needs to copy it.
 //
-// BUG (reported to the runtime author): join()'s slow path takes the branches by value and builds
-// them with Fn(std::forward<F>(f)): for an lvalue that is a copy, so a closure owning a
-// std::unique_ptr does not compile (and a copyable stateful one is silently copied: see
-// Join.LvalueFunctionObjectsAreCalledNotCopied).
+// Regression probe: join()'s slow path once built its branches with Fn(std::forward<F>(f)), a copy
+// for an lvalue, so a closure owning a std::unique_ptr did not compile (and a copyable stateful one
+// was silently copied: see Join.LvalueFunctionObjectsAreCalledNotCopied).
 #include <weft/weft.hpp>
 
 #include <memory>
