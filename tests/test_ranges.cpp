@@ -382,6 +382,15 @@ TEST(RangesOutsideAPool, RunInTheGlobalPool) {
   EXPECT_EQ(a, wt::fib_serial(15));
   EXPECT_TRUE(b == weft::unit{});
   EXPECT_EQ(c, "c");
+  // One callable and several: each runs on a worker of the global pool, not on this thread (unless
+  // the global pool's policy is the one that runs on its caller).
+  const bool on_caller = wt::runs_on_caller(weft::pool::global().policy());
+  const auto here = std::this_thread::get_id();
+  auto [t1] = weft::parallel_invoke([] { return std::this_thread::get_id(); });
+  auto [t2, t3] = weft::parallel_invoke([] { return std::this_thread::get_id(); }, [] { return std::this_thread::get_id(); });
+  EXPECT_EQ(t1 == here, on_caller);
+  EXPECT_EQ(t2 == here, on_caller);
+  EXPECT_EQ(t3 == here, on_caller);
 }
 
 }  // namespace

@@ -22,6 +22,7 @@
 #include <utility>
 
 #include "detail/join.hpp"
+#include "pool.hpp"
 
 namespace weft {
 
@@ -44,12 +45,15 @@ auto invoke_span(Refs& fs) {
 }  // namespace detail
 
 // Runs f1(), ..., fn() (n >= 1) as a balanced tree of joins; returns their results as a std::tuple.
-// A single callable is just called on this thread (no join is needed); joins inside it find a pool
-// as any join does.
+// Called from a thread that is no worker, it runs in the global pool, as a join does: with two or
+// more callables the root join takes it there; a single one (no join) is sent there here.
 template <class... F>
   requires(sizeof...(F) >= 1 && (std::invocable<std::remove_reference_t<F>&> && ...))
 auto parallel_invoke(F&&... fs) {
   std::tuple<F&&...> refs(std::forward<F>(fs)...);
+  if constexpr (sizeof...(F) == 1) {
+    if (detail::tls_hot.self == nullptr) return pool::global().run([&refs] { return detail::invoke_span<0, 1>(refs); });
+  }
   return detail::invoke_span<0, sizeof...(F)>(refs);
 }
 
