@@ -4,6 +4,8 @@
 
 #include <concepts>
 #include <cstddef>
+#include <iterator>
+#include <ranges>
 #include <stdexcept>
 #include <type_traits>
 #include <utility>
@@ -120,6 +122,59 @@ T parallel_reduce(L lo, H hi, T init, Map&& map, Combine&& combine, grain g = gr
   auto both = [&](T x, T y) -> T { return combine(std::move(x), std::move(y)); };
   std::optional<T> rest = detail::run_adaptive<T>(I(lo), I(hi), each, both, g.value);
   return combine(std::move(init), std::move(*rest));
+}
+
+// ---------------------------------------------------------------------------------------------
+// The same loops over a random-access range (a vector, std::array, span, iota view, a subrange of a
+// deque, a transform view over any of these): the index loops above over [0, size), each index
+// turned into an element by the range's iterator — so they share the index loops' engine, their
+// exception order (the lowest index's exception wins) and their serial elision
+// (`for (auto&& x : r) body(x);`).  The size must be known up front to split the range; a
+// random-access range whose sentinel is its iterator type always has one.
+
+namespace detail {
+
+template <class R>
+concept indexable_range = std::ranges::random_access_range<R> && std::ranges::sized_range<R>;
+
+// The element at offset i, through a copy of the range's first iterator (copies of an iterator are
+// independent, and `first[n]` is a const operation on it: the pieces of a loop may share it).
+template <class It>
+struct element_at {
+  It first;
+  WEFT_INLINE decltype(auto) operator()(std::size_t i) const {
+    return first[static_cast<std::iter_difference_t<It>>(i)];
+  }
+};
+
+template <class R>
+std::size_t size_of(R& r) {
+  // iota_view<std::int64_t> measures itself in a 128-bit type; any range we can index fits size_t.
+  return static_cast<std::size_t>(std::ranges::size(r));
+}
+
+}  // namespace detail
+
+// Runs body(x) for every element x of r; x is a reference into r where r yields references, so
+// `body = [](auto& x) { x *= 2; }` writes through.  Overloads with the integer form cannot clash:
+// that one needs two integers first, this one a range.
+template <class R, class Body>
+  requires detail::indexable_range<R> && std::invocable<Body&, std::ranges::range_reference_t<R>>
+void parallel_for(R&& r, Body&& body, grain g = grain{1}) {
+  const detail::element_at<std::ranges::iterator_t<R>> at{std::ranges::begin(r)};
+  parallel_for(std::size_t(0), detail::size_of(r), [&at, &body](std::size_t i) { body(at(i)); }, g);
+}
+
+// combine(init, combine(map(x0), ..., map(x_n-1))) over the elements of r, in their order (combine
+// associative, not necessarily commutative); an empty range gives init.
+template <class R, class T, class Map, class Combine>
+  requires detail::indexable_range<R> && std::invocable<Map&, std::ranges::range_reference_t<R>>
+T parallel_reduce(R&& r, T init, Map&& map, Combine&& combine, grain g = grain{1}) {
+  const detail::element_at<std::ranges::iterator_t<R>> at{std::ranges::begin(r)};
+  // By value: a map such as std::identity returns a reference to its argument, which for a view of
+  // values (iota, transform) is a temporary that dies at the end of this return statement.
+  return parallel_reduce(std::size_t(0), detail::size_of(r), std::move(init),
+                         [&at, &map](std::size_t i) -> auto { return map(at(i)); }, combine, g);
 }
 
 }  // namespace weft

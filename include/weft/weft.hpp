@@ -4,6 +4,9 @@
 //   auto [a, b] = weft::join(f, g);
 //   weft::parallel_for(lo, hi, body [, weft::grain{n}]);
 //   T t = weft::parallel_reduce(lo, hi, init, map, combine [, weft::grain{n}]);
+//   weft::parallel_for(range, body [, weft::grain{n}]);            // any random-access range
+//   T t = weft::parallel_reduce(range, init, map, combine [, weft::grain{n}]);
+//   auto [a, b, c] = weft::parallel_invoke(f, g, h);                // any number of branches
 //   weft::scope s; s.spawn(f); s.sync();
 //   weft::malloc / weft::free / weft::allocator<T>
 //   weft::config, weft::policy, weft::parse_policy, weft::to_string, weft::counters, weft::stats
@@ -11,6 +14,7 @@
 
 #include "config.hpp"
 #include "detail/join.hpp"
+#include "invoke.hpp"
 #include "loops.hpp"
 #include "memory.hpp"
 #include "pool.hpp"
