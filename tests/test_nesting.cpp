@@ -40,8 +40,10 @@ INSTANTIATE_TEST_SUITE_P(All, Nesting, testing::ValuesIn([] {
                          }()),
                          wt::param_name);
 
+// Under the sanitizers the depth is 10,000: their runtimes keep a shadow call stack of their own
+// (ThreadSanitizer's holds 64K entries, a few per nesting level) that a million levels overflow.
 TEST_P(Nesting, AMillionNestedJoins) {
-  const long depth = 1'000'000;
+  const long depth = wt::sanitized ? 10'000 : 1'000'000;
   long got = -1;
   on_big_stack([&] { got = pool().run([&] { return chain(depth); }); });
   EXPECT_EQ(got, depth / 2);
