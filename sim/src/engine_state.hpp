@@ -100,6 +100,7 @@ class Simulator {
   // engine_steal.cpp: promotion, polls, steals and leapfrogging
   void promote(unsigned w, std::uint32_t frame_index);
   void split_range(unsigned w, std::uint32_t frame_index);
+  void push_promoted(unsigned w, const Item& it);
   bool latent(const Frame& f) const;
   void poll(unsigned w);
   void wool_publish(unsigned w);

@@ -27,6 +27,12 @@ void Simulator::promote(unsigned w, std::uint32_t idx) {
   it.span_start = f.span_fork + costs_.promote;  // HB's cost graph: the branch forks at the pair
   it.trip_wire = pol_.trigger == Trigger::public_window && trip_position(w, f.spawn_index);
   f.right = Right::promoted;
+  push_promoted(w, it);
+}
+
+// Both kinds of promotion end alike: the item goes on w's deque, counted and charged, and idle
+// processors are woken.
+void Simulator::push_promoted(unsigned w, const Item& it) {
   if (cfg_.promoted_nodes) cfg_.promoted_nodes->push_back(it.node);
   ws_[w].deque.push_back(it);
   ++r_.promotions;
@@ -52,12 +58,7 @@ void Simulator::split_range(unsigned w, std::uint32_t idx) {
   it.span_start = f.span + costs_.promote;
   f.end = mid;
   ++f.pending;
-  if (cfg_.promoted_nodes) cfg_.promoted_nodes->push_back(it.node);
-  ws_[w].deque.push_back(it);
-  ++r_.promotions;
-  r_.live_items_peak = std::max(r_.live_items_peak, ++live_items_);
-  charge_overhead(w, costs_.promote);
-  wake_all(ws_[w].clock);
+  push_promoted(w, it);
 }
 
 void Simulator::poll(unsigned w) {
