@@ -175,12 +175,10 @@ WT_INSTANTIATE(EdgesThrowingResults);
 
 // The k-th move of a join's results throws (k = 1, 2, ...): the exception leaves the join and the
 // run, every result made is destroyed once.  When no move throws, the join returns the values.
-// Known bug (with 2+ workers): when moving a join's result throws, a result is leaked (ws, ws-ap,
-// wool: `live` stays 1 after the exception) or the run never returns (lazy-df, lazy-df2).
-// join_promoted now reclaims the frame before any move (one cause, fixed); what remains is open.
-// Reproduce: remove the skip, ctest -R 'EdgesThrowingResults.MoveThrows.*Join/(ws|lazy_df)_2'.
+// (Regression: a promoted join once moved the first result into join_promoted's parameter before
+// reclaiming the frame, so a throwing move left a frame that a thief still held — the run hung or
+// aborted — and a throwing move out of a stolen result leaked it.)
 TEST_P(EdgesThrowingResults, MoveThrowsInJoin) {
-  if (can_steal()) GTEST_SKIP() << "known bug: a throwing result move leaks a result or hangs the join";
   for (long k = 1; k <= 6; ++k) {
     moves_left = k;
     bool threw = false;
@@ -204,7 +202,6 @@ TEST_P(EdgesThrowingResults, MoveThrowsInJoin) {
 // The same through a certain steal: the second branch's result is made on a thief.
 TEST_P(EdgesThrowingResults, MoveThrowsInStolenJoin) {
   if (!can_steal()) GTEST_SKIP() << "needs 2+ workers";
-  GTEST_SKIP() << "known bug: a throwing result move leaks a result or hangs the join (see MoveThrowsInJoin)";
   for (long k = 1; k <= 6; ++k) {
     moves_left = k;
     bool threw = false, stolen = false;
@@ -226,11 +223,9 @@ TEST_P(EdgesThrowingResults, MoveThrowsInStolenJoin) {
 }
 
 // A reduce whose partial results throw on their k-th move: the exception leaves the reduce.
-// Known bug (ws: loops split by halving joins): the process aborts with "weft: internal error:
-// deque order broken at a join" — the join bug of MoveThrowsInJoin.
+// (Regression: under ws, whose loops split by halving joins, this aborted with "deque order broken
+// at a join" — the join bug of MoveThrowsInJoin.)
 TEST_P(EdgesThrowingResults, MoveThrowsInReduce) {
-  if (wt::traits(policy()).runs_on == weft::detail::mechanism::deque && wt::traits(policy()).loops == weft::detail::loop_style::halving)
-    GTEST_SKIP() << "known bug: a throwing result move in a halving reduce aborts (deque order broken at a join)";
   const int n = wt::pick(3000, 800);
   for (long k : {1L, 2L, 17L, 500L, 2000L}) {
     moves_left = k;

@@ -116,9 +116,11 @@ WEFT_INLINE void push_frame(hot_state& h, frame* fr, task_fn run) noexcept {
 
 // The join of a promoted frame: out of line, it costs synchronization with thieves anyway.  It finds
 // the branch through the frame (the in-place copy, or the record's pointer), so the fast path need
-// not keep the closure's address alive.
+// not keep the closure's address alive.  The first branch's result comes by reference and is moved
+// only after the frame is reclaimed: a result move that throws then leaves a join that owns its
+// frame again, never one whose thief may still write to it.
 template <class A, class G>
-WEFT_NOINLINE std::pair<A, ret_t<G>> join_promoted(hot_state& h, frame* fr, A a) {
+WEFT_NOINLINE std::pair<A, ret_t<G>> join_promoted(hot_state& h, frame* fr, A& a) {
   using B = branch_t<G>;
   if (reclaim(h, fr) == reclaimed::run_inline) return {std::move(a), call(B::branch(fr))};
   if (fr->error) {
@@ -126,9 +128,12 @@ WEFT_NOINLINE std::pair<A, ret_t<G>> join_promoted(hot_state& h, frame* fr, A a)
     fr->error = nullptr;
     std::rethrow_exception(e);
   }
-  std::pair<A, ret_t<G>> out{std::move(a), std::move(B::value(fr))};
-  B::value(fr).~ret_t<G>();
-  return out;
+  // The thief's result is destroyed on every way out, a throwing move of either result included.
+  struct destroy_stolen_result {
+    frame* fr;
+    ~destroy_stolen_result() { B::value(fr).~ret_t<G>(); }
+  } destroy{fr};
+  return {std::move(a), std::move(B::value(fr))};
 }
 
 // The first branch threw while the second was promoted: take it back or wait for its thief.
@@ -152,7 +157,7 @@ WEFT_INLINE std::pair<ret_t<F>, ret_t<G>> join_pushed(hot_state& h, frame* fr, F
   }();
   h.top = fr;
   if (must_reclaim(fr)) [[unlikely]]
-    return join_promoted<ret_t<F>, G>(h, fr, std::move(a));
+    return join_promoted<ret_t<F>, G>(h, fr, a);
   return {std::move(a), call(g)};
 }
 
