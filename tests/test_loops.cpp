@@ -62,6 +62,53 @@ TEST_P(Loops, ForIndexTypes) {
   check_for<std::uint64_t>(pool(), UINT64_MAX - 777, UINT64_MAX);
 }
 
+// A body that is not callable as const (or not trivially copyable) is called as the caller's own
+// object, every iteration on every worker; a const, trivially copyable one may be called through a
+// copy (loop_body in loops.hpp), which behaves the same.  Both give the serial elision's results.
+struct where_called {
+  const where_called* expected = nullptr;
+  std::atomic<long>* elsewhere = nullptr;
+  std::atomic<long>* calls = nullptr;
+  void operator()(long) {  // not const
+    if (this != expected) elsewhere->fetch_add(1);
+    calls->fetch_add(1);
+  }
+  long operator()(long i, int) {  // the map of a reduce, not const either
+    (*this)(i);
+    return i;
+  }
+};
+
+TEST_P(Loops, NonConstBodiesAreCalledAsTheCallersObject) {
+  std::atomic<long> elsewhere{0}, calls{0};
+  where_called body{nullptr, &elsewhere, &calls};
+  body.expected = &body;
+  const long n = wt::pick(20000L, 3000L);
+  pool().run([&] { weft::parallel_for(0L, n, body); });
+  EXPECT_EQ(calls.load(), n);
+  EXPECT_EQ(elsewhere.load(), 0) << "iterations called a copy of a non-const body";
+  calls = 0;
+  auto map = [&body](long i) mutable { return body(i, 0); };
+  const long sum = pool().run([&] { return weft::parallel_reduce(0L, n, 0L, map, [](long a, long b) { return a + b; }); });
+  EXPECT_EQ(sum, n * (n - 1) / 2);
+  EXPECT_EQ(calls.load(), n);
+  EXPECT_EQ(elsewhere.load(), 0);
+}
+
+// A const body capturing by value (copied into each piece's registers) computes what the serial
+// loop computes, and writes through the pointers it captured.
+TEST_P(Loops, ConstBodiesCapturingByValue) {
+  const long n = wt::pick(50000L, 5000L);
+  std::vector<double> x(std::size_t(n), 0.0), y(std::size_t(n), 1.0), want(std::size_t(n), 0.0);
+  for (long i = 0; i < n; ++i) x[std::size_t(i)] = double(i % 97);
+  for (long i = 0; i < n; ++i) want[std::size_t(i)] = 0.5 * x[std::size_t(i)] + 2.0 * y[std::size_t(i)];
+  const double* xp = x.data();
+  double* yp = y.data();
+  const double a = 0.5, b = 2.0;
+  pool().run([&] { weft::parallel_for(0L, n, [=](long i) { yp[i] = a * xp[i] + b * yp[i]; }); });
+  EXPECT_EQ(y, want);
+}
+
 TEST_P(Loops, ForMixedTypes) {
   const int n = wt::pick(5000, 1000);
   check_for<std::size_t>(pool(), 0, std::size_t(n));           // int, size_t

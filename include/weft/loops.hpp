@@ -71,6 +71,29 @@ uindex_t<I> grain_for(std::size_t g) noexcept {
   return g > std::size_t(uindex_t<I>(-1)) ? uindex_t<I>(-1) : uindex_t<I>(g);
 }
 
+// A loop's body as the pieces of the loop call it (returning R; unit for parallel_for's body).  It
+// holds a copy of the caller's function object when a copy behaves the same (trivially copyable and
+// callable as const: the rule branch_in_frame uses for a join's branch), else a reference to it.
+// Each piece copies this wrapper into a local (adaptive_loop::run_chunks), so that a copied body's
+// captures stay in registers for the whole piece: reached through the loop's shared state instead,
+// they are reloaded from memory around every poll, an opaque call (a CSR row loop paid about 18
+// instructions a row for that, issue 10).
+template <class F, class I>
+inline constexpr bool copy_behaves_same = std::is_trivially_copyable_v<F> && std::is_invocable_v<const F&, I>;
+
+template <class R, class F, class I>
+struct loop_body {
+  std::conditional_t<copy_behaves_same<F, I>, F, F&> f;
+  WEFT_INLINE R operator()(I i) const {
+    if constexpr (std::is_same_v<R, unit>) {
+      f(i);
+      return unit{};
+    } else {
+      return f(i);
+    }
+  }
+};
+
 // The loop-frame path (lazy policies, heartbeat, ws-ap, serial): one frame per running piece.
 template <class T, class I, class Map, class Combine>
 std::optional<T> run_adaptive(I lo, I hi, Map& map, Combine& combine, std::size_t grain) {
@@ -98,10 +121,8 @@ void parallel_for(L lo, H hi, Body&& body, grain g = grain{1}) {
     detail::for_split<I>(I(lo), I(hi), body, detail::grain_for<I>(g.value));
     return;
   }
-  auto each = [&](I i) {
-    body(i);
-    return unit{};
-  };
+  using B = std::remove_reference_t<Body>;
+  detail::loop_body<unit, B, I> each{body};
   detail::unit_combine none;
   detail::run_adaptive<unit>(I(lo), I(hi), each, none, g.value);
 }
@@ -118,7 +139,7 @@ T parallel_reduce(L lo, H hi, T init, Map&& map, Combine&& combine, grain g = gr
     T rest = detail::reduce_split<T, I>(I(lo), I(hi), map, combine, detail::grain_for<I>(g.value));
     return combine(std::move(init), std::move(rest));
   }
-  auto each = [&](I i) -> T { return map(i); };
+  detail::loop_body<T, std::remove_reference_t<Map>, I> each{map};
   auto both = [&](T x, T y) -> T { return combine(std::move(x), std::move(y)); };
   std::optional<T> rest = detail::run_adaptive<T>(I(lo), I(hi), each, both, g.value);
   return combine(std::move(init), std::move(*rest));
@@ -162,7 +183,7 @@ template <class R, class Body>
   requires detail::indexable_range<R> && std::invocable<Body&, std::ranges::range_reference_t<R>>
 void parallel_for(R&& r, Body&& body, grain g = grain{1}) {
   const detail::element_at<std::ranges::iterator_t<R>> at{std::ranges::begin(r)};
-  parallel_for(std::size_t(0), detail::size_of(r), [&at, &body](std::size_t i) { body(at(i)); }, g);
+  parallel_for(std::size_t(0), detail::size_of(r), [at, &body](std::size_t i) { body(at(i)); }, g);
 }
 
 // combine(init, combine(map(x0), ..., map(x_n-1))) over the elements of r, in their order (combine

@@ -171,14 +171,19 @@ struct adaptive_loop {
   static bool run_chunks(hot_state& h, shared_state& sh, loop_record& rec, frame* fr, std::optional<T>& acc,
                          std::uint64_t& executed) {
     std::uint64_t k = rec.next, chunk = 1, last = 0;
+    // Locals whose addresses do not escape: the compiler keeps them (and a copied body's captures,
+    // see loop_body) in registers across the polls instead of reloading them per iteration.
+    const Map map = *sh.map;
+    const Combine combine = *sh.combine;
+    const I lo = sh.lo;
     try {
       while (rec.next < rec.end) {
         const std::uint64_t i0 = rec.next;
         const std::uint64_t n = std::min(chunk, rec.end - i0);
         rec.next = i0 + n;
         k = i0;
-        T part = (*sh.map)(index(sh.lo, k));
-        for (k = i0 + 1; k < i0 + n; ++k) part = (*sh.combine)(std::move(part), (*sh.map)(index(sh.lo, k)));
+        T part = map(index(lo, k));
+        for (k = i0 + 1; k < i0 + n; ++k) part = combine(std::move(part), map(index(lo, k)));
         fold(acc, std::move(part), sh);
         executed += n;
         if (executed < untimed_iterations) {

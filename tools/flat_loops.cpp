@@ -1,0 +1,196 @@
+// weft-flat-loops — flat parallel loops against OpenMP's `omp for` (issue 10, SPEC §3 loops).
+//
+//   weft-flat-loops KERNEL SYSTEM WORKERS REPS
+//     KERNEL   stream  (y[i] = a*x[i] + b*y[i], 2^22 doubles: one multiply-add per element)
+//              poly    (a degree-16 polynomial per element, 2^20 doubles: a few ns per element)
+//              stencil (a 2-D 5-point Jacobi sweep, 2048 x 2048, parallel over rows)
+//              spmv    (CSR sparse matrix times vector, parallel over 2^18 rows, 4-16 nonzeros a row)
+//     SYSTEM   serial | weft (the pool's policy: WEFT_POLICY, else the default) | omp-static |
+//              omp-dynamic (schedule(dynamic): libgomp's chunk of 1) | omp-dynamic64
+//   Prints: kernel system workers median_seconds checksum — the median of REPS timed sweeps after
+//   one untimed warm-up sweep.  Every system runs the same body; only the loop construct differs.
+//   tools/flat_loops.sh alternates the systems process by process and reports medians of ratios.
+#include <weft/weft.hpp>
+
+#include <omp.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+namespace {
+
+enum class sys { serial, weft, omp_static, omp_dynamic, omp_dynamic64 };
+
+// for i in [0, n): body(i), the way the system runs a flat loop.  No grain for weft.
+template <class Body>
+void run_loop(sys s, long n, const Body& body) {
+  switch (s) {
+    case sys::serial:
+      for (long i = 0; i < n; ++i) body(i);
+      break;
+    case sys::weft:
+      weft::parallel_for(0L, n, body);
+      break;
+    case sys::omp_static:
+#pragma omp parallel for schedule(static)
+      for (long i = 0; i < n; ++i) body(i);
+      break;
+    case sys::omp_dynamic:
+#pragma omp parallel for schedule(dynamic)
+      for (long i = 0; i < n; ++i) body(i);
+      break;
+    case sys::omp_dynamic64:
+#pragma omp parallel for schedule(dynamic, 64)
+      for (long i = 0; i < n; ++i) body(i);
+      break;
+  }
+}
+
+double sum(const std::vector<double>& v) {
+  double s = 0;
+  for (double x : v) s += x;
+  return s;
+}
+
+struct stream {
+  static constexpr long n = 1L << 22;
+  std::vector<double> x = std::vector<double>(n), y = std::vector<double>(n, 1.0);
+  stream() {
+    for (long i = 0; i < n; ++i) x[i] = double(i % 1000) * 1e-3;
+  }
+  void sweep(sys s) {
+    const double* xp = x.data();
+    double* yp = y.data();
+    run_loop(s, n, [=](long i) { yp[i] = 0.25 * xp[i] + 0.5 * yp[i]; });
+  }
+  double checksum() const { return sum(y); }
+};
+
+struct poly {
+  static constexpr long n = 1L << 20;
+  std::vector<double> x = std::vector<double>(n), y = std::vector<double>(n);
+  poly() {
+    for (long i = 0; i < n; ++i) x[i] = double(i % 997) / 997.0;
+  }
+  void sweep(sys s) {
+    const double* xp = x.data();
+    double* yp = y.data();
+    run_loop(s, n, [=](long i) {
+      double t = xp[i], p = 0;
+      for (int k = 16; k > 0; --k) p = p * t + 1.0 / k;  // Horner: 16 dependent multiply-adds
+      yp[i] = p;
+    });
+  }
+  double checksum() const { return sum(y); }
+};
+
+struct stencil {
+  static constexpr long side = 2048;
+  std::vector<double> a = std::vector<double>(side * side), b = std::vector<double>(side * side);
+  stencil() {
+    for (long i = 0; i < side * side; ++i) a[i] = double((i * 7919) % 1024) / 1024.0;
+  }
+  void sweep(sys s) {
+    const double* in = a.data();
+    double* out = b.data();
+    run_loop(s, side - 2, [=](long r) {
+      const long row = (r + 1) * side;
+      for (long c = 1; c < side - 1; ++c)
+        out[row + c] = 0.2 * (in[row + c] + in[row + c - 1] + in[row + c + 1] + in[row + c - side] + in[row + c + side]);
+    });
+  }
+  double checksum() const { return sum(b); }
+};
+
+struct spmv {
+  static constexpr long rows = 1L << 18;
+  std::vector<long> start;
+  std::vector<int> col;
+  std::vector<double> val, x, y = std::vector<double>(rows);
+  spmv() {
+    std::uint64_t r = 88172645463325252ull;
+    auto next = [&] { return r ^= r << 13, r ^= r >> 7, r ^= r << 17; };
+    start.push_back(0);
+    for (long i = 0; i < rows; ++i) {
+      const long nnz = 4 + long(next() % 13);
+      for (long k = 0; k < nnz; ++k) col.push_back(int(next() % rows)), val.push_back(double(next() % 100) / 100.0);
+      start.push_back(long(col.size()));
+    }
+    x.resize(rows);
+    for (long i = 0; i < rows; ++i) x[i] = double(i % 17) / 17.0;
+  }
+  void sweep(sys s) {
+    const long* st = start.data();
+    const int* c = col.data();
+    const double* v = val.data();
+    const double* xp = x.data();
+    double* yp = y.data();
+    run_loop(s, rows, [=](long i) {
+      double acc = 0;
+      for (long k = st[i]; k < st[i + 1]; ++k) acc += v[k] * xp[c[k]];
+      yp[i] = acc;
+    });
+  }
+  double checksum() const { return sum(y); }
+};
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+template <class K>
+int measure(const char* name, const std::string& system, sys s, unsigned workers, int reps) {
+  K k;
+  std::vector<double> times;
+  auto sweeps = [&] {
+    k.sweep(s);  // warm-up: pages touched, threads started
+    for (int r = 0; r < reps; ++r) {
+      const auto t0 = std::chrono::steady_clock::now();
+      k.sweep(s);
+      times.push_back(seconds_since(t0));
+    }
+  };
+  if (s == sys::weft) {
+    weft::pool p(weft::config{.workers = workers});
+    p.run(sweeps);
+  } else {
+    omp_set_num_threads(int(workers));
+    sweeps();
+  }
+  std::sort(times.begin(), times.end());
+  std::printf("%s %s %u %.6f %.10g\n", name, system.c_str(), workers, times[times.size() / 2], k.checksum());
+  return 0;
+}
+
+int usage() {
+  std::fputs("usage: weft-flat-loops stream|poly|stencil|spmv serial|weft|omp-static|omp-dynamic|omp-dynamic64 WORKERS REPS\n",
+             stderr);
+  return 2;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc != 5) return usage();
+  const std::string kernel = argv[1], system = argv[2];
+  const unsigned workers = unsigned(std::atoi(argv[3]));
+  const int reps = std::atoi(argv[4]);
+  if (workers == 0 || reps <= 0) return usage();
+  sys s;
+  if (system == "serial") s = sys::serial;
+  else if (system == "weft") s = sys::weft;
+  else if (system == "omp-static") s = sys::omp_static;
+  else if (system == "omp-dynamic") s = sys::omp_dynamic;
+  else if (system == "omp-dynamic64") s = sys::omp_dynamic64;
+  else return usage();
+  if (kernel == "stream") return measure<stream>("stream", system, s, workers, reps);
+  if (kernel == "poly") return measure<poly>("poly", system, s, workers, reps);
+  if (kernel == "stencil") return measure<stencil>("stencil", system, s, workers, reps);
+  if (kernel == "spmv") return measure<spmv>("spmv", system, s, workers, reps);
+  return usage();
+}

@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Flat loops: weft's parallel_for (no grain) against OpenMP's omp for, side by side (issue 10).
+# Runs the systems process by process in alternation (serial, weft, omp-static, omp-dynamic,
+# omp-dynamic64; ROUNDS rounds), each process timing REPS sweeps after a warm-up and printing their
+# median; prints per kernel and worker count the median time of each system and the median over
+# rounds of weft's time divided by each OpenMP schedule's time in the same round.
+# usage: tools/flat_loops.sh BUILD_DIR [ROUNDS=5] [REPS=9] [KERNELS="stream poly stencil spmv"] [WORKERS="1 2"]
+set -euo pipefail
+build=${1:?build dir}
+rounds=${2:-5}
+reps=${3:-9}
+kernels=${4:-stream poly stencil spmv}
+workers=${5:-1 2}
+bin=$build/tools/weft-flat-loops
+systems=(serial weft omp-static omp-dynamic omp-dynamic64)
+out=$(mktemp)
+trap 'rm -f "$out"' EXIT
+for k in $kernels; do
+  for w in $workers; do
+    for ((r = 0; r < rounds; r++)); do
+      for s in "${systems[@]}"; do
+        echo "$r $("$bin" "$k" "$s" "$w" "$reps")" >>"$out"
+      done
+    done
+  done
+done
+python3 - "$out" <<'EOF'
+import statistics, sys
+rows = [line.split() for line in open(sys.argv[1])]
+# round kernel system workers seconds checksum
+t = {}
+sums = {}
+for r, k, s, w, sec, chk in rows:
+    t[(k, w, s, r)] = float(sec)
+    sums.setdefault(k, set()).add(chk)
+bad = [k for k, c in sums.items() if len(c) != 1]
+if bad:
+    sys.exit(f"checksums differ between systems: {bad}")
+systems = ["serial", "weft", "omp-static", "omp-dynamic", "omp-dynamic64"]
+keys = sorted({(row[1], row[3]) for row in rows}, key=lambda x: (x[0], int(x[1])))
+print("%-8s %2s  %s  %s" % ("kernel", "P", "  ".join("%13s" % s for s in systems),
+                             "  ".join("%14s" % ("weft/" + s) for s in systems if s != "weft")))
+for k, w in keys:
+    rs = sorted({r for (kk, ww, _, r) in t if kk == k and ww == w})
+    med = {s: statistics.median(t[(k, w, s, r)] for r in rs) for s in systems}
+    ratio = {s: statistics.median(t[(k, w, "weft", r)] / t[(k, w, s, r)] for r in rs) for s in systems if s != "weft"}
+    print("%-8s %2s  %s  %s" % (k, w, "  ".join("%11.2fms" % (med[s] * 1e3) for s in systems),
+                                 "  ".join("%14.3f" % ratio[s] for s in systems if s != "weft")))
+EOF
