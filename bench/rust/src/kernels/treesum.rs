@@ -22,7 +22,11 @@ pub struct Node {
 /// Appends the complete subtree of the given height (>= 1) in preorder; returns its root.
 fn grow(tree: &mut Vec<Node>, g: &mut SplitMix64, height: u32) -> u32 {
     let root = tree.len() as u32;
-    tree.push(Node { value: g.next_u64(), left: NO_CHILD, right: NO_CHILD });
+    tree.push(Node {
+        value: g.next_u64(),
+        left: NO_CHILD,
+        right: NO_CHILD,
+    });
     if height > 1 {
         let left = grow(tree, g, height - 1);
         let right = grow(tree, g, height - 1);
@@ -38,14 +42,24 @@ pub fn tree(height: u32) -> Vec<Node> {
     t
 }
 
+/// One join per node: each branch sums one child's subtree (0 where there is no child).
 fn sum<S: Sys>(c: &mut S::Ctx<'_>, tree: &[Node], i: u32) -> u64 {
     let n = &tree[i as usize];
     let (l, r) = S::join(
         c,
-        |c| if n.left == NO_CHILD { 0 } else { sum::<S>(c, tree, n.left) },
-        |c| if n.right == NO_CHILD { 0 } else { sum::<S>(c, tree, n.right) },
+        |c| subtree::<S>(c, tree, n.left),
+        |c| subtree::<S>(c, tree, n.right),
     );
     n.value.wrapping_add(l).wrapping_add(r)
+}
+
+#[inline(always)]
+fn subtree<S: Sys>(c: &mut S::Ctx<'_>, tree: &[Node], child: u32) -> u64 {
+    if child == NO_CHILD {
+        0
+    } else {
+        sum::<S>(c, tree, child)
+    }
 }
 
 impl Stateless for TreeSum {
