@@ -7,7 +7,7 @@ use weft_bench::sys::{Chili, Rayon, Sys};
 use weft_bench::{Size, with_kernel};
 
 /// Test-size checksums (bench/KERNELS.md, "Test vectors").
-const TEST_CHECKSUMS: [(&str, u64); 13] = [
+const TEST_CHECKSUMS: [(&str, u64); 14] = [
     ("fib", 610),
     ("nqueens", 92),
     ("stress", 16128158300839927680),
@@ -21,6 +21,7 @@ const TEST_CHECKSUMS: [(&str, u64); 13] = [
     ("tsp", 1930),
     ("mergesort", 13121335397239836023),
     ("quickhull", 73014453510),
+    ("treesum", 10956100274788296078),
 ];
 
 fn check_all<S: Sys>() {
@@ -52,7 +53,7 @@ fn all_kernels_chili() {
 
 /// Quick-size checksums (bench/KERNELS.md, "Test vectors"); slow in a debug build:
 /// `cargo test --release -- --ignored`.
-const QUICK_CHECKSUMS: [(&str, u64); 13] = [
+const QUICK_CHECKSUMS: [(&str, u64); 14] = [
     ("fib", 24157817),
     ("nqueens", 2680),
     ("stress", 10833658938704846848),
@@ -66,6 +67,7 @@ const QUICK_CHECKSUMS: [(&str, u64); 13] = [
     ("tsp", 2602),
     ("mergesort", 10113028326545052374),
     ("quickhull", 176115740593),
+    ("treesum", 6829836318005101269),
 ];
 
 fn check_quick<S: Sys>() {

@@ -10,11 +10,12 @@ pub mod quickhull;
 pub mod spmv;
 pub mod ssf;
 pub mod stress;
+pub mod treesum;
 pub mod tsp;
 pub mod uts;
 
 /// The kernel names, in the order of KERNELS.md.
-pub const NAMES: [&str; 13] = [
+pub const NAMES: [&str; 14] = [
     "fib",
     "nqueens",
     "stress",
@@ -28,6 +29,7 @@ pub const NAMES: [&str; 13] = [
     "tsp",
     "mergesort",
     "quickhull",
+    "treesum",
 ];
 
 /// Calls `$f::<Kernel>($args)` for the kernel named `$name`; `None` for an unknown name.
@@ -49,6 +51,7 @@ macro_rules! with_kernel {
             "tsp" => Some($f::<tsp::Tsp $($(, $g)*)?>($($args),*)),
             "mergesort" => Some($f::<mergesort::Mergesort $($(, $g)*)?>($($args),*)),
             "quickhull" => Some($f::<quickhull::Quickhull $($(, $g)*)?>($($args),*)),
+            "treesum" => Some($f::<treesum::TreeSum $($(, $g)*)?>($($args),*)),
             _ => None,
         }
     }};

@@ -1,0 +1,186 @@
+// weft-lace-ports — two of Lace's benchmark programs (trolando/lace, benchmarks/fib and
+// benchmarks/knapsack) written again for weft, to compare the cost of a join with Lace's
+// SPAWN/CALL/SYNC on the same program and the same input (docs/results/fine-grained.md).
+//
+//   weft-lace-ports fib N [-w P] [-p POLICY|elision]
+//   weft-lace-ports knapsack FILE [-w P] [-p POLICY|elision]
+//   weft-lace-ports knapsack-input ITEMS CAPACITY SEED     (an input file in Lace's format)
+//
+// One join per SPAWN/CALL/SYNC: Lace spawns one call, runs the other at once (CALL) and then
+// SYNCs; here that is join(the CALLed call, the SPAWNed call), since weft's second branch is the
+// latent one a thief may take, as Lace's spawned task is.  `-p elision` runs the serial elision
+// (the two calls in the same order, no runtime); without -p the library default policy (or
+// WEFT_POLICY).  Like Lace's programs, it prints the result and "Time: <seconds>" of the
+// computation alone (the pool is started before the clock, as Lace's lace_start is).
+#include <weft/weft.hpp>
+
+#include "../bench/common/bench.hpp"  // splitmix64, for the generated knapsack inputs
+
+#include <chrono>
+#include <climits>
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace {
+
+// The two calls of a Lace SPAWN/CALL/SYNC: `call` runs first, `spawned` is the stealable one.
+template <bool Parallel, class Call, class Spawned>
+inline auto fork2(Call&& call, Spawned&& spawned) {
+  if constexpr (Parallel) {
+    return weft::join(std::forward<Call>(call), std::forward<Spawned>(spawned));
+  } else {
+    auto a = call();
+    auto b = spawned();
+    return std::pair{a, b};
+  }
+}
+
+// benchmarks/fib/fib-lace.c: SPAWN(pfib, n-1); k = CALL(pfib, n-2); m = SYNC(pfib); m + k.
+int pfib(int n) {
+  if (n < 2) return n;
+  auto [k, m] = weft::join([&] { return pfib(n - 2); }, [&] { return pfib(n - 1); });
+  return m + k;
+}
+
+// Its serial elision is Lace's benchmarks/fib/fib-seq.c, written the same way here.  (Through
+// fork2<false>'s lambdas GCC inlines the recursion into itself and merges repeated pure subcalls:
+// fib(34) in 1.2 ms instead of 14, work that no runtime's join lets it skip.)
+int pfib_seq(int n) { return n < 2 ? n : pfib_seq(n - 1) + pfib_seq(n - 2); }
+
+// benchmarks/knapsack/knapsack-lace.c.
+struct item {
+  int value;
+  int weight;
+};
+
+// Lace's compare(): decreasing value/weight, the ratio computed in double.
+int by_ratio(const void* pa, const void* pb) {
+  const auto* a = static_cast<const item*>(pa);
+  const auto* b = static_cast<const item*>(pb);
+  const double c = static_cast<double>(a->value) / a->weight - static_cast<double>(b->value) / b->weight;
+  return c > 0 ? -1 : c < 0 ? 1 : 0;
+}
+
+// Lace's read_input(): "#items capacity value1 weight1 ...", then qsort by ratio (std::qsort with
+// Lace's comparison, so that ties end in the same order as in Lace's program).
+std::vector<item> read_items(const char* path, int& capacity) {
+  std::unique_ptr<std::FILE, int (*)(std::FILE*)> f(std::fopen(path, "r"), &std::fclose);
+  int n = 0;
+  if (!f || std::fscanf(f.get(), "%d %d", &n, &capacity) != 2 || n < 0 || n > 256)
+    throw std::invalid_argument(std::string("knapsack input '") + path +
+                                "': cannot read '#items capacity' (at most 256 items)");
+  std::vector<item> items(static_cast<std::size_t>(n));
+  for (item& it : items)
+    if (std::fscanf(f.get(), "%d %d", &it.value, &it.weight) != 2 || it.weight <= 0)
+      throw std::invalid_argument(std::string("knapsack input '") + path +
+                                  "': an item needs 'value weight' with weight >= 1");
+  std::qsort(items.data(), items.size(), sizeof(item), by_ratio);
+  return items;
+}
+
+// Lace's knapsack task with its pruning commented out (as it is in Lace): the best value of the
+// first n items from e on with capacity c, value v so far.  SPAWN(without e); with = CALL(with e);
+// without = SYNC.  Lace also computes an upper bound that nothing uses; the compiler drops it.
+template <bool Parallel>
+int knapsack(const item* e, int c, int n, int v) {
+  if (c < 0) return INT_MIN;
+  if (n == 0 || c == 0) return v;
+  auto [with, without] =
+      fork2<Parallel>([&] { return knapsack<Parallel>(e + 1, c - e->weight, n - 1, v + e->value); },
+                      [&] { return knapsack<Parallel>(e + 1, c, n - 1, v); });
+  return with > without ? with : without;
+}
+
+struct options {
+  unsigned workers = 1;
+  std::string policy;  // empty: the library default; "elision": no runtime
+};
+
+options parse_options(int argc, char** argv, int first) {
+  options o;
+  for (int i = first; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (i + 1 >= argc || (a != "-w" && a != "-p"))
+      throw std::invalid_argument("unknown option '" + a + "' (accepted: -w WORKERS, -p POLICY|elision)");
+    if (a == "-w") {
+      const int w = std::atoi(argv[++i]);
+      if (w < 1) throw std::invalid_argument("-w: workers must be an integer >= 1");
+      o.workers = static_cast<unsigned>(w);
+    } else {
+      o.policy = argv[++i];
+    }
+  }
+  return o;
+}
+
+// Times compute<true> in a pool of the options' workers and policy, or compute<false> alone.
+template <class Serial, class Parallel>
+std::pair<int, double> timed(const options& o, Serial serial, Parallel parallel) {
+  std::unique_ptr<weft::pool> pool;
+  if (o.policy != "elision") {
+    weft::config cfg{.workers = o.workers};
+    if (!o.policy.empty()) cfg.policy = weft::parse_policy(o.policy);
+    pool = std::make_unique<weft::pool>(cfg);
+  }
+  const auto t0 = std::chrono::steady_clock::now();
+  const int r = pool ? pool->run(parallel) : serial();
+  const auto t1 = std::chrono::steady_clock::now();
+  return {r, std::chrono::duration<double>(t1 - t0).count()};
+}
+
+int print_knapsack_input(int items, int capacity, std::uint64_t seed) {
+  std::printf("%d %d\n", items, capacity);
+  for (int i = 0; i < items; ++i) {
+    const auto value = 1 + bench::below(seed, 100);
+    const auto weight = 1 + bench::below(seed, 100);
+    std::printf("%llu %llu\n", static_cast<unsigned long long>(value), static_cast<unsigned long long>(weight));
+  }
+  return 0;
+}
+
+int usage() {
+  std::fputs("usage: weft-lace-ports fib N [-w P] [-p POLICY|elision]\n"
+             "       weft-lace-ports knapsack FILE [-w P] [-p POLICY|elision]\n"
+             "       weft-lace-ports knapsack-input ITEMS CAPACITY SEED\n", stderr);
+  return 2;
+}
+
+int run(int argc, char** argv) {
+  if (argc < 3) return usage();
+  const std::string program = argv[1];
+  if (program == "knapsack-input" && argc == 5)
+    return print_knapsack_input(std::atoi(argv[2]), std::atoi(argv[3]), std::strtoull(argv[4], nullptr, 10));
+  const options o = parse_options(argc, argv, 3);
+  if (program == "fib") {
+    const int n = std::atoi(argv[2]);
+    const auto [m, t] = timed(o, [&] { return pfib_seq(bench::opaque(n)); }, [&] { return pfib(n); });
+    std::printf("fib(%d) = %d\nTime: %f\n", n, m, t);
+    return 0;
+  }
+  if (program == "knapsack") {
+    int capacity = 0;
+    const std::vector<item> items = read_items(argv[2], capacity);
+    const int n = static_cast<int>(items.size());
+    const auto [best, t] = timed(o, [&] { return knapsack<false>(bench::opaque(items.data()), capacity, n, 0); },
+                                 [&] { return knapsack<true>(items.data(), capacity, n, 0); });
+    std::printf("Best value is %d\nTime: %f\n", best, t);
+    return 0;
+  }
+  return usage();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return run(argc, argv);
+  } catch (const std::invalid_argument& e) {
+    std::fprintf(stderr, "weft-lace-ports: %s\n", e.what());
+    return 2;
+  }
+}
