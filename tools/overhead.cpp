@@ -4,9 +4,10 @@
 //       fib(N) with no cutoff: the serial elision and weft on 1 worker for each policy (default
 //       serial ws wool), alternated run by run (A B C A B C ...), RUNS times; prints the median
 //       times and T1/Ts, and the 2-worker speedup over 1 worker.
-//   weft-overhead once elision|twocalls|POLICY N
+//   weft-overhead once elision|twocalls|POLICY|scope:POLICY N
 //       one run of fib(N), for `valgrind --tool=callgrind` (instruction counts are deterministic);
-//       see tools/join_cost.sh, which differences two sizes to cancel start-up costs.
+//       see tools/join_cost.sh, which differences two sizes to cancel start-up costs.  scope:POLICY
+//       runs fib written with weft::scope (one spawn and sync per node) instead of join.
 //   weft-overhead steal LEAF REPS RUNS [POLICY...]
 //       WOOL Table III: a join tree of height 1 (two leaves of LEAF loop iterations) run REPS times
 //       on 2 workers; cost per steal = T_rep - T_leaf.  Prints the median over RUNS runs.
@@ -77,6 +78,9 @@ int main(int argc, char** argv) {
       r = fib_serial(n);
     } else if (what == "twocalls") {
       r = fib_twocalls(n);
+    } else if (what.starts_with("scope:")) {  // scope:POLICY — fib written with spawn/sync
+      weft::pool p(weft::config{.workers = 1, .policy = weft::parse_policy(what.substr(6))});
+      r = p.run([&] { return tools::fib_scope(n); });
     } else {
       weft::pool p(weft::config{.workers = 1, .policy = weft::parse_policy(what)});
       r = p.run([&] { return fib_weft(n); });

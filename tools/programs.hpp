@@ -14,6 +14,18 @@ inline long fib(int n) {
   return a + b;
 }
 
+// fib written with a scope (SPAWN/SYNC) instead of a join: one spawn and one sync per node, the
+// same work, so its cost per node against fib's is the cost of a spawn against a join.
+inline long fib_scope(int n) {
+  if (n < 2) return n;
+  long b = 0;
+  weft::scope s;
+  s.spawn([&b, n] { b = fib_scope(n - 2); });
+  const long a = fib_scope(n - 1);
+  s.sync();
+  return a + b;
+}
+
 // The serial elision, as the compiler makes it (gcc unrolls the recursion into loops).
 inline long fib_serial(int n) { return n < 2 ? n : fib_serial(n - 1) + fib_serial(n - 2); }
 
