@@ -25,10 +25,7 @@ struct external_job : detail::root_job {
 
 }  // namespace
 
-scope::scope() noexcept
-    : owner_(&detail::tls_hot), expected_top_(detail::tls_hot.top), uncaught_(std::uncaught_exceptions()) {}
-
-scope::~scope() noexcept(false) {
+void scope::sync_in_destructor() {
   if (std::uncaught_exceptions() > uncaught_) {
     try {
       sync();
@@ -71,15 +68,6 @@ void scope::note_error(std::size_t index, std::exception_ptr e) noexcept {
 
 void scope::note_foreign_error(std::exception_ptr e) noexcept { note_error(~std::size_t(0), std::move(e)); }
 
-void scope::run_now(record* r) noexcept {
-  try {
-    r->run_inline(r);
-  } catch (...) {
-    note_error(r->index, std::current_exception());
-  }
-  r->destroy(r);
-}
-
 void scope::spawn_external(record* r) {
   // Everything that can throw comes before the record is linked: a record in the list is one that
   // sync() waits for, so a job that was never submitted must not be there (sync would wait for
@@ -109,49 +97,50 @@ void scope::spawn_external(record* r) {
   last_ = r;
 }
 
-void scope::finish(record* r) noexcept {
-  last_ = r->prev;
-  r->destroy(r);
-}
-
-void scope::sync() {
+void scope::sync_slow() {
   detail::hot_state& h = detail::tls_hot;
-  while (record* r = last_) {
-    if (r->job != nullptr) {  // external mode
-      auto* job = static_cast<external_job*>(r->job);
-      detail::wait_for(*job);
-      if (job->error) note_error(r->index, job->error);
-      finish(r);
-      job->~external_job();
-      continue;
-    }
-    if (h.top != r->fr + 1)
-      throw std::logic_error("weft::scope::sync: called at a different nesting level than spawn");
-    detail::frame* fr = r->fr;
+  if (expected_top_ != base_ && h.top != expected_top_)
+    throw std::logic_error("weft::scope::sync: called at a different nesting level than spawn");
+  // The scope's frames, youngest first: a stolen one is waited for, the others run here.
+  while (expected_top_ != base_) {
+    detail::frame* fr = expected_top_ - 1;
     h.top = fr;
-    expected_top_ = fr;  // a task run inline here may spawn into this scope again, above fr
+    expected_top_ = fr;
     if (detail::must_reclaim(fr) && detail::reclaim(h, fr) == detail::reclaimed::stolen) {
       if (fr->error) {
-        note_error(r->index, std::move(fr->error));
+        note_error(std::launder(reinterpret_cast<const frame_head*>(fr->payload))->index, std::move(fr->error));
         fr->error = nullptr;
       }
-      finish(r);
       continue;
     }
-    last_ = r->prev;
-    run_now(r);
+    run_frame_inline(fr);
   }
-  expected_top_ = h.top;
-  while (chunks_ != nullptr) {
-    chunk* next = chunks_->next;
-    std::free(chunks_);
-    chunks_ = next;
-  }
+  if (last_ != nullptr || chunks_ != nullptr) sync_records();
   used_ = 0;
   if (error_) {
     std::exception_ptr e = std::move(error_);
     error_ = nullptr;
     std::rethrow_exception(e);
+  }
+}
+
+// The records: external jobs are waited for; every record (their tasks all done now) destroyed and
+// the heap chunks freed.
+void scope::sync_records() {
+  while (record* r = last_) {
+    if (r->job != nullptr) {
+      auto* job = static_cast<external_job*>(r->job);
+      detail::wait_for(*job);
+      if (job->error) note_error(r->index, job->error);
+      job->~external_job();
+    }
+    last_ = r->prev;
+    r->destroy(r);
+  }
+  while (chunks_ != nullptr) {
+    chunk* next = chunks_->next;
+    std::free(chunks_);
+    chunks_ = next;
   }
 }
 

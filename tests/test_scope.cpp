@@ -2,6 +2,8 @@
 #include <array>
 #include <numeric>
 #include <set>
+#include <stdexcept>
+#include <string>
 #include <mutex>
 #include <vector>
 
@@ -35,7 +37,8 @@ TEST_P(Scope, MoreThanAThousandTasks) {
   for (unsigned i = 0; i < n; ++i) ASSERT_EQ(out[i], wt::mix(i)) << i;
 }
 
-// Closures bigger than the scope's 512-byte inline buffer, and a mix of sizes straddling it.
+// Closures bigger than a frame and than the scope's 256-byte inline buffer, and a mix of sizes: the
+// large ones are records the frame points at (scope.hpp).
 TEST_P(Scope, LargeClosures) {
   const unsigned n = wt::pick(600u, 200u);
   std::vector<long> out(n, 0);
@@ -58,6 +61,40 @@ TEST_P(Scope, LargeClosures) {
   for (unsigned i = 0; i < n; ++i) {
     long expect = i % 3 == 0 ? 100L * i + 4950 : i % 3 == 1 ? 300L * (i % 100) : -long(i);
     ASSERT_EQ(out[i], expect) << i;
+  }
+}
+
+// Small closures live in their frames, large ones in records the frame points at: errors still come
+// in spawn order across both kinds, whichever ran first (sync runs the youngest first).
+TEST_P(Scope, ErrorsInSpawnOrderAcrossFrameAndRecordTasks) {
+  for (auto [first, second] : {std::pair{8, 21}, std::pair{7, 12}}) {
+    std::atomic<int> ran{0};
+    try {
+      pool().run([&, first = first, second = second] {
+        weft::scope s;
+        for (int i = 0; i < 30; ++i) {
+          const bool throws = i == first || i == second;
+          if (i % 2 == 0) {
+            s.spawn([&ran, i, throws] {
+              if (throws) throw std::runtime_error("task " + std::to_string(i));
+              ran.fetch_add(1);
+            });
+          } else {
+            std::array<long, 64> big{};
+            big[0] = i;
+            s.spawn([&ran, big, throws] {
+              if (throws) throw std::runtime_error("task " + std::to_string(big[0]));
+              ran.fetch_add(1);
+            });
+          }
+        }
+        s.sync();
+      });
+      ADD_FAILURE() << "no exception";
+    } catch (const std::runtime_error& e) {
+      EXPECT_EQ(std::string(e.what()), "task " + std::to_string(first)) << "not the earliest-spawned task's error";
+    }
+    EXPECT_EQ(ran.load(), 28);
   }
 }
 

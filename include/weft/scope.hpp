@@ -17,10 +17,15 @@ namespace weft {
 
 class scope {
  public:
-  scope() noexcept;
+  scope() noexcept
+      : owner_(&detail::tls_hot), base_(owner_->top), expected_top_(owner_->top),
+        limit_(owner_->self != nullptr ? detail::spawn_limit(*owner_) : nullptr),
+        uncaught_(std::uncaught_exceptions()) {}
   // Syncs.  If a task threw and sync() was not called, the exception leaves the destructor — unless
   // the scope is being destroyed by another exception, in which case the tasks' errors are dropped.
-  ~scope() noexcept(false);
+  ~scope() noexcept(false) {
+    if (expected_top_ != base_ || last_ != nullptr || error_) [[unlikely]] sync_in_destructor();
+  }
   scope(const scope&) = delete;
   scope& operator=(const scope&) = delete;
 
@@ -37,27 +42,55 @@ class scope {
   void sync();
 
  private:
+  // A task spawned as latent work is a frame on the owner's task stack, like a join's second branch
+  // (WOOL's SPAWN): its payload holds what sync needs to run it inline (the runner, the spawn
+  // index) and the closure itself when it is small (frame_closure), else a pointer to a record
+  // holding it.  sync pops the scope's frames youngest first and runs inline the ones nobody stole
+  // (WOOL's SYNC, untyped: through the runner in the payload).
+  struct frame_head {
+    void (*run_inline)(detail::frame*);  // runs the task on the owner at sync; throws its error
+    std::size_t index;                   // spawn order, for the serial order of errors
+  };
+  static constexpr std::size_t closure_offset = sizeof(frame_head);
+  template <class F>
+  static constexpr bool in_frame = std::is_trivially_copyable_v<F> && std::is_invocable_v<const F&> &&
+                                   alignof(F) <= 8 && closure_offset + sizeof(F) <= detail::frame_payload_bytes;
+  template <class F>
+  struct frame_closure;
+
+  // A task whose closure does not fit a frame, or one spawned on a thread that is no worker (a job
+  // in the global pool): a record in the scope's storage (an inline buffer, then heap chunks),
+  // listed for sync, which destroys it.
   struct record {
     record* prev = nullptr;
-    detail::frame* fr = nullptr;   // its slot (worker mode)
     detail::root_job* job = nullptr;  // external mode: the job in the global pool
-    std::size_t index = 0;         // spawn order, for the serial order of errors
+    std::size_t index = 0;
     void (*run_inline)(record*) = nullptr;
     void (*destroy)(record*) = nullptr;
   };
   template <class F>
   struct typed_record;
 
+  template <class F>
+  record* make_record(F&& f);
   void* allocate(std::size_t bytes, std::size_t align);
   void note_error(std::size_t index, std::exception_ptr e) noexcept;
   void note_foreign_error(std::exception_ptr e) noexcept;  // from another thread: after all owner spawns
   void spawn_external(record* r);
-  void run_now(record* r) noexcept;
-  void finish(record* r) noexcept;
+  template <class F>
+  void run_now(F& f, std::size_t index) noexcept;
+  template <class F>
+  WEFT_NOINLINE void spawn_slow(F&& f);
+  void run_frame_inline(detail::frame* fr) noexcept;
+  void sync_slow();
+  void sync_in_destructor();
+  void sync_records();
 
   detail::hot_state* owner_;
-  detail::frame* expected_top_;
-  record* last_ = nullptr;
+  detail::frame* base_;          // the owner's task-stack top when the scope was made
+  detail::frame* expected_top_;  // above the scope's youngest frame; a spawn must find h.top here
+  detail::frame* limit_;         // spawned frames may not reach this (spawn_limit)
+  record* last_ = nullptr;       // records, youngest first
   std::size_t spawned_ = 0;
   std::size_t error_index_ = 0;
   std::exception_ptr error_;
@@ -67,7 +100,28 @@ class scope {
   struct chunk;
   chunk* chunks_ = nullptr;
   std::size_t used_ = 0;
-  alignas(std::max_align_t) unsigned char inline_buf_[512];
+  alignas(std::max_align_t) unsigned char inline_buf_[256];
+};
+
+// A small closure copied into its frame.  A thief runs it there (the frame is not reused before its
+// DONE); the owner copies it out before running it inline, because the task may spawn into this
+// scope again, and that spawn's frame is this very slot.
+template <class F>
+struct scope::frame_closure {
+  static F& closure(detail::frame* fr) noexcept {
+    return *std::launder(reinterpret_cast<F*>(fr->payload + closure_offset));
+  }
+  static void run_inline(detail::frame* fr) {
+    const F f = closure(fr);
+    f();
+  }
+  WEFT_TASK_FN static void run(detail::frame* fr) {  // on a thief (WOOL Fig. 3 wrap_f)
+    try {
+      closure(fr)();
+    } catch (...) {
+      fr->error = std::current_exception();
+    }
+  }
 };
 
 template <class F>
@@ -78,11 +132,13 @@ struct scope::typed_record : record {
     run_inline = [](record* r) { static_cast<typed_record*>(r)->fn(); };
     destroy = [](record* r) { static_cast<typed_record*>(r)->~typed_record(); };
   }
-  // Runs on a thief.
-  WEFT_TASK_FN static void run(detail::frame* fr) {
-    auto* self = *std::launder(reinterpret_cast<typed_record**>(fr->payload));
+  static typed_record& of(detail::frame* fr) noexcept {
+    return **std::launder(reinterpret_cast<typed_record**>(fr->payload + closure_offset));
+  }
+  static void run_from_frame(detail::frame* fr) { of(fr).fn(); }
+  WEFT_TASK_FN static void run(detail::frame* fr) {  // on a thief
     try {
-      self->fn();
+      of(fr).fn();
     } catch (...) {
       fr->error = std::current_exception();
     }
@@ -90,7 +146,42 @@ struct scope::typed_record : record {
 };
 
 template <class F>
-void scope::spawn(F&& f) {
+scope::record* scope::make_record(F&& f) {
+  using Fn = std::decay_t<F>;
+  return ::new (allocate(sizeof(typed_record<Fn>), alignof(typed_record<Fn>))) typed_record<Fn>(std::forward<F>(f));
+}
+
+template <class F>
+void scope::run_now(F& f, std::size_t index) noexcept {
+  try {
+    f();
+  } catch (...) {
+    note_error(index, std::current_exception());
+  }
+}
+
+// The fast path of a spawn: the owner, at the scope's own level, a closure that fits the frame —
+// the stores of a join's push, and the poll (see detail/join.hpp).  Everything else: spawn_slow.
+template <class F>
+WEFT_INLINE void scope::spawn(F&& f) {
+  using Fn = std::decay_t<F>;
+  detail::hot_state& h = detail::tls_hot;
+  detail::frame* fr = h.top;
+  if constexpr (in_frame<Fn>) {
+    if (owner_ == &h && fr == expected_top_ && fr < limit_) [[likely]] {
+      ::new (fr->payload) frame_head{&frame_closure<Fn>::run_inline, spawned_++};
+      ::new (fr->payload + closure_offset) Fn(f);
+      detail::push_frame(h, fr, &frame_closure<Fn>::run);
+      expected_top_ = h.top;
+      if (h.poll.load(std::memory_order_relaxed)) [[unlikely]] detail::promote_at_poll(h, fr);
+      return;
+    }
+  }
+  spawn_slow(std::forward<F>(f));
+}
+
+template <class F>
+void scope::spawn_slow(F&& f) {
   using Fn = std::decay_t<F>;
   detail::hot_state& h = detail::tls_hot;
   if (owner_ != &h) {
@@ -103,19 +194,53 @@ void scope::spawn(F&& f) {
     }
     return;
   }
-  auto* r = ::new (allocate(sizeof(typed_record<Fn>), alignof(typed_record<Fn>)))
-      typed_record<Fn>(std::forward<F>(f));
-  r->index = spawned_++;
-  if (h.self == nullptr) return spawn_external(r);
-  if (h.top != expected_top_ || h.top >= detail::spawn_limit(h)) return run_now(r);
+  const std::size_t index = spawned_++;
   detail::frame* fr = h.top;
-  r->fr = fr;
-  r->prev = last_;
+  if (fr != expected_top_ || fr >= limit_) {
+    // Not on a worker (external: the global pool), or not at the scope's own level (a join branch
+    // opened since), or past the spawn limit: not latent work of this worker.
+    if (h.self == nullptr) {
+      record* r = make_record(std::forward<F>(f));
+      r->index = index;
+      return spawn_external(r);
+    }
+    return run_now(f, index);
+  }
+  // A closure too large for the frame: the frame points at a record holding it.
+  record* r = make_record(std::forward<F>(f));
+  r->index = index;
+  r->prev = last_;  // destroyed by sync, after its frame is done
   last_ = r;
-  ::new (fr->payload) typed_record<Fn>*(r);
+  ::new (fr->payload) frame_head{&typed_record<Fn>::run_from_frame, index};
+  ::new (fr->payload + closure_offset) typed_record<Fn>*(static_cast<typed_record<Fn>*>(r));
   detail::push_frame(h, fr, &typed_record<Fn>::run);
   expected_top_ = h.top;
   if (h.poll.load(std::memory_order_relaxed)) [[unlikely]] detail::promote_at_poll(h, fr);
+}
+
+// The fast path of sync (WOOL's SYNC): the scope's frames, youngest first, run here while nobody
+// promoted them; the first promoted one, records, errors and misuse go to sync_slow.
+WEFT_INLINE void scope::sync() {
+  detail::hot_state& h = detail::tls_hot;
+  if (h.top == expected_top_) {
+    while (expected_top_ != base_ && !detail::must_reclaim(expected_top_ - 1)) {
+      detail::frame* fr = expected_top_ - 1;
+      h.top = fr;
+      expected_top_ = fr;  // a task run inline here may spawn into this scope again, at fr
+      run_frame_inline(fr);
+    }
+  }
+  if (expected_top_ != base_ || last_ != nullptr || error_) [[unlikely]] sync_slow();
+}
+
+// Runs a frame's task on its owner; an exception is recorded in spawn order.
+WEFT_INLINE void scope::run_frame_inline(detail::frame* fr) noexcept {
+  const frame_head head = *std::launder(reinterpret_cast<const frame_head*>(fr->payload));
+  try {
+    head.run_inline(fr);
+  } catch (...) {
+    note_error(head.index, std::current_exception());
+  }
 }
 
 }  // namespace weft
