@@ -106,3 +106,19 @@ def test_timeout_below_the_cap_is_a_timeout(env):
     assert env.run("--kernels", "fib", "--workers", "1", "--timeout", "0.5",
                    "--cap-seconds", "2") == 0
     assert env.median("fib", 1, "tbb")["status"] == "timeout"
+
+
+def test_cap_of_a_process_scales_with_its_runs():
+    # the serial basis is a wall time per timed run; a process timing 3 runs gets 3 times the
+    # cap of a process timing one (10 x 3 x 0.5 s), the serial binary none
+    from weftbench import records as R
+    from weftbench.run import Runner
+    opts = cli.parse_args(["--mode", "quick", "--cap-seconds", "none"])
+    runner = Runner(opts, None, None, None)
+    runner.serial_walls = {"fib": [0.4, 0.5, 0.6]}
+    g = R.Group("fib", "", 2, [])
+    assert runner.cap_for(R.Config("tbb"), g, 3) == (pytest.approx(15.0), 0.5)
+    assert runner.cap_for(R.Config("tbb"), g, 1)[0] == pytest.approx(5.0)
+    assert runner.cap_for(R.Config("serial"), g, 3)[0] is None
+    # the kill at --timeout (quick: 30 s) is the tighter limit: no cap
+    assert runner.cap_for(R.Config("tbb"), g, 20)[0] is None

@@ -83,8 +83,12 @@ def _parser():
                         "test: default)")
     p.add_argument("--workers", default=None, help="comma list (default: 1..nproc)")
     p.add_argument("--runs", type=int, default=None,
-                   help="runs per configuration, median taken (default 5; test: 1; "
-                        "quick/full refuse fewer than 5)")
+                   help="timed runs per configuration, median taken (default: quick and "
+                        "full 6, test 1; quick/full refuse fewer than 5)")
+    p.add_argument("--reps", type=int, default=None,
+                   help="timed runs per process (BIN --reps R): one input generation, "
+                        "warm-up and check serve R of the runs; the processes of a group's "
+                        "configurations alternate (default: quick and full 3, test 1)")
     p.add_argument("--build-dir", default=None, help="CMake build dir (default: build)")
     p.add_argument("--clang-build-dir", default=None,
                    help="build dir with weft-bench-omp-clang (default: build-clang)")
@@ -206,6 +210,9 @@ def parse_args(argv):
              "(medians of at least 5 runs, SPEC.md section 8); use --mode test for fewer")
     if runs < 1:
         fail("--runs must be at least 1")
+    reps = mode["reps"] if a.reps is None else a.reps
+    if reps < 1:
+        fail("--reps must be at least 1")
     policies = mode["policies"] if a.policies is None else split_list(a.policies)
     if not policies:
         fail("--policies is empty")
@@ -216,7 +223,7 @@ def parse_args(argv):
     if timeout <= 0:
         fail("--timeout must be positive")
     return Options(
-        mode=a.mode, runs=runs, argv=list(argv), kernels=kernels,
+        mode=a.mode, runs=runs, reps=min(reps, runs), argv=list(argv), kernels=kernels,
         systems=_systems(a.systems, fail), policies_requested=policies,
         policies_explicit=a.policies is not None, workers=workers,
         steal=_steal(a, mode, kernels, fail), steal_auto=a.steal_cost == "auto",
@@ -239,7 +246,7 @@ def prepare(opts):
     plan = planning.build_plan(opts, inv)
     for n in inv.notes:
         say(f"note: {n}")
-    estimator = Estimator(opts.mode, opts.cap, opts.runs, load_prior(opts.out))
+    estimator = Estimator(opts.mode, opts.cap, opts.runs, load_prior(opts.out), opts.reps)
 
     def note(msg):
         inv.notes.append(msg)
@@ -254,7 +261,8 @@ def announce(opts, inv, plan, estimator):
     total, est, per_kernel = estimator.plan_cost(plan, inv)
     say(f"weft bench: mode {opts.mode}, {len(plan.kernels)} kernels x workers "
         f"{','.join(map(str, opts.workers))} x {len(plan.configs)} configurations "
-        f"({', '.join(c.label for c in plan.configs)}) x {opts.runs} runs"
+        f"({', '.join(c.label for c in plan.configs)}) x {opts.runs} runs "
+        f"({' + '.join(map(str, opts.blocks))} per process, alternating)"
         + (f" + steal cost {steal_variant(plan.steal)} at P="
            f"{','.join(map(str, opts.steal_workers))}" if plan.steal else ""))
     say(f"time cap of a non-serial run: {opts.cap.describe()}")
@@ -301,7 +309,7 @@ def make_meta(opts, inv, plan, runner, cells, started, elapsed, est):
             "argv": opts.argv, "cwd": str(Path.cwd()),
             "date": started.isoformat(timespec="seconds"),
             "finished": datetime.datetime.now().astimezone().isoformat(timespec="seconds"),
-            "mode": opts.mode, "runs_per_config": opts.runs, "workers": opts.workers,
+            "mode": opts.mode, "runs_per_config": opts.runs, "reps_per_process": opts.reps, "workers": opts.workers,
             "kernels": plan.kernels, "systems": opts.systems, "policies": plan.policies,
             "steal_cost_variant": steal_variant(plan.steal) if plan.steal else None,
             "cap": {"factor": opts.cap.factor, "seconds": opts.cap.seconds,

@@ -67,8 +67,12 @@ def load_prior(out_dir) -> Prior:
 
 
 class Estimator:
-    def __init__(self, mode, cap, runs, prior: Prior):
+    """Costs in seconds per timed run: a process of R runs costs R x per_run (its setup
+    shared among them, as results.json's wall_s shares it); its cap bounds the process."""
+
+    def __init__(self, mode, cap, runs, prior: Prior, reps=1):
         self.mode, self.cap, self.runs, self.prior = mode, cap, runs, prior
+        self.reps = max(1, min(reps, runs))
         self.same_mode = prior.mode == mode
         self._per_run = {}  # memo: the progress line asks for every run still to do
 
@@ -120,17 +124,21 @@ class Estimator:
         return self._per_run[key]
 
     def cap_of(self, kernel, variant, label):
+        """The cap of one process of self.reps runs (None: not capped)."""
         if label == "serial":
             return None
-        return self.cap.limit(None if variant else self.serial_wall(kernel))
+        return self.cap.limit(None if variant else self.serial_wall(kernel) * self.reps)
+
+    def over_cap(self, kernel, variant, label, workers):
+        cap = self.cap_of(kernel, variant, label)
+        return cap is not None and self.per_run(kernel, variant, label, workers) * \
+            self.reps > cap
 
     def cost(self, kernel, variant, label, workers, n_runs):
         """Estimated seconds of n_runs runs of one configuration in one group."""
-        per = self.per_run(kernel, variant, label, workers)
-        cap = self.cap_of(kernel, variant, label)
-        if cap is not None and per > cap:
-            return cap if n_runs else 0.0
-        return per * n_runs
+        if self.over_cap(kernel, variant, label, workers):
+            return self.cap_of(kernel, variant, label) if n_runs else 0.0
+        return self.per_run(kernel, variant, label, workers) * n_runs
 
     def plan_cost(self, plan, inv):
         """(number of runs, estimated seconds, seconds per kernel) of a whole plan."""
@@ -140,9 +148,7 @@ class Estimator:
                 if not plan.available(c, g, inv):
                     continue
                 n = self.runs
-                cap = self.cap_of(g.kernel, g.variant, c.label)
-                if cap is not None and self.per_run(g.kernel, g.variant, c.label,
-                                                    g.workers) > cap:
+                if self.over_cap(g.kernel, g.variant, c.label, g.workers):
                     n = 1
                 s = self.cost(g.kernel, g.variant, c.label, g.workers, self.runs)
                 total_runs += n
