@@ -89,6 +89,7 @@ def test_reps_blocks_alternate_between_configurations(env):
     assert env.median("fib", 1, "serial")["median_s"] == pytest.approx(0.35)
     assert env.median("fib", 1, "weft:default")["median_s"] == pytest.approx(0.5)
     assert env.median("fib", 1, "serial")["n_ok"] == 6
+    assert "12 timed runs in 4 processes" in env.report()
 
 
 def test_reps_that_do_not_divide_the_runs(env):

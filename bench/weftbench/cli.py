@@ -309,7 +309,8 @@ def make_meta(opts, inv, plan, runner, cells, started, elapsed, est):
             "argv": opts.argv, "cwd": str(Path.cwd()),
             "date": started.isoformat(timespec="seconds"),
             "finished": datetime.datetime.now().astimezone().isoformat(timespec="seconds"),
-            "mode": opts.mode, "runs_per_config": opts.runs, "reps_per_process": opts.reps, "workers": opts.workers,
+            "mode": opts.mode, "runs_per_config": opts.runs, "reps_per_process": opts.reps,
+            "workers": opts.workers,
             "kernels": plan.kernels, "systems": opts.systems, "policies": plan.policies,
             "steal_cost_variant": steal_variant(plan.steal) if plan.steal else None,
             "cap": {"factor": opts.cap.factor, "seconds": opts.cap.seconds,
@@ -317,7 +318,10 @@ def make_meta(opts, inv, plan, runner, cells, started, elapsed, est):
             "default_policy": analyse.default_policy_name(cells, inv.default_policy),
             "weft_policy_list": inv.policies, "machine": machine_info(),
             "elapsed_s": round(elapsed, 3), "estimated_s": round(est, 3),
-            "runs_done": len(runner.runs), "interrupted": runner.interrupted,
+            "runs_done": len(runner.runs),
+            "processes": len({(r.kernel, r.variant, r.workers, r.label, r.run - r.rep)
+                              for r in runner.runs}),
+            "interrupted": runner.interrupted,
             "binaries": {s: str(p) for s, p in inv.binaries.items()},
             "missing_binaries": inv.missing_bin}
 

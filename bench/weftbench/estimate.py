@@ -19,19 +19,19 @@ from . import records as R
 from .fmt import fmt_dur
 from .options import steal_of_variant
 
-# Serial binary wall seconds of one run (process start, input generation, warm-up except at
-# full size, timed run, in-process check), per kernel, before anything was measured here.
-# quick: the serial wall times measured on the 2-core development machine, raised where a
-# kernel's serial run took under ~20 ms (the quick sizes are being raised to that; guesses
-# until a quick run is in --out). full: the serial binary's wall time measured once per kernel
-# at full size on the 2-core machine while it was loaded (load average ~13), divided by 2.4,
-# nqueens' slowdown then against an unloaded run (fib and nqueens: unloaded measurements);
-# mergesort's 10^8 keys (130 s loaded) dominate a full run.
+# Serial binary wall seconds per timed run (a process's wall time, with its start, input
+# generation, warm-up except at full size and in-process check, shared among the timed runs
+# it does: --reps of the mode), per kernel, before anything was measured here.
+# quick (3 runs a process): the serial binary's CPU time on the 2-core development machine
+# (CPU, not wall, because the machine was shared), (setup + 4 x kernel) / 3 plus 5 ms for the
+# process start. full (3 runs a process, no warm-up): (setup + 3 x kernel) / 3 from the
+# serial binary's CPU time at --reps 1 and 2 at full size; mergesort's 10^8 keys dominate a
+# full run.
 SERIAL_GUESS_S = {
     "test": {"default": 0.03},
-    "quick": {"fib": 0.06, "nqueens": 0.06, "stress": 0.26, "mm": 0.05, "ssf": 0.06,
-              "spmv": 0.06, "bfs": 0.25, "floyd": 0.06, "uts-geo": 0.48, "uts-bin": 0.4,
-              "tsp": 0.06, "mergesort": 0.22, "quickhull": 0.06, "default": 0.2},
+    "quick": {"fib": 0.032, "nqueens": 0.026, "stress": 0.135, "mm": 0.048, "ssf": 0.042,
+              "spmv": 0.060, "bfs": 0.147, "floyd": 0.068, "uts-geo": 0.166, "uts-bin": 0.142,
+              "tsp": 0.024, "mergesort": 0.083, "quickhull": 0.072, "default": 0.1},
     "full": {"fib": 0.25, "nqueens": 4.0, "stress": 1.2, "mm": 0.12, "ssf": 0.07,
              "spmv": 0.71, "bfs": 11.4, "floyd": 2.3, "uts-geo": 3.4, "uts-bin": 1.2,
              "tsp": 0.05, "mergesort": 54.0, "quickhull": 6.1, "default": 5.0},
