@@ -54,7 +54,7 @@ struct grid {
     std::uint32_t k;
 };
 
-// Nodes are numbered in cell order (as the DIMACS10 rgg graphs are numbered by position), so
+// Nodes are numbered in cell order (nearby points get nearby ids), so
 // that the scan of a node's 3 x 3 cells reads consecutive nodes and its neighbour list comes
 // out ascending without a sort: cells ascend row by row, and so do the ids within them.
 inline graph generate(std::uint32_t n) {

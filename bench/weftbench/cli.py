@@ -1,19 +1,23 @@
 """weft benchmark driver: runs the benchmark binaries side by side and writes the report.
 
     python3 bench/run.py [--mode test|quick|full] [--kernels a,b|all] [--systems a,b]
-                         [--policies default,lazy-bf|all] [--workers 1,2] [--runs 5]
+                         [--policies default,lazy-bf|all] [--workers 1,2] [--runs 6]
+                         [--reps 3]
                          [--build-dir build] [--clang-build-dir build-clang]
                          [--rust-dir bench/rust/target/release] [--bin-dir DIR]
                          [--bin SYSTEM=PATH] [--steal-cost auto|none|L:R]
                          [--timeout S] [--cap-seconds S|none] [--cap-factor F]
                          [--out docs/results] [--dry-run]
 
-Every binary follows the protocol of bench/KERNELS.md (one JSON line per run). The kernels
+Every binary follows the protocol of bench/KERNELS.md (one JSON line per timed run). The kernels
 are those the binaries list (`BIN --kernel list`), the weft policies those
 `weft-bench-weft --policy list` names. For each kernel and worker count the driver forms
 the list of configurations (each system; for weft each policy) and runs them round-robin,
-A B C A B C ..., `--runs` times, so that ratios are measured side by side on a shared, noisy
-machine (SPEC.md section 8). It reports medians. The serial binary (the baseline Ts) runs in
+A B C A B C ..., until each has `--runs` timed runs, so that ratios are measured side by side
+on a shared, noisy machine (SPEC.md section 8). A process times `--reps` runs (`BIN --reps R`)
+after one input generation, warm-up and check, so those are paid once per R runs; the
+processes alternate (quick: 6 runs as 2 processes of 3, A A A B B B A A A B B B in time). It
+reports medians over the timed runs. The serial binary (the baseline Ts) runs in
 every group, always with --workers 1. Before starting it prints the number of runs and the
 estimated time; while running, a progress line on stderr (runs done/total, elapsed,
 estimated time left).

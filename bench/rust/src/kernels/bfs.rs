@@ -32,8 +32,8 @@ pub struct State {
 
 /// The random geometric graph. The grid of `k = max(1, floor(1 / r))` cells a side (cells at
 /// least r wide, so a node's neighbours lie in the 3 x 3 cells around its own) also numbers the
-/// nodes: node ids are the points' ranks in (cell, point) order (as the DIMACS10 rgg graphs are
-/// numbered by position), so a node's cells hold consecutive ids and its neighbour list comes out
+/// nodes: node ids are the points' ranks in (cell, point) order (nearby points get nearby ids),
+/// so a node's cells hold consecutive ids and its neighbour list comes out
 /// ascending without a sort.
 pub fn geometric_graph(n: usize, seed: u64) -> Graph {
     let mut g = SplitMix64::new(seed);
