@@ -345,7 +345,7 @@ def test_quick_defaults(env):
     assert a.policies_requested == ["default", "lazy-bf", "heartbeat"]
     assert not a.policies_explicit
     assert a.steal == (30000, 2000)
-    assert (a.cap.factor, a.cap.seconds, a.timeout) == (10.0, 10.0, 30)
+    assert (a.cap.factor, a.cap.seconds, a.timeout) == (10.0, 10.0, 60)
     a = cli.parse_args(["--mode", "full"])
     assert a.policies_requested == ["all"] and (a.runs, a.reps) == (6, 3)
     assert (a.cap.factor, a.cap.seconds) == (10.0, 300.0)
@@ -409,11 +409,11 @@ def test_estimate_counts_a_hopeless_configuration_once_at_its_cap(env, capsys):
                    "--reps", "1", mode="quick") == 0
     err = capsys.readouterr().err
     assert "12 runs, estimated 0:30" in err  # 2 x (5 x 1 s + 10 s)
-    # three runs a process: serial 3 s a process, tbb 150 s, over its cap of 10 s: still one
-    # capped process per worker count
+    # three runs a process: serial 3 s a process, tbb 150 s, over its cap of 3 x 10 s: still
+    # one capped process per worker count
     assert env.run("--kernels", "fib", "--dry-run", "--workers", "1,2", "--runs", "6",
                    "--reps", "3", mode="quick") == 0
-    assert "14 runs, estimated 0:32" in capsys.readouterr().err  # 2 x (6 x 1 s + 10 s)
+    assert "14 runs, estimated 1:12" in capsys.readouterr().err  # 2 x (6 x 1 s + 30 s)
 
 
 def test_estimate_takes_ratios_from_another_mode(env, capsys):

@@ -108,12 +108,12 @@ def _parser():
     p.add_argument("--steal-cost-workers", default="2",
                    help="worker counts of the steal-cost runs (default 2)")
     p.add_argument("--timeout", type=float, default=None,
-                   help="seconds per run (any system) before it is killed and reported as "
-                        "a timeout (default: test 60, quick 30, full 3600)")
+                   help="seconds per process (any system) before it is killed and reported "
+                        "as a timeout (default: test 60, quick 60, full 3600)")
     p.add_argument("--cap-seconds", default=None,
-                   help="absolute time cap of a non-serial run in seconds, or 'none' "
-                        "(default: quick 10, full 300, test none); a run over its cap is "
-                        "stopped and reported 'over cap'")
+                   help="absolute time cap of a non-serial timed run in seconds (a process "
+                        "of R runs gets R times it), or 'none' (default: quick 10, full 300, "
+                        "test none); a process over its cap is stopped and reported 'over cap'")
     p.add_argument("--cap-factor", type=float, default=None,
                    help="relative time cap: this many times the serial binary's wall time "
                         "of the same kernel (at least 1 s; 0 = none; default: quick and "

@@ -127,7 +127,7 @@ class Estimator:
         """The cap of one process of self.reps runs (None: not capped)."""
         if label == "serial":
             return None
-        return self.cap.limit(None if variant else self.serial_wall(kernel) * self.reps)
+        return self.cap.limit(None if variant else self.serial_wall(kernel), self.reps)
 
     def over_cap(self, kernel, variant, label, workers):
         cap = self.cap_of(kernel, variant, label)

@@ -11,7 +11,7 @@ from .cap import CapRule
 # reps (timed runs per process: a process generates the input, warms up and checks once, then
 # times reps runs; a configuration's runs are split into blocks of reps, and the blocks of a
 # group's configurations alternate A B C A B C, so that noise is shared), policies (default weft policies; "all" =
-# every policy `weft-bench-weft --policy list` names), timeout (s per run, every system),
+# every policy `weft-bench-weft --policy list` names), timeout (s per process, every system),
 # steal (the steal-cost variant's L:R), budget (s the whole run should stay under: extra
 # weft policies are left out beyond 80 % of it unless --policies is given), cap_factor,
 # cap_seconds and cap_floor (the time cap of a non-serial run, see cap.py).
@@ -21,7 +21,7 @@ MODES = {
              # test mode checks every configuration's checksum: no cap
              "cap_factor": 0.0, "cap_seconds": None, "cap_floor": 1.0},
     "quick": {"runs": 6, "min_runs": 5, "reps": 3, "policies": ["default", "lazy-bf", "heartbeat"],
-              "timeout": 30, "steal": "30000:2000", "budget": 600,
+              "timeout": 60, "steal": "30000:2000", "budget": 600,
               "cap_factor": 10.0, "cap_seconds": 10.0, "cap_floor": 1.0},
     "full": {"runs": 6, "min_runs": 5, "reps": 3, "policies": ["all"], "timeout": 3600,
              "steal": "30000:20000", "budget": None,

@@ -93,7 +93,9 @@ def header(ctx):
           f"- Ts is the median of the serial binary (`weft-bench-serial`, the serial elision) "
           f"in the same kernel and worker-count group. The environment variables "
           f"{', '.join(SCRUB_ENV)} are removed for the binaries.",
-          f"- Time cap of a non-serial run: {o.cap.describe()}; every run: --timeout "
+          f"- Time cap of a non-serial run: {o.cap.describe()}"
+          f"{', per timed run (a process of R runs gets R times it)' if o.cap.enabled else ''}"
+          f"; every process: --timeout "
           f"{fmt_time(o.timeout)}. A run over its cap is stopped and its cell reads "
           f"\"over cap\" (see [Over the time cap](#over-the-time-cap))."]
     L += [f"- Note: {n}" for n in ctx.inv.notes]

@@ -72,8 +72,7 @@ class Runner:
     def cap_for(self, cfg, g, reps):
         """(cap of one process of reps timed runs or None, the serial basis of a run)."""
         basis = self.serial_basis(g)
-        cap = None if cfg.system == "serial" else \
-            self.opts.cap.limit(basis * reps if basis else None)
+        cap = None if cfg.system == "serial" else self.opts.cap.limit(basis, reps)
         if cap is not None and cap >= self.opts.timeout:
             cap = None  # --timeout is the tighter limit: a kill is a timeout
         return cap, basis
