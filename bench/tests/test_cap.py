@@ -20,6 +20,9 @@ def test_cap_rule_limit():
     assert rule.limit(0.1, 3) == pytest.approx(6.0)
     assert rule.limit(5.0, 3) == pytest.approx(30.0)
     assert rule.limit(0.001, 3) == pytest.approx(1.0)
+    assert rule.reason(6.0, 0.1, 3) == "over the time cap of 6 s (20 × the serial binary's " \
+        "median wall time of the same kernel (at least 1 s), at most 10 s, per timed run, 3 " \
+        "in this process; serial wall 100 ms a run)"
     assert rule.describe() == "20 × the serial binary's median wall time of the same " \
                               "kernel (at least 1 s), at most 10 s"
 

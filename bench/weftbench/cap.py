@@ -50,6 +50,9 @@ class CapRule:
             parts.append(f"at most {fmt_time(self.seconds)}")
         return ", ".join(parts)
 
-    def reason(self, limit_s: float, serial_wall_s: Optional[float]) -> str:
-        basis = f"; serial wall {fmt_time(serial_wall_s)}" if serial_wall_s else ""
-        return f"over the time cap of {fmt_time(limit_s)} ({self.describe()}{basis})"
+    def reason(self, limit_s: float, serial_wall_s: Optional[float], runs: int = 1) -> str:
+        """Why a process of `runs` timed runs was stopped (serial_wall_s: per timed run)."""
+        per = f", per timed run, {runs} in this process" if runs > 1 else ""
+        basis = f"; serial wall {fmt_time(serial_wall_s)}" + (" a run" if runs > 1 else "") \
+            if serial_wall_s else ""
+        return f"over the time cap of {fmt_time(limit_s)} ({self.describe()}{per}{basis})"

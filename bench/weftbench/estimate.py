@@ -32,9 +32,9 @@ SERIAL_GUESS_S = {
     "quick": {"fib": 0.032, "nqueens": 0.026, "stress": 0.135, "mm": 0.048, "ssf": 0.042,
               "spmv": 0.060, "bfs": 0.147, "floyd": 0.068, "uts-geo": 0.166, "uts-bin": 0.142,
               "tsp": 0.024, "mergesort": 0.083, "quickhull": 0.072, "default": 0.1},
-    "full": {"fib": 0.25, "nqueens": 4.0, "stress": 1.2, "mm": 0.12, "ssf": 0.07,
-             "spmv": 0.71, "bfs": 11.4, "floyd": 2.3, "uts-geo": 3.4, "uts-bin": 1.2,
-             "tsp": 0.05, "mergesort": 54.0, "quickhull": 6.1, "default": 5.0},
+    "full": {"fib": 0.092, "nqueens": 3.1, "stress": 0.81, "mm": 0.11, "ssf": 0.035,
+             "spmv": 0.29, "bfs": 0.49, "floyd": 1.67, "uts-geo": 2.03, "uts-bin": 0.65,
+             "tsp": 0.02, "mergesort": 31.7, "quickhull": 0.57, "default": 2.0},
 }
 RATIO_GUESS = 2.0        # a configuration's wall time over the serial binary's
 STEAL_NS_PER_ITER = 1.5  # the stress leaf loop: one dependent multiply-add per iteration

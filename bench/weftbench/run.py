@@ -89,7 +89,7 @@ class Runner:
         recs = []
         for i, (status, j, reason) in enumerate(outcomes):
             if status == R.TIMEOUT and cap is not None:
-                status, reason = R.OVER_CAP, self.opts.cap.reason(cap, basis and basis * reps)
+                status, reason = R.OVER_CAP, self.opts.cap.reason(cap, basis, reps)
             self.seq += 1
             rec = R.RunRecord(
                 seq=self.seq, kernel=g.kernel, variant=g.variant, workers=g.workers,
