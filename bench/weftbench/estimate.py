@@ -29,7 +29,7 @@ from .options import steal_of_variant
 # full run.
 SERIAL_GUESS_S = {
     "test": {"default": 0.03},
-    "quick": {"fib": 0.032, "nqueens": 0.026, "stress": 0.135, "mm": 0.048, "ssf": 0.042,
+    "quick": {"fib": 0.032, "nqueens": 0.115, "stress": 0.135, "mm": 0.048, "ssf": 0.042,
               "spmv": 0.060, "bfs": 0.147, "floyd": 0.068, "uts-geo": 0.166, "uts-bin": 0.142,
               "tsp": 0.024, "mergesort": 0.083, "quickhull": 0.072, "default": 0.1},
     "full": {"fib": 0.092, "nqueens": 3.1, "stress": 0.81, "mm": 0.11, "ssf": 0.035,
