@@ -1,10 +1,12 @@
 // bench/bfs: level-synchronous breadth-first search on a random geometric graph (LS §7.3,
 // whose BFS ran on the DIMACS10 rgg_n_2_24 graph; here the graph is generated).
 //
-// Input (KERNELS.md): n = 2000 / 400000 / 4000000 nodes (test / quick / full), seed 11; node i
-// is at (x_i, y_i) = (uniform01, uniform01), drawn in the order x_0, y_0, x_1, y_1, ...  With
-// r = sqrt(10 / (pi * n)) (average degree 10), i and j != i are neighbours iff
-// dx*dx + dy*dy < r*r (doubles; dx = x_i - x_j, dy = y_i - y_j).  CSR, neighbours ascending.
+// Input (KERNELS.md): n = 2000 / 1000000 / 4000000 nodes (test / quick / full), seed 11; point p
+// is at (x_p, y_p) = (uniform01, uniform01), drawn in the order x_0, y_0, x_1, y_1, ...  With
+// r = sqrt(10 / (pi * n)) (average degree 10) and the grid of k = max(1, floor(1 / r)) cells a
+// side (struct grid), the node ids are the points' ranks in (cell, p) order.  Nodes i and j != i
+// are neighbours iff dx*dx + dy*dy < r*r (doubles; dx = x_i - x_j, dy = y_i - y_j).  CSR,
+// neighbours ascending.
 //
 // Algorithm (every system): level[v] = UNVISITED (all ones) for all v, then level[0] = 0 and
 // frontier = {0}; per level d, a parallel loop over the frontier, and for each frontier node u a
@@ -40,34 +42,50 @@ struct graph {
     std::vector<std::uint32_t> targets;   // offsets[n]
 };
 
+// The grid of the generator: k x k cells at least r wide (k = max(1, floor(1 / r))), so that a
+// node's neighbours lie in the 3 x 3 cells around its own; cell(x, y) = cy * k + cx with
+// cx = min(k - 1, floor(x * k)) and cy likewise.
+struct grid {
+    explicit grid(double r) : k(std::max<std::uint32_t>(1, static_cast<std::uint32_t>(1.0 / r))) {}
+    std::uint32_t axis(double v) const {
+        return std::min<std::uint32_t>(k - 1, static_cast<std::uint32_t>(v * k));
+    }
+    std::uint32_t cell(double x, double y) const { return axis(y) * k + axis(x); }
+    std::uint32_t k;
+};
+
+// Nodes are numbered in cell order (nearby points get nearby ids), so
+// that the scan of a node's 3 x 3 cells reads consecutive nodes and its neighbour list comes
+// out ascending without a sort: cells ascend row by row, and so do the ids within them.
 inline graph generate(std::uint32_t n) {
     std::uint64_t g = 11;
-    std::vector<double> x(n), y(n);
-    for (std::uint32_t i = 0; i < n; ++i) {
-        x[i] = uniform01(g);
-        y[i] = uniform01(g);
+    std::vector<double> px(n), py(n);
+    for (std::uint32_t p = 0; p < n; ++p) {
+        px[p] = uniform01(g);
+        py[p] = uniform01(g);
     }
     const double r = std::sqrt(10.0 / (std::numbers::pi * static_cast<double>(n)));
     const double r2 = r * r;
+    const grid grid_of(r);
+    const std::uint32_t k = grid_of.k;
 
-    // Buckets of a k x k grid whose cells are at least r wide: neighbours lie in the 3 x 3 cells
-    // around a node's own.  (Only an accelerator: the edge set is defined by the test above.)
-    const std::uint32_t k = std::max<std::uint32_t>(1, static_cast<std::uint32_t>(1.0 / r));
-    auto cell_of = [&](double v) {
-        return std::min<std::uint32_t>(k - 1, static_cast<std::uint32_t>(v * k));
-    };
+    // Counting sort of the points by cell (stable): node id = rank in (cell, point) order.
     std::vector<std::uint32_t> cell_start(static_cast<std::size_t>(k) * k + 1, 0);
-    std::vector<std::uint32_t> cell(n);
-    for (std::uint32_t i = 0; i < n; ++i) {
-        cell[i] = cell_of(y[i]) * k + cell_of(x[i]);
-        ++cell_start[cell[i] + 1];
+    std::vector<std::uint32_t> cell_of_point(n);
+    for (std::uint32_t p = 0; p < n; ++p) {
+        cell_of_point[p] = grid_of.cell(px[p], py[p]);
+        ++cell_start[cell_of_point[p] + 1];
     }
     for (std::size_t c = 0; c < static_cast<std::size_t>(k) * k; ++c)
         cell_start[c + 1] += cell_start[c];
-    std::vector<std::uint32_t> members(n);
+    std::vector<double> x(n), y(n);
     {
         std::vector<std::uint32_t> fill(cell_start.begin(), cell_start.end() - 1);
-        for (std::uint32_t i = 0; i < n; ++i) members[fill[cell[i]]++] = i;
+        for (std::uint32_t p = 0; p < n; ++p) {
+            const std::uint32_t id = fill[cell_of_point[p]]++;
+            x[id] = px[p];
+            y[id] = py[p];
+        }
     }
 
     graph G;
@@ -75,24 +93,18 @@ inline graph generate(std::uint32_t n) {
     G.offsets.resize(static_cast<std::size_t>(n) + 1);
     G.targets.reserve(static_cast<std::size_t>(n) * 11);
     G.offsets[0] = 0;
+    const std::uint32_t last = k - 1;
     for (std::uint32_t i = 0; i < n; ++i) {
-        const std::size_t start = G.targets.size();
-        const std::int64_t cx = cell[i] % k, cy = cell[i] / k;
-        for (std::int64_t yy = cy - 1; yy <= cy + 1; ++yy) {
-            if (yy < 0 || yy >= static_cast<std::int64_t>(k)) continue;
-            for (std::int64_t xx = cx - 1; xx <= cx + 1; ++xx) {
-                if (xx < 0 || xx >= static_cast<std::int64_t>(k)) continue;
-                const std::size_t c =
-                    static_cast<std::size_t>(yy) * k + static_cast<std::size_t>(xx);
-                for (std::uint32_t m = cell_start[c]; m < cell_start[c + 1]; ++m) {
-                    const std::uint32_t j = members[m];
-                    if (j == i) continue;
-                    const double dx = x[i] - x[j], dy = y[i] - y[j];
-                    if (dx * dx + dy * dy < r2) G.targets.push_back(j);
-                }
+        const std::uint32_t cx = grid_of.axis(x[i]), cy = grid_of.axis(y[i]);
+        const std::uint32_t x_lo = cx == 0 ? 0 : cx - 1, x_hi = std::min(cx + 1, last);
+        for (std::uint32_t yy = cy == 0 ? 0 : cy - 1; yy <= std::min(cy + 1, last); ++yy) {
+            // the cells x_lo..x_hi of row yy hold consecutive ids
+            const std::size_t row = static_cast<std::size_t>(yy) * k;
+            for (std::uint32_t j = cell_start[row + x_lo]; j < cell_start[row + x_hi + 1]; ++j) {
+                const double dx = x[i] - x[j], dy = y[i] - y[j];
+                if (j != i && dx * dx + dy * dy < r2) G.targets.push_back(j);
             }
         }
-        std::sort(G.targets.begin() + static_cast<std::ptrdiff_t>(start), G.targets.end());
         G.offsets[i + 1] = G.targets.size();
     }
     return G;
@@ -100,7 +112,7 @@ inline graph generate(std::uint32_t n) {
 
 inline graph input(const args& a) {
     require_default_variant(a);
-    return generate(pick<std::uint32_t>(a, 2000, 400000, 4000000));
+    return generate(pick<std::uint32_t>(a, 2000, 1000000, 4000000));
 }
 
 // The mutable state of one search, allocated once.

@@ -7,9 +7,11 @@
 #pragma once
 
 #include <chrono>
+#include <concepts>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <optional>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -46,13 +48,15 @@ inline std::uint64_t hash2(std::uint64_t a, std::uint64_t b) noexcept {
 // ---------------------------------------------------------------------------------------
 // Command line and result.
 
-// The parsed command line: BIN --kernel K --size S --workers P [--policy NAME] [--variant V]
+// The parsed command line:
+//   BIN --kernel K --size S --workers P [--policy NAME] [--variant V] [--reps R]
 struct args {
     std::string kernel;
     std::string size;      // "test", "quick" or "full"
     std::string policy;    // weft only; empty = the library default
     std::string variant;   // empty = the kernel's only/default variant
     unsigned workers = 1;
+    unsigned reps = 1;     // timed repetitions after one input generation and warm-up
 };
 
 enum class size_class { test, quick, full };
@@ -159,13 +163,30 @@ double time_it(F&& f) {
 
 template <class R>
 struct timed {
-    double time_s;
-    R result;
+    double time_s;  // the last repetition's
+    R result;       // the last repetition's
 };
 
+// One timed repetition: its seconds and the system's members of its JSON line (weft: its
+// counters, system_extra_json() right after it).
+struct rep_sample {
+    double time_s;
+    std::string system_json;
+};
+
+// What measure() saw in this process: every timed repetition, and whether all of them returned
+// the same result (each repetition must, or the last one's checksum would hide a wrong one).
+struct rep_record {
+    std::vector<rep_sample> samples;
+    bool results_agree = true;
+};
+
+rep_record& timed_reps();
+
 // The warm-up rule of KERNELS.md: prepare(); run() once untimed unless the size is full;
-// then prepare(); run() once timed (the system hooks around it).  prepare() is untimed and
-// restores whatever run() modifies (e.g. copies the input matrix back).
+// then a.reps times prepare(); run() timed (the system hooks around each), every repetition
+// recorded in timed_reps().  prepare() is untimed and restores whatever run() modifies (e.g.
+// copies the input matrix back).  One input generation and one oracle serve all repetitions.
 template <class Prepare, class Run>
 auto measure(const args& a, Prepare&& prepare, Run&& run) -> timed<decltype(run())> {
     using R = decltype(run());
@@ -175,13 +196,23 @@ auto measure(const args& a, Prepare&& prepare, Run&& run) -> timed<decltype(run(
         R warm = run();
         (void)warm;
     }
-    prepare();
-    system_before_timed();
-    const auto t0 = std::chrono::steady_clock::now();
-    R r = run();
-    const auto t1 = std::chrono::steady_clock::now();
-    system_after_timed();
-    return timed<R>{std::chrono::duration<double>(t1 - t0).count(), std::move(r)};
+    rep_record& log = timed_reps();
+    std::optional<R> first;
+    for (unsigned rep = 0;; ++rep) {
+        prepare();
+        system_before_timed();
+        const auto t0 = std::chrono::steady_clock::now();
+        R r = run();
+        const auto t1 = std::chrono::steady_clock::now();
+        system_after_timed();
+        const double s = std::chrono::duration<double>(t1 - t0).count();
+        log.samples.push_back({s, system_extra_json()});
+        if constexpr (std::equality_comparable<R>) {
+            if (rep == 0) first = r;
+            else if (!(r == *first)) log.results_agree = false;
+        }
+        if (rep + 1 >= a.reps) return timed<R>{s, std::move(r)};
+    }
 }
 
 template <class Run>

@@ -1,8 +1,12 @@
 // bench/common/main.cpp: the command line of bench/KERNELS.md.
 //
 //   BIN --kernel K|list --size test|quick|full --workers P [--policy NAME] [--variant V]
+//       [--reps R]
 //   BIN --policy list        (weft only: the implemented policy names, one a line)
 //
+// --reps R times R repetitions after one input generation and warm-up and prints one JSON line
+// per repetition (with "rep": 0 .. R-1 when R > 1), so a driver pays the setup once per R
+// samples.
 // Exit codes: 0 ok, 2 bad arguments (message on stderr), 3 wrong checksum, 1 anything else.
 #include <algorithm>
 #include <cerrno>
@@ -21,6 +25,11 @@ namespace bench {
 std::vector<kernel_entry>& registry() {
     static std::vector<kernel_entry> table;
     return table;
+}
+
+rep_record& timed_reps() {
+    static rep_record record;
+    return record;
 }
 
 size_class size_of(const args& a) {
@@ -42,7 +51,7 @@ namespace {
 
 constexpr const char* usage_text =
     "usage: %s --kernel K|list --size test|quick|full --workers P [--policy NAME] "
-    "[--variant V]\n       %s --policy list\n";
+    "[--variant V] [--reps R]\n       %s --policy list\n";
 
 std::string json_escape(std::string_view s) {
     std::string out;
@@ -65,13 +74,16 @@ std::string json_escape(std::string_view s) {
     return out;
 }
 
-unsigned parse_workers(const std::string& s) {
+// A positive integer option (--workers, --reps) of at most max.
+unsigned parse_count(const char* option, const std::string& s, unsigned long max) {
     if (s.empty() || s.find_first_not_of("0123456789") != std::string::npos)
-        throw bench::usage_error("--workers must be a positive integer (got '" + s + "')");
+        throw bench::usage_error(std::string(option) + " must be a positive integer (got '" + s +
+                                 "')");
     errno = 0;
     const unsigned long v = std::strtoul(s.c_str(), nullptr, 10);
-    if (errno != 0 || v == 0 || v > 4096)
-        throw bench::usage_error("--workers must be between 1 and 4096 (got '" + s + "')");
+    if (errno != 0 || v == 0 || v > max)
+        throw bench::usage_error(std::string(option) + " must be between 1 and " +
+                                 std::to_string(max) + " (got '" + s + "')");
     return static_cast<unsigned>(v);
 }
 
@@ -80,6 +92,24 @@ std::vector<std::string> sorted_names() {
     for (const auto& e : bench::registry()) names.emplace_back(e.name);
     std::sort(names.begin(), names.end());
     return names;
+}
+
+// One JSON line of KERNELS.md: the kernel's output with one repetition's time and system
+// members ("rep" only when rep >= 0).
+void print_line(const bench::args& a, const bench::output& out, double time_s,
+                const std::string& system_json, long rep) {
+    char time_buf[64];
+    std::snprintf(time_buf, sizeof time_buf, "%.9g", time_s);
+    std::string line = "{\"kernel\":\"" + json_escape(a.kernel) + "\",\"system\":\"" +
+                       json_escape(bench::system_name()) + "\",\"policy\":\"" +
+                       json_escape(bench::system_policy()) +
+                       "\",\"workers\":" + std::to_string(a.workers) + ",\"size\":\"" +
+                       json_escape(a.size) + "\",\"variant\":\"" + json_escape(a.variant) +
+                       "\",\"time_s\":" + time_buf + ",\"checksum\":\"" +
+                       json_escape(out.checksum) + "\",\"ok\":" + (out.ok ? "true" : "false") +
+                       (rep >= 0 ? ",\"rep\":" + std::to_string(rep) : std::string()) +
+                       out.extra_json + system_json + "}";
+    std::printf("%s\n", line.c_str());
 }
 
 int run(int argc, char** argv) {
@@ -92,7 +122,7 @@ int run(int argc, char** argv) {
             return 0;
         }
         if (opt != "--kernel" && opt != "--size" && opt != "--workers" && opt != "--policy" &&
-            opt != "--variant")
+            opt != "--variant" && opt != "--reps")
             throw bench::usage_error("unknown argument '" + std::string(opt) + "'");
         if (i + 1 >= argc) throw bench::usage_error(std::string(opt) + " needs a value");
         const std::string value = argv[++i];
@@ -103,8 +133,10 @@ int run(int argc, char** argv) {
             a.size = value;
             have_size = true;
         } else if (opt == "--workers") {
-            a.workers = parse_workers(value);
+            a.workers = parse_count("--workers", value, 4096);
             have_workers = true;
+        } else if (opt == "--reps") {
+            a.reps = parse_count("--reps", value, 10000);
         } else if (opt == "--policy") {
             a.policy = value;
         } else {
@@ -135,19 +167,19 @@ int run(int argc, char** argv) {
     }
 
     bench::system_setup(a);
-    const bench::output out = bench::system_run(fn, a);
-
-    char time_buf[64];
-    std::snprintf(time_buf, sizeof time_buf, "%.9g", out.time_s);
-    std::string line = "{\"kernel\":\"" + json_escape(a.kernel) + "\",\"system\":\"" +
-                       json_escape(bench::system_name()) + "\",\"policy\":\"" +
-                       json_escape(bench::system_policy()) +
-                       "\",\"workers\":" + std::to_string(a.workers) + ",\"size\":\"" +
-                       json_escape(a.size) + "\",\"variant\":\"" + json_escape(a.variant) +
-                       "\",\"time_s\":" + time_buf + ",\"checksum\":\"" +
-                       json_escape(out.checksum) + "\",\"ok\":" + (out.ok ? "true" : "false") +
-                       out.extra_json + bench::system_extra_json() + "}";
-    std::printf("%s\n", line.c_str());
+    bench::output out = bench::system_run(fn, a);
+    const bench::rep_record& reps = bench::timed_reps();
+    if (!reps.results_agree && out.ok) {
+        out.ok = false;
+        out.expected += " in every repetition (the repetitions' results differ)";
+    }
+    if (reps.samples.empty()) {  // a kernel that times itself without measure()
+        print_line(a, out, out.time_s, bench::system_extra_json(), -1);
+    } else {
+        for (std::size_t i = 0; i < reps.samples.size(); ++i)
+            print_line(a, out, reps.samples[i].time_s, reps.samples[i].system_json,
+                       a.reps > 1 ? static_cast<long>(i) : -1);
+    }
     std::fflush(stdout);
     if (!out.ok) {
         std::fprintf(stderr, "%s: kernel %s: wrong checksum %s (expected %s)\n", argv[0],

@@ -1,6 +1,6 @@
 // bench/nqueens: LS Algorithm 2, declarative.  At row d, a parallel reduce over the columns
 // 0..N-1; a column that is safe recurses on a copy of the partial placement; a full board
-// counts 1.  Sizes N = 8 / 11 / 14; checksum: the number of solutions (closed-form oracle).
+// counts 1.  Sizes N = 8 / 12 / 14; checksum: the number of solutions (closed-form oracle).
 #pragma once
 
 #include <cstdint>
@@ -19,7 +19,7 @@ struct board {
 
 inline int input(const args& a) {
     require_default_variant(a);
-    return pick(a, 8, 11, 14);
+    return pick(a, 8, 12, 14);
 }
 
 // Known solution counts.
@@ -27,6 +27,7 @@ inline std::uint64_t oracle(int n) {
     switch (n) {
         case 8: return 92;
         case 11: return 2680;
+        case 12: return 14200;
         case 14: return 365596;
         default: return 0;
     }

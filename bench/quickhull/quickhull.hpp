@@ -32,7 +32,7 @@
 //
 // Checksum: (number of hull vertices) * 2^32 + (sum of their indices mod 2^32).  The oracle is
 // Andrew's monotone chain over the points sorted by (x, y, index), duplicates dropped (the
-// smallest index kept), collinear points dropped.
+// smallest index kept), collinear points dropped, after Akl and Toussaint's filter.
 #pragma once
 
 #include <algorithm>
@@ -238,9 +238,9 @@ std::uint64_t quickhull(const points& p, buffers& w) {
 
 // ---- the oracle: Andrew's monotone chain ----
 
-inline std::uint64_t oracle(const points& p) {
-    std::vector<index> order(p.size());
-    std::iota(order.begin(), order.end(), index{0});
+// The strict convex hull (counter-clockwise, collinear points and duplicates dropped, the smallest
+// index kept) of the points in order, by Andrew's monotone chain.
+inline std::vector<index> monotone_chain(const points& p, std::vector<index> order) {
     std::sort(order.begin(), order.end(), [&](index i, index j) {
         if (p.x[i] != p.x[j]) return p.x[i] < p.x[j];
         if (p.y[i] != p.y[j]) return p.y[i] < p.y[j];
@@ -249,7 +249,7 @@ inline std::uint64_t oracle(const points& p) {
     order.erase(std::unique(order.begin(), order.end(),
                             [&](index i, index j) { return p.x[i] == p.x[j] && p.y[i] == p.y[j]; }),
                 order.end());
-    if (order.size() == 1) return checksum({1, order[0]});
+    if (order.size() == 1) return order;
     // Lower chain left to right, then upper chain right to left; a point stays only on a strict
     // left turn (counter-clockwise), so collinear points drop out.
     std::vector<index> h;
@@ -261,8 +261,41 @@ inline std::uint64_t oracle(const points& p) {
     const std::size_t lower = h.size();
     for (std::size_t i = order.size() - 1; i-- > 0;) add(order[i], lower - 1);
     h.pop_back();  // the first point again
+    return h;
+}
+
+// The points that may be hull vertices: all but those strictly inside the hull of the extreme
+// points in the eight directions +-x, +-y, +-(x + y), +-(x - y) (Akl and Toussaint's filter).  A
+// point strictly inside the hull of some input points is strictly inside the whole hull, so it
+// is no vertex; on uniform points the filter leaves a small fraction for the sort.
+inline std::vector<index> hull_candidates(const points& p) {
+    const index n = p.size();
+    index e[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+    auto key = [&](int d, index i) {
+        const std::int64_t x = p.x[i], y = p.y[i];
+        switch (d) {
+            case 0: return x; case 1: return -x; case 2: return y; case 3: return -y;
+            case 4: return x + y; case 5: return -x - y; case 6: return x - y;
+            default: return y - x;
+        }
+    };
+    for (index i = 1; i < n; ++i)
+        for (int d = 0; d < 8; ++d)
+            if (key(d, i) > key(d, e[d])) e[d] = i;
+    const std::vector<index> poly = monotone_chain(p, std::vector<index>(e, e + 8));
+    std::vector<index> out;
+    for (index i = 0; i < n; ++i) {
+        bool inside = poly.size() >= 3;
+        for (std::size_t v = 0; inside && v < poly.size(); ++v)
+            inside = p.cross(poly[v], poly[(v + 1) % poly.size()], i) > 0;
+        if (!inside) out.push_back(i);
+    }
+    return out;
+}
+
+inline std::uint64_t oracle(const points& p) {
     vertices v{0, 0};
-    for (index q : h) v = v + vertices{1, q};
+    for (index q : monotone_chain(p, hull_candidates(p))) v = v + vertices{1, q};
     return checksum(v);
 }
 

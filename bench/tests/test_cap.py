@@ -16,6 +16,13 @@ def test_cap_rule_limit():
     assert rule.limit(None) == pytest.approx(10.0)   # no serial basis (steal-cost groups)
     assert CapRule(factor=20, seconds=None).limit(None) is None
     assert CapRule().limit(3.0) is None and not CapRule().enabled
+    # per timed run: a process of 3 runs gets 3 times the cap (the floor stays per process)
+    assert rule.limit(0.1, 3) == pytest.approx(6.0)
+    assert rule.limit(5.0, 3) == pytest.approx(30.0)
+    assert rule.limit(0.001, 3) == pytest.approx(1.0)
+    assert rule.reason(6.0, 0.1, 3) == "over the time cap of 6 s (20 × the serial binary's " \
+        "median wall time of the same kernel (at least 1 s), at most 10 s, per timed run, 3 " \
+        "in this process; serial wall 100 ms a run)"
     assert rule.describe() == "20 × the serial binary's median wall time of the same " \
                               "kernel (at least 1 s), at most 10 s"
 
@@ -67,6 +74,7 @@ def test_hopeless_configuration_is_over_cap(env, capsys):
     over = env.section("Over the time cap")
     assert "| mergesort | 1 | tbb | 500 ms |" in over and "| mergesort | 2 | tbb |" in over
     assert "tbb" not in env.section("Missing columns")
+    assert "at most 500 ms, per timed run (a process of R runs gets R times it)" in rep
 
 
 def test_relative_cap_from_the_serial_wall_time(env):
@@ -106,3 +114,25 @@ def test_timeout_below_the_cap_is_a_timeout(env):
     assert env.run("--kernels", "fib", "--workers", "1", "--timeout", "0.5",
                    "--cap-seconds", "2") == 0
     assert env.median("fib", 1, "tbb")["status"] == "timeout"
+
+
+def test_cap_of_a_process_scales_with_its_runs():
+    # the serial basis is a wall time per timed run; a process timing 3 runs gets 3 times the
+    # cap of a process timing one (10 x 3 x 0.5 s), the serial binary none
+    from weftbench import records as R
+    from weftbench.run import Runner
+    opts = cli.parse_args(["--mode", "quick", "--cap-seconds", "none"])
+    runner = Runner(opts, None, None, None)
+    runner.serial_walls = {"fib": [0.4, 0.5, 0.6]}
+    g = R.Group("fib", "", 2, [])
+    assert runner.cap_for(R.Config("tbb"), g, 3) == (pytest.approx(15.0), 0.5)
+    assert runner.cap_for(R.Config("tbb"), g, 1)[0] == pytest.approx(5.0)
+    assert runner.cap_for(R.Config("serial"), g, 3)[0] is None
+    # the absolute cap is per timed run too: 3 x 10 s, above the relative 15 s
+    runner.opts = cli.parse_args(["--mode", "quick"])
+    assert runner.cap_for(R.Config("tbb"), g, 3)[0] == pytest.approx(15.0)
+    runner.serial_walls = {"fib": [5.0]}
+    assert runner.cap_for(R.Config("tbb"), g, 2)[0] == pytest.approx(20.0)
+    # the kill at --timeout (quick: 60 s) is the tighter limit: no cap
+    assert runner.cap_for(R.Config("tbb"), g, 20)[0] is None
+    # (--timeout bounds a whole process)

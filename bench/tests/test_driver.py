@@ -70,6 +70,47 @@ def test_runs_alternate_round_robin(env):
     assert seqs == sorted(seqs) and len(seqs) == len(expected) - 1
 
 
+def test_reps_blocks_alternate_between_configurations(env):
+    # 6 runs in blocks of 3: one process per configuration and block, A A A B B B A A A B B B
+    # in the log (one line per timed run), 6 records per configuration with their place
+    env.configure({"times": {"serial/fib/1": [0.5, 0.1, 0.3, 0.2, 0.4, 0.6],
+                             "weft/fib/1": [0.2, 0.2, 0.2, 0.8, 0.8, 0.8]}})
+    env.only(["serial", "weft"])
+    assert env.run("--kernels", "fib", "--workers", "1", "--runs", "6", "--reps", "3") == 0
+    calls = [c.split(" ")[0] for c in env.calls()][1:]  # after the default-policy probe
+    assert calls == ["serial/fib/1"] * 3 + ["weft/fib/1"] * 3 + ["serial/fib/1"] * 3 + \
+        ["weft/fib/1"] * 3
+    runs = [r for r in env.results()["runs"] if r["label"] == "serial"]
+    assert [(r["run"], r["rep"]) for r in runs] == [(0, 0), (1, 1), (2, 2), (3, 0), (4, 1),
+                                                    (5, 2)]
+    assert all("--reps 3" in r["command"] for r in runs)
+    # each run's wall time is its share of its process's
+    assert runs[0]["wall_s"] == pytest.approx(runs[0]["process_wall_s"] / 3, abs=1e-5)
+    assert env.median("fib", 1, "serial")["median_s"] == pytest.approx(0.35)
+    assert env.median("fib", 1, "weft:default")["median_s"] == pytest.approx(0.5)
+    assert env.median("fib", 1, "serial")["n_ok"] == 6
+    assert "12 timed runs in 4 processes" in env.report()
+
+
+def test_reps_that_do_not_divide_the_runs(env):
+    env.only(["serial"])
+    assert env.run("--kernels", "fib", "--workers", "1", "--runs", "5", "--reps", "3") == 0
+    cmds = [r["command"] for r in env.results()["runs"]]
+    assert len(cmds) == 5 and "--reps 3" in cmds[0] and "--reps 2" in cmds[3]
+    # --reps 1 (and a block of one) passes no --reps: the binary's one-line protocol
+    assert env.run("--kernels", "fib", "--workers", "1", "--runs", "2", "--reps", "1") == 0
+    assert all("--reps" not in r["command"] for r in env.results()["runs"])
+
+
+def test_a_process_short_of_its_reps_fails(env, capsys):
+    env.configure({"short_reps": [["weft", "fib"]]})
+    env.only(["serial", "weft"])
+    assert env.run("--kernels", "fib", "--workers", "1", "--runs", "3", "--reps", "3") == 1
+    w = env.median("fib", 1, "weft:default")
+    assert w["status"] == "FAILED" and "printed 2 JSON lines for --reps 3" in w["reason"]
+    assert env.median("fib", 1, "serial")["status"] == "ok"
+
+
 def test_refuses_fewer_than_five_runs_outside_test_mode(env):
     with pytest.raises(SystemExit) as e:
         env.run("--runs", "3", mode="quick")
@@ -299,16 +340,17 @@ def test_dry_run_runs_nothing(env, capsys):
 
 def test_quick_defaults(env):
     a = cli.parse_args(["--mode", "quick"])
-    assert a.runs == 5 and a.kernels is None  # every kernel the binaries list
+    assert (a.runs, a.reps, a.blocks) == (6, 3, [3, 3])
+    assert a.kernels is None  # every kernel the binaries list
     assert a.policies_requested == ["default", "lazy-bf", "heartbeat"]
     assert not a.policies_explicit
     assert a.steal == (30000, 2000)
-    assert (a.cap.factor, a.cap.seconds, a.timeout) == (10.0, 10.0, 30)
+    assert (a.cap.factor, a.cap.seconds, a.timeout) == (10.0, 10.0, 60)
     a = cli.parse_args(["--mode", "full"])
-    assert a.policies_requested == ["all"] and a.runs == 5
+    assert a.policies_requested == ["all"] and (a.runs, a.reps) == (6, 3)
     assert (a.cap.factor, a.cap.seconds) == (10.0, 300.0)
     a = cli.parse_args(["--mode", "test", "--kernels", "fib"])
-    assert a.steal is None and a.runs == 1 and not a.cap.enabled
+    assert a.steal is None and (a.runs, a.reps) == (1, 1) and not a.cap.enabled
     with pytest.raises(SystemExit):
         cli.parse_args(["--systems", "cilk"])
     with pytest.raises(SystemExit):
@@ -340,7 +382,9 @@ def test_quick_mode_keeps_to_its_budget(env, capsys):
     (env.out / "results.json").write_text(json.dumps(
         {"meta": {"mode": "quick"},
          "runs": prior_runs({(lab, w): 10.0 for lab in labels for w in (1, 2)})}))
-    assert env.run("--kernels", "fib", "--dry-run", "--workers", "1,2", mode="quick") == 0
+    one = ("--runs", "5", "--reps", "1")  # one timed run per process: 10 s a process
+    assert env.run("--kernels", "fib", "--dry-run", "--workers", "1,2", *one,
+                   mode="quick") == 0
     err = capsys.readouterr().err
     assert "weft:heartbeat was left out to keep quick mode within 10:00" in err
     assert "from the previous run's timings" in err
@@ -348,7 +392,7 @@ def test_quick_mode_keeps_to_its_budget(env, capsys):
     assert "estimated 11:40" in err  # 70 runs x 10 s
     # with --policies given nothing is dropped
     assert env.run("--kernels", "fib", "--dry-run", "--workers", "1,2", "--policies",
-                   "default,heartbeat", mode="quick") == 0
+                   "default,heartbeat", *one, mode="quick") == 0
     assert "left out" not in capsys.readouterr().err
 
 
@@ -361,14 +405,20 @@ def test_estimate_counts_a_hopeless_configuration_once_at_its_cap(env, capsys):
     (env.out / "results.json").write_text(json.dumps(
         {"meta": {"mode": "quick"}, "runs": prior_runs(walls)}))
     env.only(["serial", "tbb"])
-    assert env.run("--kernels", "fib", "--dry-run", "--workers", "1,2", mode="quick") == 0
+    assert env.run("--kernels", "fib", "--dry-run", "--workers", "1,2", "--runs", "5",
+                   "--reps", "1", mode="quick") == 0
     err = capsys.readouterr().err
     assert "12 runs, estimated 0:30" in err  # 2 x (5 x 1 s + 10 s)
+    # three runs a process: serial 3 s a process, tbb 150 s, over its cap of 3 x 10 s: still
+    # one capped process per worker count
+    assert env.run("--kernels", "fib", "--dry-run", "--workers", "1,2", "--runs", "6",
+                   "--reps", "3", mode="quick") == 0
+    assert "14 runs, estimated 1:12" in capsys.readouterr().err  # 2 x (6 x 1 s + 30 s)
 
 
 def test_estimate_takes_ratios_from_another_mode(env, capsys):
     # a quick run says tbb takes 3x the serial binary; at full size the serial run of mm is
-    # the built-in guess g, so 5 serial and 5 tbb runs are estimated at 5 g + 15 g
+    # the built-in guess g, so 6 serial and 6 tbb runs are estimated at 6 g + 18 g
     from weftbench.estimate import SERIAL_GUESS_S
     from weftbench.fmt import fmt_dur
     env.out.mkdir()
@@ -380,5 +430,5 @@ def test_estimate_takes_ratios_from_another_mode(env, capsys):
     assert env.run("--kernels", "mm", "--dry-run", "--workers", "1", mode="full") == 0
     err = capsys.readouterr().err
     g = SERIAL_GUESS_S["full"]["mm"]
-    assert f"10 runs, estimated {fmt_dur(20 * g)} (from built-in guesses and the ratios of " \
+    assert f"12 runs, estimated {fmt_dur(24 * g)} (from built-in guesses and the ratios of " \
            "the previous quick run)" in err

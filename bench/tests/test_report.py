@@ -77,7 +77,7 @@ def test_header(ctx):
     assert t.startswith("# weft benchmark results (test mode)\n")
     assert "- Wall time of this run: 1:01 (estimated beforehand: 0:59)" in t
     assert "is **lazy-bf**; its column is `weft:default`" in t
-    assert "- Time cap of a non-serial run: no time cap; every run: --timeout 60 s." in t
+    assert "- Time cap of a non-serial run: no time cap; every process: --timeout 60 s." in t
 
 
 def test_failures_only_when_there_are_some(ctx):

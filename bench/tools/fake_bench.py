@@ -24,6 +24,7 @@ FAKE_BENCH_CONFIG (or by --config at install time, baked into the wrappers):
       "wrong": [["tbb", "fib"]],           # [system, kernel]: exit 3 (wrong checksum)
       "bad_checksum": [["chili", "fib"]],  # exit 0, ok, but a checksum unlike the others'
       "crash": [["omp-gcc", "mm"]],        # exit 1 with a message
+      "short_reps": [["tbb", "fib"]],      # with --reps R > 1: prints only R - 1 lines
       "no_variant": ["omp-clang"],         # systems that reject every --variant (exit 2)
       "times": {"serial/fib/1": [0.1, 0.3, 0.2]},   # time_s per call, cycled; key
                                            # system[:policy]/kernel/workers
@@ -70,7 +71,8 @@ def load_config():
 def parse(argv):
     opts = {}
     i = 0
-    allowed = {"--system", "--kernel", "--size", "--workers", "--policy", "--variant"}
+    allowed = {"--system", "--kernel", "--size", "--workers", "--policy", "--variant",
+               "--reps"}
     while i < len(argv):
         a = argv[i]
         if a not in allowed:
@@ -154,6 +156,10 @@ def request(o, cfg, kernels):
     if not w.isdigit() or not 1 <= int(w) <= 4096:
         raise Usage(f"--workers must be between 1 and 4096 (got '{w}')")
     r.workers = int(w)
+    reps = o.get("reps", "1")
+    if not reps.isdigit() or int(reps) < 1:
+        raise Usage(f"--reps must be a positive integer (got '{reps}')")
+    r.reps = int(reps)
     if r.kernel not in kernels:
         raise Usage(f"unknown kernel '{r.kernel}' for system {r.system}")
     if r.kernel in cfg.get("missing_kernels", {}).get(r.system, []):
@@ -238,17 +244,23 @@ def main(argv):
     fkey = f"weft:{policy_name}" if system == "weft" else system
     log = cfg.get("log")
     key = f"{system}{':' + r.policy if r.policy else ''}/{r.kernel}/{r.workers}"
-    time_s, extra = run_time(r, cfg, fkey, key, count_calls(log, key))
-    if cfg.get("sleep"):
-        time.sleep(time_s * cfg["sleep"])
-    if log:
-        with open(log, "a") as f:
-            f.write(f"{key} {r.variant or '-'}\n")
-    return answer(r, cfg, policy_name, time_s, extra)
+    times = []
+    for _ in range(r.reps):  # one log line per timed run: the times cycle per run
+        time_s, extra = run_time(r, cfg, fkey, key, count_calls(log, key))
+        if cfg.get("sleep"):
+            time.sleep(time_s * cfg["sleep"])
+        if log:
+            with open(log, "a") as f:
+                f.write(f"{key} {r.variant or '-'}\n")
+        times.append(time_s)
+    if r.reps > 1 and pair_in(cfg.get("short_reps"), r.system, r.kernel):
+        times.pop()
+    return answer(r, cfg, policy_name, times, extra)
 
 
-def answer(r, cfg, policy_name, time_s, extra):
-    """Prints the JSON line (or crashes, or reports a wrong checksum) like a real binary."""
+def answer(r, cfg, policy_name, times, extra):
+    """Prints the JSON lines, one per timed run (or crashes, or reports a wrong checksum)
+    like a real binary."""
     expected = checksum_of(r.kernel, r.variant, r.workers, r.size)
     checksum = expected
     if pair_in(cfg.get("bad_checksum"), r.system, r.kernel):
@@ -257,12 +269,14 @@ def answer(r, cfg, policy_name, time_s, extra):
         print(f"fake_bench: error: simulated crash in {r.kernel}", file=sys.stderr)
         return 1
     wrong = pair_in(cfg.get("wrong"), r.system, r.kernel)
-    line = {"kernel": r.kernel, "system": r.system, "policy": policy_name,
-            "workers": r.workers, "size": r.size, "variant": r.variant, "time_s": time_s,
-            "checksum": "12345" if wrong else checksum, "ok": not wrong, **extra}
-    if r.system == "weft":
-        line["stats"] = weft_stats(r, cfg, extra)
-    print(json.dumps(line, separators=(",", ":")))
+    for i, time_s in enumerate(times):
+        line = {"kernel": r.kernel, "system": r.system, "policy": policy_name,
+                "workers": r.workers, "size": r.size, "variant": r.variant, "time_s": time_s,
+                "checksum": "12345" if wrong else checksum, "ok": not wrong,
+                **({"rep": i} if r.reps > 1 else {}), **extra}
+        if r.system == "weft":
+            line["stats"] = weft_stats(r, cfg, extra)
+        print(json.dumps(line, separators=(",", ":")))
     if wrong:
         print(f"fake_bench: kernel {r.kernel}: wrong checksum 12345 (expected {expected})",
               file=sys.stderr)

@@ -102,6 +102,19 @@ def tail(text, n=400):
     return text if len(text) <= n else "..." + text[-n:]
 
 
+def json_lines(stdout):
+    """Every JSON object line of stdout, in order (lines that do not parse are skipped)."""
+    out = []
+    for line in stdout.splitlines():
+        line = line.strip()
+        if line.startswith("{"):
+            try:
+                out.append(json.loads(line))
+            except json.JSONDecodeError:
+                pass
+    return out
+
+
 def classify(done: Completed, limit_s):
     """(status, parsed JSON line or None, reason) of one timed run."""
     j = last_json_line(done.stdout)
@@ -116,6 +129,11 @@ def classify(done: Completed, limit_s):
         return R.WRONG, j, "wrong checksum (exit 3): " + tail(stderr, 300)
     if rc != 0:
         return R.FAILED, j, f"exit code {rc}: " + tail(stderr, 300)
+    return check_line(j)
+
+
+def check_line(j):
+    """(status, j, reason) of one JSON line of a process that exited 0."""
     if j is None:
         return R.FAILED, None, "exit 0 but no JSON line on stdout"
     if j.get("ok") is False:
@@ -123,6 +141,18 @@ def classify(done: Completed, limit_s):
     if not isinstance(j.get("time_s"), (int, float)):
         return R.FAILED, j, "JSON line without a numeric time_s"
     return R.OK, j, ""
+
+
+def classify_reps(done: Completed, limit_s, reps):
+    """[(status, JSON line or None, reason)] of a process asked for `reps` timed runs: one per
+    JSON line when it exited 0 with exactly `reps` lines, else one for the whole process."""
+    status, j, reason = classify(done, limit_s)
+    if status != R.OK:
+        return [(status, j, reason)]
+    lines = json_lines(done.stdout)
+    if len(lines) != reps:
+        return [(R.FAILED, j, f"printed {len(lines)} JSON lines for --reps {reps}")]
+    return [check_line(x) for x in lines]
 
 
 def read_name_list(path, flag):

@@ -1,19 +1,23 @@
 """weft benchmark driver: runs the benchmark binaries side by side and writes the report.
 
     python3 bench/run.py [--mode test|quick|full] [--kernels a,b|all] [--systems a,b]
-                         [--policies default,lazy-bf|all] [--workers 1,2] [--runs 5]
+                         [--policies default,lazy-bf|all] [--workers 1,2] [--runs 6]
+                         [--reps 3]
                          [--build-dir build] [--clang-build-dir build-clang]
                          [--rust-dir bench/rust/target/release] [--bin-dir DIR]
                          [--bin SYSTEM=PATH] [--steal-cost auto|none|L:R]
                          [--timeout S] [--cap-seconds S|none] [--cap-factor F]
                          [--out docs/results] [--dry-run]
 
-Every binary follows the protocol of bench/KERNELS.md (one JSON line per run). The kernels
+Every binary follows the protocol of bench/KERNELS.md (one JSON line per timed run). The kernels
 are those the binaries list (`BIN --kernel list`), the weft policies those
 `weft-bench-weft --policy list` names. For each kernel and worker count the driver forms
 the list of configurations (each system; for weft each policy) and runs them round-robin,
-A B C A B C ..., `--runs` times, so that ratios are measured side by side on a shared, noisy
-machine (SPEC.md section 8). It reports medians. The serial binary (the baseline Ts) runs in
+A B C A B C ..., until each has `--runs` timed runs, so that ratios are measured side by side
+on a shared, noisy machine (SPEC.md section 8). A process times `--reps` runs (`BIN --reps R`)
+after one input generation, warm-up and check, so those are paid once per R runs; the
+processes alternate (quick: 6 runs as 2 processes of 3, A A A B B B A A A B B B in time). It
+reports medians over the timed runs. The serial binary (the baseline Ts) runs in
 every group, always with --workers 1. Before starting it prints the number of runs and the
 estimated time; while running, a progress line on stderr (runs done/total, elapsed,
 estimated time left).
@@ -83,8 +87,12 @@ def _parser():
                         "test: default)")
     p.add_argument("--workers", default=None, help="comma list (default: 1..nproc)")
     p.add_argument("--runs", type=int, default=None,
-                   help="runs per configuration, median taken (default 5; test: 1; "
-                        "quick/full refuse fewer than 5)")
+                   help="timed runs per configuration, median taken (default: quick and "
+                        "full 6, test 1; quick/full refuse fewer than 5)")
+    p.add_argument("--reps", type=int, default=None,
+                   help="timed runs per process (BIN --reps R): one input generation, "
+                        "warm-up and check serve R of the runs; the processes of a group's "
+                        "configurations alternate (default: quick and full 3, test 1)")
     p.add_argument("--build-dir", default=None, help="CMake build dir (default: build)")
     p.add_argument("--clang-build-dir", default=None,
                    help="build dir with weft-bench-omp-clang (default: build-clang)")
@@ -100,12 +108,12 @@ def _parser():
     p.add_argument("--steal-cost-workers", default="2",
                    help="worker counts of the steal-cost runs (default 2)")
     p.add_argument("--timeout", type=float, default=None,
-                   help="seconds per run (any system) before it is killed and reported as "
-                        "a timeout (default: test 60, quick 30, full 3600)")
+                   help="seconds per process (any system) before it is killed and reported "
+                        "as a timeout (default: test 60, quick 60, full 3600)")
     p.add_argument("--cap-seconds", default=None,
-                   help="absolute time cap of a non-serial run in seconds, or 'none' "
-                        "(default: quick 10, full 300, test none); a run over its cap is "
-                        "stopped and reported 'over cap'")
+                   help="absolute time cap of a non-serial timed run in seconds (a process "
+                        "of R runs gets R times it), or 'none' (default: quick 10, full 300, "
+                        "test none); a process over its cap is stopped and reported 'over cap'")
     p.add_argument("--cap-factor", type=float, default=None,
                    help="relative time cap: this many times the serial binary's wall time "
                         "of the same kernel (at least 1 s; 0 = none; default: quick and "
@@ -206,6 +214,9 @@ def parse_args(argv):
              "(medians of at least 5 runs, SPEC.md section 8); use --mode test for fewer")
     if runs < 1:
         fail("--runs must be at least 1")
+    reps = mode["reps"] if a.reps is None else a.reps
+    if reps < 1:
+        fail("--reps must be at least 1")
     policies = mode["policies"] if a.policies is None else split_list(a.policies)
     if not policies:
         fail("--policies is empty")
@@ -216,7 +227,7 @@ def parse_args(argv):
     if timeout <= 0:
         fail("--timeout must be positive")
     return Options(
-        mode=a.mode, runs=runs, argv=list(argv), kernels=kernels,
+        mode=a.mode, runs=runs, reps=min(reps, runs), argv=list(argv), kernels=kernels,
         systems=_systems(a.systems, fail), policies_requested=policies,
         policies_explicit=a.policies is not None, workers=workers,
         steal=_steal(a, mode, kernels, fail), steal_auto=a.steal_cost == "auto",
@@ -239,7 +250,7 @@ def prepare(opts):
     plan = planning.build_plan(opts, inv)
     for n in inv.notes:
         say(f"note: {n}")
-    estimator = Estimator(opts.mode, opts.cap, opts.runs, load_prior(opts.out))
+    estimator = Estimator(opts.mode, opts.cap, opts.runs, load_prior(opts.out), opts.reps)
 
     def note(msg):
         inv.notes.append(msg)
@@ -254,7 +265,8 @@ def announce(opts, inv, plan, estimator):
     total, est, per_kernel = estimator.plan_cost(plan, inv)
     say(f"weft bench: mode {opts.mode}, {len(plan.kernels)} kernels x workers "
         f"{','.join(map(str, opts.workers))} x {len(plan.configs)} configurations "
-        f"({', '.join(c.label for c in plan.configs)}) x {opts.runs} runs"
+        f"({', '.join(c.label for c in plan.configs)}) x {opts.runs} runs "
+        f"({' + '.join(map(str, opts.blocks))} per process, alternating)"
         + (f" + steal cost {steal_variant(plan.steal)} at P="
            f"{','.join(map(str, opts.steal_workers))}" if plan.steal else ""))
     say(f"time cap of a non-serial run: {opts.cap.describe()}")
@@ -301,7 +313,8 @@ def make_meta(opts, inv, plan, runner, cells, started, elapsed, est):
             "argv": opts.argv, "cwd": str(Path.cwd()),
             "date": started.isoformat(timespec="seconds"),
             "finished": datetime.datetime.now().astimezone().isoformat(timespec="seconds"),
-            "mode": opts.mode, "runs_per_config": opts.runs, "workers": opts.workers,
+            "mode": opts.mode, "runs_per_config": opts.runs, "reps_per_process": opts.reps,
+            "workers": opts.workers,
             "kernels": plan.kernels, "systems": opts.systems, "policies": plan.policies,
             "steal_cost_variant": steal_variant(plan.steal) if plan.steal else None,
             "cap": {"factor": opts.cap.factor, "seconds": opts.cap.seconds,
@@ -309,7 +322,10 @@ def make_meta(opts, inv, plan, runner, cells, started, elapsed, est):
             "default_policy": analyse.default_policy_name(cells, inv.default_policy),
             "weft_policy_list": inv.policies, "machine": machine_info(),
             "elapsed_s": round(elapsed, 3), "estimated_s": round(est, 3),
-            "runs_done": len(runner.runs), "interrupted": runner.interrupted,
+            "runs_done": len(runner.runs),
+            "processes": len({(r.kernel, r.variant, r.workers, r.label, r.run - r.rep)
+                              for r in runner.runs}),
+            "interrupted": runner.interrupted,
             "binaries": {s: str(p) for s, p in inv.binaries.items()},
             "missing_binaries": inv.missing_bin}
 

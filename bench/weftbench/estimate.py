@@ -19,22 +19,22 @@ from . import records as R
 from .fmt import fmt_dur
 from .options import steal_of_variant
 
-# Serial binary wall seconds of one run (process start, input generation, warm-up except at
-# full size, timed run, in-process check), per kernel, before anything was measured here.
-# quick: the serial wall times measured on the 2-core development machine, raised where a
-# kernel's serial run took under ~20 ms (the quick sizes are being raised to that; guesses
-# until a quick run is in --out). full: the serial binary's wall time measured once per kernel
-# at full size on the 2-core machine while it was loaded (load average ~13), divided by 2.4,
-# nqueens' slowdown then against an unloaded run (fib and nqueens: unloaded measurements);
-# mergesort's 10^8 keys (130 s loaded) dominate a full run.
+# Serial binary wall seconds per timed run (a process's wall time, with its start, input
+# generation, warm-up except at full size and in-process check, shared among the timed runs
+# it does: --reps of the mode), per kernel, before anything was measured here.
+# quick (3 runs a process): the serial binary's CPU time on the 2-core development machine
+# (CPU, not wall, because the machine was shared), (setup + 4 x kernel) / 3 plus 5 ms for the
+# process start. full (3 runs a process, no warm-up): (setup + 3 x kernel) / 3 from the
+# serial binary's CPU time at --reps 1 and 2 at full size; mergesort's 10^8 keys dominate a
+# full run.
 SERIAL_GUESS_S = {
     "test": {"default": 0.03},
-    "quick": {"fib": 0.06, "nqueens": 0.06, "stress": 0.26, "mm": 0.05, "ssf": 0.06,
-              "spmv": 0.06, "bfs": 0.25, "floyd": 0.06, "uts-geo": 0.48, "uts-bin": 0.4,
-              "tsp": 0.06, "mergesort": 0.22, "quickhull": 0.06, "default": 0.2},
-    "full": {"fib": 0.25, "nqueens": 4.0, "stress": 1.2, "mm": 0.12, "ssf": 0.07,
-             "spmv": 0.71, "bfs": 11.4, "floyd": 2.3, "uts-geo": 3.4, "uts-bin": 1.2,
-             "tsp": 0.05, "mergesort": 54.0, "quickhull": 6.1, "default": 5.0},
+    "quick": {"fib": 0.032, "nqueens": 0.115, "stress": 0.135, "mm": 0.048, "ssf": 0.042,
+              "spmv": 0.060, "bfs": 0.147, "floyd": 0.068, "uts-geo": 0.166, "uts-bin": 0.142,
+              "tsp": 0.024, "mergesort": 0.083, "quickhull": 0.072, "default": 0.1},
+    "full": {"fib": 0.092, "nqueens": 3.1, "stress": 0.81, "mm": 0.11, "ssf": 0.035,
+             "spmv": 0.29, "bfs": 0.49, "floyd": 1.67, "uts-geo": 2.03, "uts-bin": 0.65,
+             "tsp": 0.02, "mergesort": 31.7, "quickhull": 0.57, "default": 2.0},
 }
 RATIO_GUESS = 2.0        # a configuration's wall time over the serial binary's
 STEAL_NS_PER_ITER = 1.5  # the stress leaf loop: one dependent multiply-add per iteration
@@ -67,8 +67,12 @@ def load_prior(out_dir) -> Prior:
 
 
 class Estimator:
-    def __init__(self, mode, cap, runs, prior: Prior):
+    """Costs in seconds per timed run: a process of R runs costs R x per_run (its setup
+    shared among them, as results.json's wall_s shares it); its cap bounds the process."""
+
+    def __init__(self, mode, cap, runs, prior: Prior, reps=1):
         self.mode, self.cap, self.runs, self.prior = mode, cap, runs, prior
+        self.reps = max(1, min(reps, runs))
         self.same_mode = prior.mode == mode
         self._per_run = {}  # memo: the progress line asks for every run still to do
 
@@ -120,17 +124,21 @@ class Estimator:
         return self._per_run[key]
 
     def cap_of(self, kernel, variant, label):
+        """The cap of one process of self.reps runs (None: not capped)."""
         if label == "serial":
             return None
-        return self.cap.limit(None if variant else self.serial_wall(kernel))
+        return self.cap.limit(None if variant else self.serial_wall(kernel), self.reps)
+
+    def over_cap(self, kernel, variant, label, workers):
+        cap = self.cap_of(kernel, variant, label)
+        return cap is not None and self.per_run(kernel, variant, label, workers) * \
+            self.reps > cap
 
     def cost(self, kernel, variant, label, workers, n_runs):
         """Estimated seconds of n_runs runs of one configuration in one group."""
-        per = self.per_run(kernel, variant, label, workers)
-        cap = self.cap_of(kernel, variant, label)
-        if cap is not None and per > cap:
-            return cap if n_runs else 0.0
-        return per * n_runs
+        if self.over_cap(kernel, variant, label, workers):
+            return self.cap_of(kernel, variant, label) if n_runs else 0.0
+        return self.per_run(kernel, variant, label, workers) * n_runs
 
     def plan_cost(self, plan, inv):
         """(number of runs, estimated seconds, seconds per kernel) of a whole plan."""
@@ -140,9 +148,7 @@ class Estimator:
                 if not plan.available(c, g, inv):
                     continue
                 n = self.runs
-                cap = self.cap_of(g.kernel, g.variant, c.label)
-                if cap is not None and self.per_run(g.kernel, g.variant, c.label,
-                                                    g.workers) > cap:
+                if self.over_cap(g.kernel, g.variant, c.label, g.workers):
                     n = 1
                 s = self.cost(g.kernel, g.variant, c.label, g.workers, self.runs)
                 total_runs += n

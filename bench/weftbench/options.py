@@ -7,20 +7,23 @@ from typing import Optional
 
 from .cap import CapRule
 
-# Per mode: runs (default repetitions), min_runs, policies (default weft policies; "all" =
-# every policy `weft-bench-weft --policy list` names), timeout (s per run, every system),
+# Per mode: runs (timed runs per configuration and group, the median's sample), min_runs,
+# reps (timed runs per process: a process generates the input, warms up and checks once, then
+# times reps runs; a configuration's runs are split into blocks of reps, and the blocks of a
+# group's configurations alternate A B C A B C, so that noise is shared), policies (default weft policies; "all" =
+# every policy `weft-bench-weft --policy list` names), timeout (s per process, every system),
 # steal (the steal-cost variant's L:R), budget (s the whole run should stay under: extra
 # weft policies are left out beyond 80 % of it unless --policies is given), cap_factor,
 # cap_seconds and cap_floor (the time cap of a non-serial run, see cap.py).
 MODES = {
-    "test": {"runs": 1, "min_runs": 1, "policies": ["default"], "timeout": 60,
+    "test": {"runs": 1, "min_runs": 1, "reps": 1, "policies": ["default"], "timeout": 60,
              "steal": "1000:20", "budget": None,
              # test mode checks every configuration's checksum: no cap
              "cap_factor": 0.0, "cap_seconds": None, "cap_floor": 1.0},
-    "quick": {"runs": 5, "min_runs": 5, "policies": ["default", "lazy-bf", "heartbeat"],
-              "timeout": 30, "steal": "30000:2000", "budget": 600,
+    "quick": {"runs": 6, "min_runs": 5, "reps": 3, "policies": ["default", "lazy-bf", "heartbeat"],
+              "timeout": 60, "steal": "30000:2000", "budget": 600,
               "cap_factor": 10.0, "cap_seconds": 10.0, "cap_floor": 1.0},
-    "full": {"runs": 5, "min_runs": 5, "policies": ["all"], "timeout": 3600,
+    "full": {"runs": 6, "min_runs": 5, "reps": 3, "policies": ["all"], "timeout": 3600,
              "steal": "30000:20000", "budget": None,
              "cap_factor": 10.0, "cap_seconds": 300.0, "cap_floor": 1.0},
 }
@@ -51,6 +54,14 @@ class Options:
     rust_dir: Optional[str] = None
     no_plots: bool = False
     dry_run: bool = False
+    reps: int = 1                    # timed runs per process (at most runs)
+
+    @property
+    def blocks(self) -> list:
+        """The timed runs of each process of one configuration in one group, in order:
+        runs split into blocks of reps (the last one shorter when reps does not divide)."""
+        per = max(1, min(self.reps, self.runs))
+        return [min(per, self.runs - b) for b in range(0, self.runs, per)]
 
     @property
     def budget(self):

@@ -78,7 +78,11 @@ class RunRecord:
     wall_s: float
     reason: str
     command: str
-    cap_s: Optional[float] = None        # the time cap this run ran under (None: no cap)
+    cap_s: Optional[float] = None        # the time cap this run's process ran under
+    # the process that timed this run (one per block of reps runs): its wall seconds, and this
+    # run's place in it; wall_s above is this run's share (process_wall_s / runs it timed)
+    process_wall_s: Optional[float] = None
+    rep: int = 0
     # from the binary's JSON line, when it printed one
     time_s: Optional[float] = None
     checksum: Optional[str] = None
@@ -101,7 +105,8 @@ class RunRecord:
         self.reported_policy = j.get("policy")
 
     def to_dict(self) -> dict:
-        return _dict_without(self, ("cap_s",) + self.JSON_KEYS + ("reported_policy", "stderr"))
+        return _dict_without(self, ("cap_s", "process_wall_s") + self.JSON_KEYS +
+                             ("reported_policy", "stderr"))
 
 
 @dataclass

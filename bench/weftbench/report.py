@@ -78,10 +78,13 @@ def header(ctx):
          f"- Date: {meta['date']} (finished {meta['finished']})",
          f"- Machine: {machine}",
          f"- Sizes: `--size {o.mode}`; workers {', '.join(map(str, o.workers))}; {o.runs} "
-         f"run(s) per configuration, run round-robin over the configurations of one kernel "
-         f"and worker count (A B C A B C ...); every figure is a median.",
+         f"timed run(s) per configuration, in processes of "
+         f"{' + '.join(map(str, o.blocks))} (`BIN --reps R`: one input generation, warm-up "
+         f"and check per process), the processes round-robin over the configurations of one "
+         f"kernel and worker count (A B C A B C ...); every figure is a median.",
          f"- Wall time of this run: {fmt_dur(meta['elapsed_s'])} (estimated beforehand: "
-         f"{fmt_dur(meta['estimated_s'])}); {meta['runs_done']} runs."]
+         f"{fmt_dur(meta['estimated_s'])}); {meta['runs_done']} timed runs in "
+         f"{meta.get('processes', meta['runs_done'])} processes."]
     if meta.get("interrupted"):
         L.append("- **Interrupted**: the tables hold what had run by then.")
     L += [f"- weft's default policy (what `weft-bench-weft` runs without `--policy`) is "
@@ -90,7 +93,9 @@ def header(ctx):
           f"- Ts is the median of the serial binary (`weft-bench-serial`, the serial elision) "
           f"in the same kernel and worker-count group. The environment variables "
           f"{', '.join(SCRUB_ENV)} are removed for the binaries.",
-          f"- Time cap of a non-serial run: {o.cap.describe()}; every run: --timeout "
+          f"- Time cap of a non-serial run: {o.cap.describe()}"
+          f"{', per timed run (a process of R runs gets R times it)' if o.cap.enabled else ''}"
+          f"; every process: --timeout "
           f"{fmt_time(o.timeout)}. A run over its cap is stopped and its cell reads "
           f"\"over cap\" (see [Over the time cap](#over-the-time-cap))."]
     L += [f"- Note: {n}" for n in ctx.inv.notes]

@@ -1,12 +1,14 @@
-"""Running a plan: every group's configurations round-robin (A B C A B C ...), `runs`
-times, so that ratios are measured side by side on a shared, noisy machine (SPEC.md §8)."""
+"""Running a plan: every group's configurations round-robin (A B C A B C ...), one process
+per configuration and block, so that ratios are measured side by side on a shared, noisy
+machine (SPEC.md §8). A block is one process timing several runs (`BIN --reps R`): the input
+generation, warm-up and check are paid once per block, not once per timed run."""
 from __future__ import annotations
 
 import shlex
 import statistics
 
 from . import records as R
-from .binaries import classify, run_binary, tail
+from .binaries import classify_reps, run_binary, tail
 
 
 class Runner:
@@ -15,40 +17,46 @@ class Runner:
         self.runs = []            # RunRecord, in the order they ran
         self.seq = 0
         self.interrupted = False
-        self.serial_walls = {}    # kernel -> wall seconds of its ok serial runs
+        self.serial_walls = {}    # kernel -> wall seconds per timed run of its ok serial runs
 
-    def pending(self, gi, r, ci):
-        """(group, config) of every run still to do from run r of config ci in group gi on."""
-        groups, runs = self.plan.groups, self.opts.runs
+    def pending(self, gi, b, ci):
+        """(group, config) of every timed run still to do from block b of config ci in group
+        gi on (a block of n runs yields n times)."""
+        groups, blocks = self.plan.groups, self.opts.blocks
         for gj in range(gi, len(groups)):
             g = groups[gj]
-            r0 = r if gj == gi else 0
-            for rr in range(r0, runs):
-                c0 = ci if gj == gi and rr == r0 else 0
+            b0 = b if gj == gi else 0
+            for bb in range(b0, len(blocks)):
+                c0 = ci if gj == gi and bb == b0 else 0
                 for c in g.configs[c0:]:
                     if self.plan.available(c, g, self.inv):
-                        yield g, c
+                        yield from [(g, c)] * blocks[bb]
 
     def execute(self):
+        blocks = self.opts.blocks
         for gi, g in enumerate(self.plan.groups):
-            for r in range(self.opts.runs):
+            first = 0
+            for b, n in enumerate(blocks):
                 for ci, cfg in enumerate(g.configs):
                     if not self.plan.available(cfg, g, self.inv):
                         continue
-                    self.progress.show(f"{g.title} {cfg.label} run {r + 1}/{self.opts.runs}",
-                                       lambda: self.pending(gi, r, ci))
-                    rec = self.run_one(cfg, g, r)
-                    self.progress.record(rec)
-                    self.react(rec, cfg, g)
+                    self.progress.show(f"{g.title} {cfg.label} runs {first + 1}-{first + n}"
+                                       f"/{self.opts.runs}", lambda: self.pending(gi, b, ci))
+                    recs = self.run_block(cfg, g, first, n)
+                    for rec in recs:
+                        self.progress.record(rec)
+                    self.react(recs[-1], cfg, g)
+                first += n
             self.progress.show(f"{g.title} done", lambda: self.pending(gi + 1, 0, 0),
                                force=True)
 
     def serial_basis(self, group):
-        """The serial wall time the cap is relative to: same kernel, plain variant."""
+        """The serial wall time per timed run the cap is relative to: same kernel, plain
+        variant."""
         walls = self.serial_walls.get(group.kernel)
         return statistics.median(walls) if walls and not group.variant else None
 
-    def args_for(self, cfg, g):
+    def args_for(self, cfg, g, reps=1):
         # the serial elision runs on one thread whatever the group's worker count (its
         # binary may refuse --workers > 1); it still runs in every group, side by side
         workers = 1 if cfg.system == "serial" else g.workers
@@ -57,33 +65,47 @@ class Runner:
             args += ["--policy", cfg.policy]
         if g.variant:
             args += ["--variant", g.variant]
+        if reps > 1:
+            args += ["--reps", str(reps)]
         return args
 
-    def run_one(self, cfg, g, r) -> R.RunRecord:
-        args = self.args_for(cfg, g)
+    def cap_for(self, cfg, g, reps):
+        """(cap of one process of reps timed runs or None, the serial basis of a run)."""
         basis = self.serial_basis(g)
-        cap = None if cfg.system == "serial" else self.opts.cap.limit(basis)
+        cap = None if cfg.system == "serial" else self.opts.cap.limit(basis, reps)
         if cap is not None and cap >= self.opts.timeout:
             cap = None  # --timeout is the tighter limit: a kill is a timeout
+        return cap, basis
+
+    def run_block(self, cfg, g, first, reps) -> list:
+        """One process timing `reps` runs (numbered first, first + 1, ...): a RunRecord per
+        timed run, or one for the whole process when it did not answer with reps lines."""
+        args = self.args_for(cfg, g, reps)
+        cap, basis = self.cap_for(cfg, g, reps)
         limit = cap if cap is not None else self.opts.timeout
         done = run_binary(self.inv.binaries[cfg.system], args, limit)
-        status, j, reason = classify(done, limit)
-        if status == R.TIMEOUT and cap is not None:
-            status, reason = R.OVER_CAP, self.opts.cap.reason(cap, basis)
-        self.seq += 1
-        rec = R.RunRecord(
-            seq=self.seq, kernel=g.kernel, variant=g.variant, workers=g.workers,
-            system=cfg.system, policy=cfg.weft_policy, label=cfg.label, run=r,
-            status=status, rc=done.rc, wall_s=round(done.wall_s, 6), reason=reason,
-            command=shlex.join([str(self.inv.binaries[cfg.system])] + args), cap_s=cap)
-        if j:
-            rec.take_json(j)
-        if status != R.OK and done.stderr:
-            rec.stderr = tail(done.stderr, 1000)
-        if cfg.system == "serial" and status == R.OK and not g.variant:
-            self.serial_walls.setdefault(g.kernel, []).append(done.wall_s)
-        self.runs.append(rec)
-        return rec
+        outcomes = classify_reps(done, limit, reps)
+        command = shlex.join([str(self.inv.binaries[cfg.system])] + args)
+        recs = []
+        for i, (status, j, reason) in enumerate(outcomes):
+            if status == R.TIMEOUT and cap is not None:
+                status, reason = R.OVER_CAP, self.opts.cap.reason(cap, basis, reps)
+            self.seq += 1
+            rec = R.RunRecord(
+                seq=self.seq, kernel=g.kernel, variant=g.variant, workers=g.workers,
+                system=cfg.system, policy=cfg.weft_policy, label=cfg.label, run=first + i,
+                status=status, rc=done.rc, wall_s=round(done.wall_s / len(outcomes), 6),
+                reason=reason, command=command, cap_s=cap, process_wall_s=round(done.wall_s, 6),
+                rep=i)
+            if j:
+                rec.take_json(j)
+            if status != R.OK and done.stderr:
+                rec.stderr = tail(done.stderr, 1000)
+            recs.append(rec)
+        self.runs += recs
+        if cfg.system == "serial" and all(r.status == R.OK for r in recs) and not g.variant:
+            self.serial_walls.setdefault(g.kernel, []).append(done.wall_s / reps)
+        return recs
 
     def react(self, rec, cfg, g):
         """Skips what a missing, timed-out or over-cap run says need not run again."""

@@ -1,12 +1,13 @@
 //! The command-line protocol of bench/KERNELS.md:
 //!
 //! ```text
-//! BIN --kernel K|list --size test|quick|full --workers P [--variant V]
+//! BIN --kernel K|list --size test|quick|full --workers P [--variant V] [--reps R]
 //! ```
 //!
 //! Generates the input (untimed), runs the kernel once untimed as warm-up (not for `--size
-//! full`), runs it once timed (`Instant` around the kernel call: entering the pool and the
-//! kernel), verifies the checksum against the oracle and prints one JSON line. Exit codes:
+//! full`), runs it R times timed (default 1; `Instant` around the kernel call: entering the pool
+//! and the kernel), verifies every repetition's checksum against the oracle and prints one JSON
+//! line per repetition (with `"rep": 0 .. R-1` when R > 1). Exit codes:
 //! 0 ok, 2 bad arguments (message on stderr), 3 wrong checksum. `--policy` is weft's only:
 //! given to rayon or chili it is a bad argument. Variants (KERNELS.md, "Variants"): `stress
 //! --variant steal-cost:L:R`; any other non-empty variant is exit 2.
@@ -26,6 +27,8 @@ pub struct Args {
     pub workers: usize,
     pub variant: String,
     pub shape: Shape,
+    /// Timed repetitions after one input generation and warm-up.
+    pub reps: usize,
 }
 
 /// What `--variant` selects.
@@ -45,8 +48,8 @@ pub enum Command {
     Run(Args),
 }
 
-pub const USAGE: &str =
-    "--kernel K|list --size test|quick|full --workers P [--variant V]  (no --policy: weft only)";
+pub const USAGE: &str = "--kernel K|list --size test|quick|full --workers P [--variant V] \
+     [--reps R]  (no --policy: weft only)";
 
 fn parse_positive(s: &str) -> Option<u64> {
     if s.is_empty() || !s.bytes().all(|b| b.is_ascii_digit()) {
@@ -75,7 +78,8 @@ fn parse_shape(kernel: &str, variant: &str) -> Result<Shape, String> {
 }
 
 pub fn parse(argv: &[String]) -> Result<Command, String> {
-    let (mut kernel, mut size, mut workers, mut variant) = (None, None, None, None);
+    let (mut kernel, mut size, mut workers, mut variant, mut reps) =
+        (None, None, None, None, None);
     let mut it = argv.iter();
     while let Some(arg) = it.next() {
         if arg == "--help" || arg == "-h" {
@@ -90,6 +94,7 @@ pub fn parse(argv: &[String]) -> Result<Command, String> {
             "--size" => &mut size,
             "--workers" => &mut workers,
             "--variant" => &mut variant,
+            "--reps" => &mut reps,
             "--policy" => return Err("--policy is only for the weft system".into()),
             _ => return Err(format!("unknown argument '{arg}'")),
         };
@@ -128,6 +133,16 @@ pub fn parse(argv: &[String]) -> Result<Command, String> {
             ));
         }
     };
+    let reps = match reps.as_deref().map(parse_positive) {
+        None => 1,
+        Some(Some(r)) if r <= 10000 => r as usize,
+        Some(_) => {
+            return Err(format!(
+                "--reps must be an integer from 1 to 10000 (got '{}')",
+                reps.unwrap_or_default()
+            ));
+        }
+    };
     let variant = variant.unwrap_or_default();
     let shape = parse_shape(&kernel, &variant)?;
     Ok(Command::Run(Args {
@@ -136,13 +151,16 @@ pub fn parse(argv: &[String]) -> Result<Command, String> {
         workers,
         variant,
         shape,
+        reps,
     }))
 }
 
-/// The outcome of one benchmark run.
+/// The outcome of one benchmark process: every timed repetition.
 #[derive(Debug, Clone)]
 pub struct Report {
-    pub time_s: f64,
+    /// Seconds of each timed repetition, in order (at least one).
+    pub times_s: Vec<f64>,
+    /// The first repetition's checksum that differs from the oracle, else the last one's;
     /// None: the output was invalid (e.g. not sorted).
     pub checksum: Option<u64>,
     pub expected: u64,
@@ -154,10 +172,31 @@ impl Report {
     pub fn ok(&self) -> bool {
         self.checksum == Some(self.expected)
     }
+
+    /// A report whose checksum is the first of `sums` that differs from `expected`, if any.
+    fn of_reps(times_s: Vec<f64>, sums: &[Option<u64>], expected: u64, extra: String) -> Report {
+        let checksum = sums
+            .iter()
+            .copied()
+            .find(|&c| c != Some(expected))
+            .unwrap_or(sums[sums.len() - 1]);
+        Report {
+            times_s,
+            checksum,
+            expected,
+            extra,
+        }
+    }
 }
 
-/// Generate, warm up (unless full), run timed, verify.
+/// Generate, warm up (unless full), run timed once, verify.
 pub fn bench<K: Kernel, S: Sys>(size: Size, workers: usize) -> Report {
+    bench_reps::<K, S>(size, workers, 1)
+}
+
+/// Generate, warm up (unless full), run timed `reps` times, verify each repetition against one
+/// oracle.
+pub fn bench_reps<K: Kernel, S: Sys>(size: Size, workers: usize, reps: usize) -> Report {
     let input = K::generate(size);
     let pool = S::pool(workers);
     if size != Size::Full {
@@ -165,19 +204,16 @@ pub fn bench<K: Kernel, S: Sys>(size: Size, workers: usize) -> Report {
         let out = S::exec(&pool, |c| K::run::<S>(c, &input, &mut st));
         std::hint::black_box(K::checksum(&input, &st, out));
     }
-    let mut st = K::prepare(&input);
-    let t0 = Instant::now();
-    let out = S::exec(&pool, |c| K::run::<S>(c, &input, &mut st));
-    let time_s = t0.elapsed().as_secs_f64();
-    drop(pool);
-    let checksum = K::checksum(&input, &st, out);
-    let expected = K::oracle(&input);
-    Report {
-        time_s,
-        checksum,
-        expected,
-        extra: String::new(),
+    let (mut times_s, mut sums) = (Vec::with_capacity(reps), Vec::with_capacity(reps));
+    for _ in 0..reps.max(1) {
+        let mut st = K::prepare(&input);
+        let t0 = Instant::now();
+        let out = S::exec(&pool, |c| K::run::<S>(c, &input, &mut st));
+        times_s.push(t0.elapsed().as_secs_f64());
+        sums.push(K::checksum(&input, &st, out));
     }
+    drop(pool);
+    Report::of_reps(times_s, &sums, K::oracle(&input), String::new())
 }
 
 /// ceil(log2(p)) for p >= 1.
@@ -189,7 +225,13 @@ pub fn ceil_log2(p: usize) -> u32 {
 /// ceil(log2(P)), one after the other, in one timed region; leaf l of tree r runs the stress
 /// leaf loop L times from r * 2^h + l. Then, outside the pool, R serial leaf loops (from
 /// x = r) timed together: `leaf_time_s`.
-pub fn steal_cost<S: Sys>(size: Size, workers: usize, leaf: u64, reps: u64) -> Report {
+pub fn steal_cost<S: Sys>(
+    size: Size,
+    workers: usize,
+    leaf: u64,
+    reps: u64,
+    timed_reps: usize,
+) -> Report {
     let h = ceil_log2(workers);
     let pool = S::pool(workers);
     fn trees<S: Sys>(c: &mut S::Ctx<'_>, h: u32, leaf: u64, reps: u64) -> u64 {
@@ -202,9 +244,12 @@ pub fn steal_cost<S: Sys>(size: Size, workers: usize, leaf: u64, reps: u64) -> R
     if size != Size::Full {
         std::hint::black_box(S::exec(&pool, |c| trees::<S>(c, h, leaf, reps)));
     }
-    let t0 = Instant::now();
-    let sum = S::exec(&pool, |c| trees::<S>(c, h, leaf, reps));
-    let time_s = t0.elapsed().as_secs_f64();
+    let (mut times_s, mut sums) = (Vec::new(), Vec::new());
+    for _ in 0..timed_reps.max(1) {
+        let t0 = Instant::now();
+        sums.push(Some(S::exec(&pool, |c| trees::<S>(c, h, leaf, reps))));
+        times_s.push(t0.elapsed().as_secs_f64());
+    }
     drop(pool);
 
     let t0 = Instant::now();
@@ -223,12 +268,7 @@ pub fn steal_cost<S: Sys>(size: Size, workers: usize, leaf: u64, reps: u64) -> R
         ",\"leaf_time_s\":{},\"reps\":{reps},\"leaf_iterations\":{leaf},\"height\":{h}",
         fmt_seconds(leaf_time_s)
     );
-    Report {
-        time_s,
-        checksum: Some(sum),
-        expected,
-        extra,
-    }
+    Report::of_reps(times_s, &sums, expected, extra)
 }
 
 fn json_escape(s: &str) -> String {
@@ -266,7 +306,8 @@ fn fmt_seconds(t: f64) -> String {
     }
 }
 
-pub fn json_line(system: &str, a: &Args, r: &Report) -> String {
+/// The JSON line of repetition `rep` of `r` (`"rep"` only when more than one was asked for).
+pub fn json_line(system: &str, a: &Args, r: &Report, rep: usize) -> String {
     let checksum = match r.checksum {
         Some(v) => v.to_string(),
         None => "invalid".to_string(),
@@ -274,16 +315,21 @@ pub fn json_line(system: &str, a: &Args, r: &Report) -> String {
     format!(
         concat!(
             "{{\"kernel\":\"{}\",\"system\":\"{}\",\"policy\":\"\",\"workers\":{},",
-            "\"size\":\"{}\",\"variant\":\"{}\",\"time_s\":{},\"checksum\":\"{}\",\"ok\":{}{}}}"
+            "\"size\":\"{}\",\"variant\":\"{}\",\"time_s\":{},\"checksum\":\"{}\",\"ok\":{}{}{}}}"
         ),
         json_escape(&a.kernel),
         system,
         a.workers,
         a.size.name(),
         json_escape(&a.variant),
-        fmt_seconds(r.time_s),
+        fmt_seconds(r.times_s[rep]),
         checksum,
         r.ok(),
+        if a.reps > 1 {
+            format!(",\"rep\":{rep}")
+        } else {
+            String::new()
+        },
         r.extra
     )
 }
@@ -291,9 +337,14 @@ pub fn json_line(system: &str, a: &Args, r: &Report) -> String {
 /// Runs what `a` asks for (on the calling thread).
 pub fn execute<S: Sys>(a: &Args) -> Report {
     match a.shape {
-        Shape::StealCost { leaf, reps } => steal_cost::<S>(a.size, a.workers, leaf, reps),
-        Shape::Default => crate::with_kernel!(a.kernel.as_str(), bench::<S>(a.size, a.workers))
-            .expect("kernel name checked by parse"),
+        Shape::StealCost { leaf, reps } => {
+            steal_cost::<S>(a.size, a.workers, leaf, reps, a.reps)
+        }
+        Shape::Default => crate::with_kernel!(
+            a.kernel.as_str(),
+            bench_reps::<S>(a.size, a.workers, a.reps)
+        )
+        .expect("kernel name checked by parse"),
     }
 }
 
@@ -335,8 +386,13 @@ pub fn main<S: Sys>() -> i32 {
         .expect("cannot start the benchmark thread")
         .join()
         .expect("the benchmark panicked");
-    println!("{}", json_line(S::NAME, &args, &report));
-    let _ = std::io::stdout().flush();
+    {
+        let mut out = std::io::stdout().lock();
+        for rep in 0..report.times_s.len() {
+            let _ = writeln!(out, "{}", json_line(S::NAME, &args, &report, rep));
+        }
+        let _ = out.flush();
+    }
     if !report.ok() {
         let got = report
             .checksum

@@ -58,6 +58,39 @@ fn one_json_line() {
     }
 }
 
+/// `--reps R`: one line per timed repetition, numbered 0 .. R-1, each with the checksum; the
+/// steal-cost variant too.
+#[test]
+fn reps_print_one_line_each() {
+    for (system, bin) in BINS {
+        for args in [
+            &["--kernel", "fib", "--size", "test", "--workers", "2", "--reps", "3"][..],
+            &[
+                "--kernel",
+                "stress",
+                "--size",
+                "test",
+                "--workers",
+                "2",
+                "--variant",
+                "steal-cost:10:3",
+                "--reps",
+                "3",
+            ][..],
+        ] {
+            let (rc, out, err) = run(bin, args);
+            assert_eq!(rc, 0, "{system}: {err}");
+            let lines: Vec<&str> = out.lines().collect();
+            assert_eq!(lines.len(), 3, "{system}: {out}");
+            for (i, line) in lines.iter().enumerate() {
+                assert!(line.contains(&format!(",\"rep\":{i}")), "{line}");
+                assert!(line.contains("\"ok\":true"), "{line}");
+                assert!(line.contains("\"time_s\":"), "{line}");
+            }
+        }
+    }
+}
+
 #[test]
 fn bad_arguments_exit_2() {
     let bad: &[&[&str]] = &[
@@ -66,6 +99,9 @@ fn bad_arguments_exit_2() {
         &["--kernel", "fib", "--size", "huge", "--workers", "1"],
         &["--kernel", "fib", "--size", "test", "--workers", "0"],
         &["--kernel", "fib", "--size", "test", "--workers", "x"],
+        &["--kernel", "fib", "--size", "test", "--workers", "1", "--reps", "0"],
+        &["--kernel", "fib", "--size", "test", "--workers", "1", "--reps", "x"],
+        &["--kernel", "fib", "--size", "test", "--workers", "1", "--reps"],
         &["--kernel", "fib", "--size", "test"],
         &["--kernel", "fib", "--workers", "1"],
         &[

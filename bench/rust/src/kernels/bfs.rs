@@ -1,11 +1,12 @@
-//! bfs (as bench/bfs/bfs.hpp): a random geometric graph (seed 11): node i at
-//! `(uniform01, uniform01)` (x drawn first); with `r = sqrt(10 / (pi * n))`, an undirected edge
+//! bfs (as bench/bfs/bfs.hpp): a random geometric graph (seed 11): point p at
+//! `(uniform01, uniform01)` (x drawn first); with `r = sqrt(10 / (pi * n))`, nodes numbered in
+//! cell order of a grid `floor(1 / r)` cells a side (see [`geometric_graph`]), an undirected edge
 //! between i and j != i iff `dx*dx + dy*dy < r*r` (doubles); CSR with the neighbours of a node
 //! sorted ascending. Level-synchronous BFS from node 0: a parallel loop over the frontier, each
 //! node's neighbour loop parallel; a neighbour whose level reads UNVISITED is claimed with a
 //! compare-and-swap UNVISITED -> d+1, and the claimer appends it to the next frontier at a slot
 //! taken with an atomic fetch-add. Untimed: resetting the levels, allocating the frontiers. Checksum: number of reached
-//! nodes * 2^32 + sum of the levels of the reached nodes. nodes = 2000 / 400000 / 4000000.
+//! nodes * 2^32 + sum of the levels of the reached nodes. nodes = 2000 / 1000000 / 4000000.
 
 use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering::Relaxed};
 
@@ -29,7 +30,11 @@ pub struct State {
     pub next: Vec<AtomicU32>,
 }
 
-/// The random geometric graph, built with a grid of cells at least r wide.
+/// The random geometric graph. The grid of `k = max(1, floor(1 / r))` cells a side (cells at
+/// least r wide, so a node's neighbours lie in the 3 x 3 cells around its own) also numbers the
+/// nodes: node ids are the points' ranks in (cell, point) order (nearby points get nearby ids),
+/// so a node's cells hold consecutive ids and its neighbour list comes out
+/// ascending without a sort.
 pub fn geometric_graph(n: usize, seed: u64) -> Graph {
     let mut g = SplitMix64::new(seed);
     let mut pts = Vec::with_capacity(n);
@@ -41,46 +46,39 @@ pub fn geometric_graph(n: usize, seed: u64) -> Graph {
     let r = (10.0 / (std::f64::consts::PI * n as f64)).sqrt();
     let r2 = r * r;
     let cells = ((1.0 / r).floor() as usize).max(1);
-    let cell_of = |v: f64| ((v * cells as f64) as usize).min(cells - 1);
-    // Counting sort of the points by cell.
+    let axis = |v: f64| ((v * cells as f64) as usize).min(cells - 1);
+    let cell_of = |(x, y): (f64, f64)| axis(y) * cells + axis(x);
+    // Counting sort of the points by cell (stable): the node numbering.
     let mut start = vec![0usize; cells * cells + 1];
-    for &(x, y) in &pts {
-        start[cell_of(y) * cells + cell_of(x) + 1] += 1;
+    for &p in &pts {
+        start[cell_of(p) + 1] += 1;
     }
     for k in 0..cells * cells {
         start[k + 1] += start[k];
     }
     let mut fill = start.clone();
-    let mut members = vec![0u32; n];
-    for (i, &(x, y)) in pts.iter().enumerate() {
-        let k = cell_of(y) * cells + cell_of(x);
-        members[fill[k]] = i as u32;
+    let mut node = vec![(0.0, 0.0); n];
+    for &p in &pts {
+        let k = cell_of(p);
+        node[fill[k]] = p;
         fill[k] += 1;
     }
     let mut off = Vec::with_capacity(n + 1);
     let mut adj = Vec::with_capacity(n * 11);
-    let mut nb = Vec::new();
     off.push(0);
-    for (i, &(x, y)) in pts.iter().enumerate() {
-        let (cx, cy) = (cell_of(x), cell_of(y));
-        nb.clear();
+    for (i, &(x, y)) in node.iter().enumerate() {
+        let (cx, cy) = (axis(x), axis(y));
+        let (x_lo, x_hi) = (cx.saturating_sub(1), (cx + 1).min(cells - 1));
         for gy in cy.saturating_sub(1)..=(cy + 1).min(cells - 1) {
-            for gx in cx.saturating_sub(1)..=(cx + 1).min(cells - 1) {
-                let k = gy * cells + gx;
-                for &j in &members[start[k]..start[k + 1]] {
-                    if j as usize == i {
-                        continue;
-                    }
-                    let (px, py) = pts[j as usize];
-                    let (dx, dy) = (x - px, y - py);
-                    if dx * dx + dy * dy < r2 {
-                        nb.push(j);
-                    }
+            // the cells x_lo..=x_hi of row gy hold consecutive ids
+            for j in start[gy * cells + x_lo]..start[gy * cells + x_hi + 1] {
+                let (px, py) = node[j];
+                let (dx, dy) = (x - px, y - py);
+                if j != i && dx * dx + dy * dy < r2 {
+                    adj.push(j as u32);
                 }
             }
         }
-        nb.sort_unstable();
-        adj.extend_from_slice(&nb);
         off.push(adj.len());
     }
     Graph { n, off, adj }
@@ -108,7 +106,7 @@ impl Kernel for Bfs {
     type Out = ();
 
     fn generate(size: Size) -> Graph {
-        geometric_graph(size.pick(2000, 400_000, 4_000_000), 11)
+        geometric_graph(size.pick(2000, 1_000_000, 4_000_000), 11)
     }
     fn prepare(gr: &Graph) -> State {
         State {

@@ -1,6 +1,6 @@
 //! nqueens, LS Algorithm 2 (declarative): at row `d` a parallel reduce over the columns
 //! 0..N-1; a safe column recurses on a copy of the partial placement (an `int[N]` array);
-//! a full board counts 1. N = 8 / 11 / 14.
+//! a full board counts 1. N = 8 / 12 / 14.
 
 use crate::sys::Sys;
 use crate::{Size, Stateless};
@@ -44,7 +44,7 @@ impl Stateless for NQueens {
     type Input = usize;
 
     fn generate(size: Size) -> usize {
-        size.pick(8, 11, 14)
+        size.pick(8, 12, 14)
     }
     fn run<S: Sys>(c: &mut S::Ctx<'_>, n: &usize) -> u64 {
         nq::<S>(c, *n, 0, &[0; MAXN])

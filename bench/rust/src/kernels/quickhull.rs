@@ -322,29 +322,58 @@ impl Kernel for Quickhull {
     fn checksum(_: &Points, _: &Buffers, out: u64) -> Option<u64> {
         Some(out)
     }
-    /// Andrew's monotone chain on the points sorted by (x, y, index) with duplicates removed
-    /// (keeping the smallest index), popping collinear points.
+    /// Andrew's monotone chain over Akl and Toussaint's candidates ([`hull_candidates`]).
     fn oracle(p: &Points) -> u64 {
-        let mut order: Vec<u32> = (0..p.len() as u32).collect();
-        order.sort_unstable_by_key(|&i| (p.key(i), i));
-        order.dedup_by_key(|i| p.key(*i));
-        if order.len() < 3 {
-            let sum = order.iter().map(|&i| i as u64).sum::<u64>();
-            return checksum_of((order.len() as u64, sum));
-        }
-        let chain = |it: &mut dyn Iterator<Item = u32>| {
-            let mut h: Vec<u32> = Vec::new();
-            for i in it {
-                while h.len() >= 2 && p.cross(h[h.len() - 2], h[h.len() - 1], i) <= 0 {
-                    h.pop();
-                }
-                h.push(i);
-            }
-            h.pop(); // the last point starts the other chain
-            h
-        };
-        let mut hull = chain(&mut order.iter().copied());
-        hull.extend(chain(&mut order.iter().rev().copied()));
+        let hull = monotone_chain(p, hull_candidates(p));
         checksum_of((hull.len() as u64, hull.iter().map(|&i| i as u64).sum()))
     }
+}
+
+/// Andrew's monotone chain on the points sorted by (x, y, index) with duplicates removed
+/// (keeping the smallest index), popping collinear points: the strict hull, counter-clockwise.
+fn monotone_chain(p: &Points, mut order: Vec<u32>) -> Vec<u32> {
+    order.sort_unstable_by_key(|&i| (p.key(i), i));
+    order.dedup_by_key(|i| p.key(*i));
+    if order.len() < 3 {
+        return order;
+    }
+    let chain = |it: &mut dyn Iterator<Item = u32>| {
+        let mut h: Vec<u32> = Vec::new();
+        for i in it {
+            while h.len() >= 2 && p.cross(h[h.len() - 2], h[h.len() - 1], i) <= 0 {
+                h.pop();
+            }
+            h.push(i);
+        }
+        h.pop(); // the last point starts the other chain
+        h
+    };
+    let mut hull = chain(&mut order.iter().copied());
+    hull.extend(chain(&mut order.iter().rev().copied()));
+    hull
+}
+
+/// The points that may be hull vertices: all but those strictly inside the hull of the extreme
+/// points in the eight directions +-x, +-y, +-(x + y), +-(x - y) (Akl and Toussaint's filter; a
+/// point strictly inside the hull of some input points is no vertex of the whole hull).
+fn hull_candidates(p: &Points) -> Vec<u32> {
+    let key = |d: usize, i: usize| {
+        let (x, y) = (p.x[i], p.y[i]);
+        [x, -x, y, -y, x + y, -x - y, x - y, y - x][d]
+    };
+    let mut e = [0usize; 8];
+    for i in 1..p.len() {
+        for (d, best) in e.iter_mut().enumerate() {
+            if key(d, i) > key(d, *best) {
+                *best = i;
+            }
+        }
+    }
+    let poly = monotone_chain(p, e.iter().map(|&i| i as u32).collect());
+    (0..p.len() as u32)
+        .filter(|&i| {
+            poly.len() < 3
+                || (0..poly.len()).any(|v| p.cross(poly[v], poly[(v + 1) % poly.len()], i) <= 0)
+        })
+        .collect()
 }
