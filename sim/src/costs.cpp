@@ -15,6 +15,7 @@ struct CostField {
 constexpr CostField kFields[] = {
     {"join", &Costs::join, nullptr},          {"promote", &Costs::promote, nullptr},
     {"pop", &Costs::pop, nullptr},            {"steal", &Costs::steal, nullptr},
+    {"probe", &Costs::probe, nullptr},
     {"sync", &Costs::sync, nullptr},          {"check", &Costs::check, nullptr},
     {"poll", &Costs::poll, nullptr},          {"heartbeat", &Costs::heartbeat, nullptr},
     {"quota", nullptr, &Costs::quota},        {"ap_k", nullptr, &Costs::ap_k},
@@ -67,6 +68,29 @@ std::vector<std::pair<std::string, std::uint64_t>> cost_values(const Costs& c) {
 Costs zero_costs() {
   Costs c;
   c.join = c.promote = c.pop = c.steal = c.sync = c.check = 0;
+  return c;
+}
+
+}  // namespace weft_sim
+
+namespace weft_sim {
+
+// Measured on the 2-core development VM (docs/results/sim.md, "Calibration", has the commands
+// and the raw figures), in units of 0.1 ns so that a fib call (0.47 ns) has weight 5.
+Costs cost_preset(std::string_view name) {
+  if (name == "default") return Costs{};
+  if (name != "calibrated")
+    throw std::invalid_argument("--costs: unknown preset '" + std::string(name) +
+                                "'; accepted: default, calibrated");
+  Costs c;
+  c.join = 2;
+  c.check = 40;
+  c.promote = 250;
+  c.pop = 60;
+  c.steal = 14000;
+  c.probe = 1000;
+  c.sync = 500;
+  c.heartbeat = 400000;
   return c;
 }
 

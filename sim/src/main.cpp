@@ -1,6 +1,6 @@
 // weft-sim: simulate policies on a DAG over a sweep of P, seeds and cost values.
 //   weft-sim --dag fib:30 --policy lazy-bf,ws --P 1,2,8,64,256 --seed 1 [--runs R]
-//            [--cost name=value[,value...] ...] [--json out.json] [--quiet]
+//            [--costs default|calibrated] [--cost name=value[,value...] ...] [--json out.json] [--quiet]
 #include <chrono>
 #include <cstdio>
 #include <fstream>
@@ -22,6 +22,7 @@ struct Options {
   std::vector<unsigned> workers{1, 2, 8};
   std::uint64_t seed = 1;
   unsigned runs = 1;
+  std::string costs_preset = "default";
   std::vector<std::pair<std::string, std::vector<std::string>>> cost_sweeps;
   std::string json;
   bool quiet = false;
@@ -63,6 +64,7 @@ Options parse(int argc, char** argv) {
       for (const auto& p : split_list(value())) o.workers.push_back(parse_unsigned("--P", p));
     } else if (a == "--seed") o.seed = std::stoull(value());
     else if (a == "--runs") o.runs = parse_unsigned("--runs", value());
+    else if (a == "--costs") o.costs_preset = value();
     else if (a == "--cost") {
       const std::string c = value();
       const auto eq = c.find('=');
@@ -72,7 +74,7 @@ Options parse(int argc, char** argv) {
     else if (a == "--quiet") o.quiet = true;
     else if (a == "--help" || a == "-h") {
       std::cout << "weft-sim --dag SPEC --policy LIST --P LIST [--seed S] [--runs R]\n"
-                   "         [--cost name=v[,v...]]... [--json FILE] [--quiet]\n"
+                   "         [--costs default|calibrated] [--cost name=v[,v...]]... [--json FILE] [--quiet]\n"
                    "DAGs: " << dag_help() << "\npolicies: " << policy_names(true) << "\n";
       std::exit(0);
     } else throw std::invalid_argument("unknown option '" + a + "' (see --help)");
@@ -83,7 +85,7 @@ Options parse(int argc, char** argv) {
 
 // Every combination of the swept cost values (cartesian product, last varying fastest).
 std::vector<Costs> cost_grid(const Options& o) {
-  std::vector<Costs> grid{Costs{}};
+  std::vector<Costs> grid{cost_preset(o.costs_preset)};
   for (const auto& [name, values] : o.cost_sweeps) {
     std::vector<Costs> next;
     for (const auto& base : grid)

@@ -158,3 +158,34 @@ TEST(Engine, BadSettingsAreRejected) {
   set_cost(c, "steal=77");
   EXPECT_EQ(c.steal, 77u);
 }
+
+// A failed steal attempt costs `probe` (the runtime's idle loop retries at once, idle.cpp), a
+// successful one `steal`: on one long strand the second worker only fails, so it makes about
+// makespan / probe attempts, and probe = 0 falls back to `steal` per attempt.
+TEST(Engine, FailedStealAttemptsCostProbe) {
+  Dag d;
+  d.add_leaf(100000);
+  Costs c;
+  c.steal = 1000;
+  c.probe = 100;
+  const RunResult cheap = run(d, "lazy-bf", 2, c);
+  c.probe = 0;
+  const RunResult dear = run(d, "lazy-bf", 2, c);
+  EXPECT_EQ(cheap.thefts, 0u);
+  EXPECT_NEAR(double(cheap.steal_attempts), 100000.0 / 100, 2);
+  EXPECT_NEAR(double(dear.steal_attempts), 100000.0 / 1000, 2);
+  EXPECT_EQ(cheap.makespan, dear.makespan);
+}
+
+TEST(Engine, CostPresets) {
+  const Costs cal = cost_preset("calibrated");
+  EXPECT_GT(cal.probe, 0u);
+  EXPECT_LT(cal.probe, cal.steal);  // a failed look is cheaper than a migration
+  EXPECT_EQ(cost_preset("default").steal, Costs{}.steal);
+  try {
+    cost_preset("fast");
+    FAIL() << "an unknown preset was accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("accepted: default, calibrated"), std::string::npos);
+  }
+}
