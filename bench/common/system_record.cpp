@@ -1,5 +1,13 @@
 // bench/common/system_record.cpp: the recorder's state and the file it writes
 // (bench/common/system_record.hpp).  Single-threaded: the recorder runs the kernel serially.
+//
+// Cost of a strand.  Every interval between two recorder events is a difference of two counter
+// reads; on the development VM (AMD EPYC under KVM) a read costs 40-120 cycles, more than a whole
+// fib call or a uts node (28 ns).  So the raw intervals overstate fine-grained strands 2-10x.  The
+// recorder removes the same amount c from every interval, chosen so that the recorded work equals
+// the time of the uninstrumented warm-up run of the same kernel (KERNELS.md's warm-up rule; sizes
+// test and quick): c = (raw total - warm-up time) / intervals, an interval never below 0.  With no
+// warm-up (--size full) c is the measured cost of one read.  The file's header names both.
 #include "system_record.hpp"
 
 #include <x86intrin.h>
@@ -19,46 +27,56 @@ namespace bench {
 namespace record {
 namespace {
 
-// One open context: its strand time before and after its fork, and the fork's node line.
+// A strand time: raw counter cycles and how many intervals they were measured in.
+struct span_time {
+    std::uint64_t cycles = 0;
+    std::uint32_t intervals = 0;
+};
+
+// One node of the file, in the order contexts end (children before parents).
+struct node {
+    char kind = 'L';                // L, P or F
+    span_time before, after;        // a leaf's whole time is `before`
+    std::uint32_t left = 0, right = 0;       // P
+    std::uint64_t first = 0, count = 0;      // F: bodies[first, first + count)
+};
+
 struct context {
-    std::uint64_t before = 0, after = 0;  // cycles
+    span_time before, after;
     bool forked = false;
-    std::string fork_line;  // "P L R" or "F n ids..." once the fork has ended
+    node fork;  // the fork's children once it has ended
 };
 
 struct recorder {
     bool on = false;
     std::vector<context> stack;
-    std::string out;          // the node lines, children before parents
-    std::uint32_t nodes = 0;
+    std::vector<node> nodes;
+    std::vector<std::uint32_t> bodies;
     std::uint64_t strands = 0;  // node instances recorded (contexts left)
-    // Leaves of equal cost are one line (the DAG is a template; weft-sim shares nodes): uts'
-    // 10 M nodes, most of them leaves, become about 2 M lines.
+    // Leaves of equal raw time are one node (the DAG is a template; weft-sim shares nodes):
+    // uts' 10 M nodes, most of them leaves, become about 2 M lines.
     std::unordered_map<std::uint64_t, std::uint32_t> leaf_ids;
-    std::uint64_t last = 0;   // counter value where the current strand interval began
-    std::uint64_t read_cost = 0;  // cycles of one counter read, taken off every interval
-    double units_per_cycle = 0;   // 0.1-ns units per counter cycle
+    std::uint64_t last = 0;            // counter value where the current interval began
+    std::uint64_t read_cycles = 0;     // one counter read
+    double cycles_per_ns = 0;
+    double warmup_ns = 0;              // the last uninstrumented run_tasks call
 };
 recorder rec;
 
-// Charges the cycles since the last event to the innermost open context.
 void charge() {
     const std::uint64_t now = __rdtsc();
-    const std::uint64_t d = now - rec.last;
-    const std::uint64_t c = d > rec.read_cost ? d - rec.read_cost : 0;
-    if (!rec.stack.empty()) (rec.stack.back().forked ? rec.stack.back().after : rec.stack.back().before) += c;
+    if (rec.stack.empty()) return;
+    context& c = rec.stack.back();
+    span_time& t = c.forked ? c.after : c.before;
+    t.cycles += now - rec.last;
+    ++t.intervals;
 }
 
 void restart() { rec.last = __rdtsc(); }
 
-std::uint64_t units(std::uint64_t cycles) {
-    return std::uint64_t(double(cycles) * rec.units_per_cycle + 0.5);
-}
-
-// Cycles between two consecutive reads (the least of 5 averages over 100,000 reads): every
-// interval the recorder measures holds one read besides the kernel's code.  The minimum of two
-// back-to-back reads is no estimate (1 cycle on this VM's AMD EPYC, where a read costs ~115).
-std::uint64_t measure_read_cost() {
+// Cycles between consecutive reads: the least of 5 averages over 100,000 reads.  (The minimum of
+// two back-to-back reads is no estimate: 1 cycle on the VM's AMD EPYC.)
+std::uint64_t measure_read_cycles() {
     std::uint64_t best = UINT64_MAX;
     for (int trial = 0; trial < 5; ++trial) {
         std::uint64_t sink = 0;
@@ -82,9 +100,33 @@ double measure_cycles_per_ns() {
     return double(c1 - c0) / ns;
 }
 
+// The file: node costs less `per_interval` cycles per interval, in units of 0.1 ns.
+void write(std::FILE* f, double per_interval, const char* how) {
+    const double units_per_cycle = 10.0 / rec.cycles_per_ns;
+    auto units = [&](const span_time& t) {
+        const double c = double(t.cycles) - per_interval * t.intervals;
+        return static_cast<unsigned long long>(c > 0 ? c * units_per_cycle + 0.5 : 0);
+    };
+    std::fprintf(f, "weft-dag 1\n# recorded by weft-bench-record; time unit 0.1 ns; %s\n", how);
+    for (const node& n : rec.nodes) {
+        if (n.kind == 'L') {
+            std::fprintf(f, "L %llu\n", units(n.before));
+        } else if (n.kind == 'P') {
+            std::fprintf(f, "P %llu %u %u %llu\n", units(n.before), n.left, n.right, units(n.after));
+        } else {
+            std::fprintf(f, "F %llu %llu %llu", units(n.before), units(n.after),
+                         static_cast<unsigned long long>(n.count));
+            for (std::uint64_t i = 0; i < n.count; ++i) std::fprintf(f, " %u", rec.bodies[n.first + i]);
+            std::fputc('\n', f);
+        }
+    }
+}
+
 }  // namespace
 
 bool active() { return rec.on; }
+
+void note_warmup(double ns) { rec.warmup_ns = ns; }
 
 void enter_context() {
     charge();
@@ -94,26 +136,20 @@ void enter_context() {
 
 std::uint32_t leave_context() {
     charge();
-    const context c = std::move(rec.stack.back());
+    context c = rec.stack.back();
     rec.stack.pop_back();
-    const std::uint64_t before = units(c.before), after = units(c.after);
     ++rec.strands;
     if (!c.forked) {
-        const auto [it, added] = rec.leaf_ids.try_emplace(before + after, rec.nodes);
-        if (!added) {
-            restart();
-            return it->second;
-        }
-        rec.out.append("L ").append(std::to_string(before + after)).append("\n");
-    } else if (c.fork_line[0] == 'P') {  // "P WORK LEFT RIGHT AFTER"
-        rec.out.append("P ").append(std::to_string(before)).append(c.fork_line, 1);
-        rec.out.append(" ").append(std::to_string(after)).append("\n");
-    } else {  // "F WORK AFTER N IDS..."
-        rec.out.append("F ").append(std::to_string(before)).append(" ").append(std::to_string(after));
-        rec.out.append(c.fork_line, 1).append("\n");
+        const auto [it, added] = rec.leaf_ids.try_emplace(c.before.cycles, std::uint32_t(rec.nodes.size()));
+        if (added) rec.nodes.push_back(node{'L', c.before, {}, 0, 0, 0, 0});
+        restart();
+        return it->second;
     }
+    c.fork.before = c.before;
+    c.fork.after = c.after;
+    rec.nodes.push_back(c.fork);
     restart();
-    return rec.nodes++;
+    return std::uint32_t(rec.nodes.size() - 1);
 }
 
 void begin_fork() {
@@ -128,8 +164,10 @@ void begin_fork() {
 
 void end_pair(std::uint32_t left, std::uint32_t right) {
     charge();
-    std::string& line = rec.stack.back().fork_line;
-    line.assign("P ").append(std::to_string(left)).append(" ").append(std::to_string(right));
+    node& f = rec.stack.back().fork;
+    f.kind = 'P';
+    f.left = left;
+    f.right = right;
     restart();
 }
 
@@ -137,12 +175,15 @@ void end_loop(const std::vector<std::uint32_t>& bodies) {
     charge();
     context& c = rec.stack.back();
     if (bodies.empty()) {  // an empty loop is no fork: the context stays one strand
-        c.before += c.after;
-        c.after = 0;
+        c.before.cycles += c.after.cycles;
+        c.before.intervals += c.after.intervals;
+        c.after = {};
         c.forked = false;
     } else {
-        c.fork_line = "F " + std::to_string(bodies.size());
-        for (std::uint32_t b : bodies) c.fork_line.append(" ").append(std::to_string(b));
+        c.fork.kind = 'F';
+        c.fork.first = rec.bodies.size();
+        c.fork.count = bodies.size();
+        rec.bodies.insert(rec.bodies.end(), bodies.begin(), bodies.end());
     }
     restart();
 }
@@ -174,26 +215,61 @@ std::vector<std::string> system_policy_names() {
 output system_run(kernel_fn fn, const args& a) { return fn(a); }
 
 void system_before_timed() {
-    record::rec = record::recorder{};
-    record::rec.read_cost = record::measure_read_cost();
-    record::rec.units_per_cycle = 10.0 / record::measure_cycles_per_ns();
-    record::rec.on = true;
+    using record::rec;
+    const double warmup = rec.warmup_ns;
+    rec = record::recorder{};
+    rec.warmup_ns = warmup;
+    rec.read_cycles = record::measure_read_cycles();
+    rec.cycles_per_ns = record::measure_cycles_per_ns();
+    rec.on = true;
     record::restart();
 }
 
 void system_after_timed() {
-    record::rec.on = false;
+    using record::rec;
+    rec.on = false;
+    double raw = 0, intervals = 0;
+    // Totals over instances, not lines: count every use of a shared leaf.
+    std::vector<std::uint64_t> uses(rec.nodes.size(), 0);
+    if (!rec.nodes.empty()) uses.back() = 1;
+    for (std::size_t i = rec.nodes.size(); i-- > 0;) {
+        const auto& n = rec.nodes[i];
+        if (n.kind == 'P') {
+            uses[n.left] += uses[i];
+            uses[n.right] += uses[i];
+        } else if (n.kind == 'F') {
+            for (std::uint64_t k = 0; k < n.count; ++k) uses[rec.bodies[n.first + k]] += uses[i];
+        }
+    }
+    for (std::size_t i = 0; i < rec.nodes.size(); ++i) {
+        const auto& n = rec.nodes[i];
+        raw += double(uses[i]) * double(n.before.cycles + n.after.cycles);
+        intervals += double(uses[i]) * (n.before.intervals + n.after.intervals);
+    }
+    const double warm_cycles = rec.warmup_ns * rec.cycles_per_ns;
+    double per_interval = double(rec.read_cycles);
+    char how[256];
+    if (warm_cycles > 0 && intervals > 0 && raw > warm_cycles) {
+        per_interval = (raw - warm_cycles) / intervals;
+        std::snprintf(how, sizeof how,
+                      "%.1f counter cycles taken off each of %.0f intervals so that the work equals "
+                      "the uninstrumented warm-up run (%.6f s; raw %.6f s)",
+                      per_interval, intervals, rec.warmup_ns * 1e-9, raw / rec.cycles_per_ns * 1e-9);
+    } else {
+        std::snprintf(how, sizeof how,
+                      "one counter read (%llu cycles) taken off each interval (warm-up %.6f s, raw "
+                      "%.6f s: no fit)",
+                      static_cast<unsigned long long>(rec.read_cycles), rec.warmup_ns * 1e-9,
+                      raw / rec.cycles_per_ns * 1e-9);
+    }
     const char* path = std::getenv("WEFT_BENCH_RECORD");
     std::unique_ptr<std::FILE, int (*)(std::FILE*)> f(std::fopen(path, "w"), &std::fclose);
     if (!f) throw std::runtime_error(std::string("WEFT_BENCH_RECORD: cannot write '") + path + "'");
-    std::fprintf(f.get(), "weft-dag 1\n# recorded by weft-bench-record; time unit 0.1 ns; counter read cost %llu cycles taken off each strand\n",
-                 static_cast<unsigned long long>(record::rec.read_cost));
-    std::fputs(record::rec.out.c_str(), f.get());
-    record::rec.out.clear();
+    record::write(f.get(), per_interval, how);
 }
 
 std::string system_extra_json() {
-    return ",\"recorded_lines\":" + std::to_string(record::rec.nodes) +
+    return ",\"recorded_lines\":" + std::to_string(record::rec.nodes.size()) +
            ",\"recorded_instances\":" + std::to_string(record::rec.strands);
 }
 

@@ -5,13 +5,15 @@
 // `--dag file:PATH` (sim/README.md, "Recorded DAGs"; issue 13 item 2).
 //
 // Strand costs come from the x86 time-stamp counter, converted to units of 0.1 ns (the unit of
-// weft-sim's calibrated costs) and with the counter's own read cost taken off each interval.  A
+// weft-sim's calibrated costs), less the recorder's own cost per interval, which is fitted so that
+// the recorded work equals the uninstrumented warm-up run (system_record.cpp).  A
 // strand is the code between two fork events of one context (a join's branch, a loop iteration,
 // the root): its work before the fork is the node's `work`, its work after the fork (a reduce's
 // combines included) the node's `work_after`.  The simulator's nodes have at most one fork each,
 // so a context that forks twice (mergesort's sort-then-merge) is rejected with std::logic_error.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <type_traits>
 #include <utility>
@@ -23,6 +25,7 @@ namespace bench {
 namespace record {
 
 bool active();                 // inside the timed run: record; else run as the serial elision
+void note_warmup(double ns);   // an uninstrumented run's time (the warm-up): the recorder's scale
 void enter_context();          // a join branch, a loop iteration or the root starts
 std::uint32_t leave_context(); // it ends: its node's id in the file
 void begin_fork();             // the current context forks (join or loop)
@@ -48,7 +51,17 @@ auto in_context(F& f, std::uint32_t& id) {
 struct record_system {
     template <class F>
     static auto run_tasks(F&& f) {
-        if (!record::active()) return f();
+        if (!record::active()) {  // the warm-up: its time normalizes the recorded strand costs
+            const auto t0 = std::chrono::steady_clock::now();
+            struct note {
+                std::chrono::steady_clock::time_point t0;
+                ~note() {
+                    record::note_warmup(std::chrono::duration<double, std::nano>(
+                                            std::chrono::steady_clock::now() - t0).count());
+                }
+            } timer{t0};
+            return f();
+        }
         std::uint32_t root = 0;
         return record::in_context(f, root);
     }

@@ -82,6 +82,8 @@ void Simulator::loop_step(unsigned w, Frame& f) {
       if (f.next < f.end) {
         poll(w);  // every iteration boundary is a poll point (SPEC §3); may split [next, end)
         const std::uint64_t i = f.next++;
+        ++r_.iterations;
+        charge_overhead(w, costs_.iter);
         f.sub = loop_running;
         push_child(w, dag_.iteration(n, i));
         return;

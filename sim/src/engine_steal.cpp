@@ -58,6 +58,7 @@ void Simulator::split_range(unsigned w, std::uint32_t idx) {
   it.span_start = f.span + costs_.promote;
   f.end = mid;
   ++f.pending;
+  charge_overhead(w, costs_.split);  // the range's own bookkeeping, beyond a pair's promotion
   push_promoted(w, it);
 }
 

@@ -84,8 +84,8 @@ Options parse(int argc, char** argv) {
 }
 
 // Every combination of the swept cost values (cartesian product, last varying fastest).
-std::vector<Costs> cost_grid(const Options& o) {
-  std::vector<Costs> grid{cost_preset(o.costs_preset)};
+std::vector<Costs> cost_grid(const Options& o, const std::string& policy) {
+  std::vector<Costs> grid{cost_preset(o.costs_preset, policy)};
   for (const auto& [name, values] : o.cost_sweeps) {
     std::vector<Costs> next;
     for (const auto& base : grid)
@@ -106,15 +106,15 @@ int main(int argc, char** argv) try {
   const auto t0 = std::chrono::steady_clock::now();
   const Dag dag = make_dag(o.dag);
   const NodeTotals totals = dag.root_totals();
-  const auto grid = cost_grid(o);
+  for (const auto& pname : o.policies) cost_grid(o, pname);  // reject bad costs before any work
   std::fprintf(stderr, "dag %s: %zu template nodes, %.0f instances, work %.4g, span %.4g, parallelism %.4g\n",
                dag.name.c_str(), dag.size(), totals.instances, totals.work, totals.span,
                totals.work / totals.span);
-  const std::size_t total = o.policies.size() * o.workers.size() * grid.size() * o.runs;
+  const std::size_t total = o.policies.size() * o.workers.size() * cost_grid(o, o.policies[0]).size() * o.runs;
   std::vector<RunRecord> records;
   if (!o.quiet) std::cout << table_header() << "\n";
   for (const auto& pname : o.policies)
-    for (const auto& costs : grid)
+    for (const auto& costs : cost_grid(o, pname))
       for (unsigned p : o.workers)
         for (unsigned k = 0; k < o.runs; ++k) {
           RunRecord rec{dag.name, pname, p, o.seed + k, costs, totals,

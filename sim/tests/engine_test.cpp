@@ -178,12 +178,15 @@ TEST(Engine, FailedStealAttemptsCostProbe) {
 }
 
 TEST(Engine, CostPresets) {
-  const Costs cal = cost_preset("calibrated");
+  const Costs cal = cost_preset("calibrated", "lazy-bf");
   EXPECT_GT(cal.probe, 0u);
   EXPECT_LT(cal.probe, cal.steal);  // a failed look is cheaper than a migration
-  EXPECT_EQ(cost_preset("default").steal, Costs{}.steal);
+  EXPECT_EQ(cost_preset("default", "ws").steal, Costs{}.steal);
+  // The runtime's eager join (a deque push and pop per join) costs more than a lazy one.
+  const Costs ws = cost_preset("calibrated", "ws");
+  EXPECT_GT(ws.promote + ws.pop, cal.join + cal.check);
   try {
-    cost_preset("fast");
+    cost_preset("fast", "ws");
     FAIL() << "an unknown preset was accepted";
   } catch (const std::invalid_argument& e) {
     EXPECT_NE(std::string(e.what()).find("accepted: default, calibrated"), std::string::npos);

@@ -1,0 +1,99 @@
+#!/usr/bin/env python3
+"""Fits weft-sim's single-worker costs (the `calibrated` preset, sim/src/costs.cpp) to real runs:
+T1/Ts of fib(N) (tools/weft-overhead ratio's output) and of nqueens (the kernels.jsonl of
+sim/calibrate_real.sh), against weft-sim's P = 1 counts on the same programs (fib:N:W and the
+recorded nqueens DAG).  Units: 0.1 ns.  Policies whose runtime code paths are the same at P = 1
+are pooled (the median of their T1/Ts medians): the lazy group (lazy-df, lazy-df2, lazy-bf,
+heartbeat: a latent descriptor and a poll per join), wool (its task-stack descriptor) and the
+eager group (ws, fitted on ws alone: ws-ap runs the same join with other loop splits, so its T1/Ts is a check).  `check` is held at CHECK (a load of the
+own deque's size) and `pop` at POP.
+
+  lazy, wool: fib's overhead per join gives `join`, nqueens' (no joins) per iteration `iter`;
+  eager: `join` and `iter` are the lazy group's (the same descriptor and loop code); fib's
+      overhead per join less join + pop gives `promote`; nqueens' per split (all loop splits) less
+      iter, promote and pop gives `split`.
+
+usage: sim/fit_costs.py WEFT_SIM FIB_RATIO_TXT KERNELS_JSONL NQUEENS_DAG [FIB_N]
+"""
+import json
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+
+POLICIES = ["ws", "ws-ap", "wool", "lazy-df", "lazy-df2", "lazy-bf", "heartbeat"]
+GROUPS = {"lazy": ["lazy-df", "lazy-df2", "lazy-bf", "heartbeat"], "wool": ["wool"], "eager": ["ws"]}  # ws-ap shares ws's costs: its T1/Ts is the check
+POP = 60    # 6 ns: the owner's pop of its own promoted item (not separable from promote at P = 1)
+CHECK = 10  # 1 ns: one poll
+
+
+def fib_calls(n):
+    a, b = 1, 1  # calls(0) = calls(1) = 1; calls(n) = 1 + calls(n-1) + calls(n-2)
+    for _ in range(n - 1):
+        a, b = b, 1 + a + b
+    return b if n >= 1 else 1
+
+
+def real_fib(path):
+    text = open(path).read()
+    ts = float(re.search(r"^serial-elision\s+(\S+)", text, re.M).group(1))
+    ratios = {p: float(re.search(rf"^{re.escape(p)}@1\s+\S+\s+(\S+)", text, re.M).group(1)) for p in POLICIES}
+    return ts, ratios
+
+
+def real_nqueens(path):
+    runs = {}
+    for line in open(path):
+        r = json.loads(line)
+        if r["kernel"] == "nqueens" and r["workers"] == 1:
+            runs.setdefault(r["policy"], []).append(r["time_s"])
+    ts = statistics.median(runs[""])
+    return {p: statistics.median(runs[p]) / ts for p in POLICIES}
+
+
+def sim_counts(weft_sim, dag):
+    with tempfile.NamedTemporaryFile(suffix=".json") as out:
+        subprocess.run([weft_sim, "--dag", dag, "--policy", ",".join(POLICIES), "--P", "1",
+                        "--costs", "calibrated", "--quiet", "--json", out.name],
+                       check=True, stderr=subprocess.DEVNULL)
+        return {r["policy"]: r for r in json.load(open(out.name))["runs"]}
+
+
+def main():
+    weft_sim, fib_txt, kernels, nq_dag = sys.argv[1:5]
+    n = int(sys.argv[5]) if len(sys.argv) > 5 else 32
+    ts_fib, fib_ratio = real_fib(fib_txt)
+    w = max(1, round(ts_fib * 1e10 / fib_calls(n)))
+    nq_ratio = real_nqueens(kernels)
+    fib = sim_counts(weft_sim, f"fib:{n}:{w}")
+    nq = sim_counts(weft_sim, f"file:{nq_dag}")
+    print(f"fib({n}): Ts = {ts_fib * 1e3:.2f} ms, {fib_calls(n)} calls: W = {w} (0.1 ns)")
+    print("| group | fib T1/Ts (per policy) | nqueens T1/Ts (per policy) | join | iter | promote | split |")
+    print("|---|---|---|---|---|---|---|")
+    fit = {}
+    for g in ("lazy", "eager", "wool"):  # lazy first: eager uses its join and iter
+        ps = GROUPS[g]
+        rf_ratio = statistics.median(fib_ratio[p] for p in ps)
+        rq_ratio = statistics.median(nq_ratio[p] for p in ps)
+        f, q = fib[ps[0]], nq[ps[0]]
+        rf = (rf_ratio - 1) * f["dag_work"]
+        rq = (rq_ratio - 1) * q["dag_work"]
+        split = 0.0
+        if g == "eager":
+            join, it = fit["lazy"][0], fit["lazy"][1]
+            promote = max(0.0, rf / f["joins"] - join - POP)
+            split = max(0.0, (rq - q["iterations"] * it) / q["promotions"] - promote - POP)
+        else:
+            promote = fit.get("eager", (0, 0, 0, 0))[2]
+            it = max(0.0, (rq - q["polls"] * CHECK) / q["iterations"])
+            join = max(0.0, (rf - f["polls"] * CHECK) / f["joins"])
+        fit[g] = (join, it, promote, split)
+        per = lambda d: ", ".join(f"{d[p]:.2f}" for p in ps)
+        print(f"| {g} | {rf_ratio:.2f} ({per(fib_ratio)}) | {rq_ratio:.2f} ({per(nq_ratio)}) "
+              f"| {join:.0f} | {it:.0f} | {promote:.0f} | {split:.0f} |")
+    print(f"(check = {CHECK}, pop = {POP}; lazy and wool promote = the eager group's)")
+
+
+if __name__ == "__main__":
+    main()
