@@ -8,12 +8,15 @@ heartbeat: a latent descriptor and a poll per join), wool (its task-stack descri
 eager group (ws, fitted on ws alone: ws-ap runs the same join with other loop splits, so its T1/Ts is a check).  `check` is held at CHECK (a load of the
 own deque's size) and `pop` at POP.
 
-  lazy, wool: fib's overhead per join gives `join`, nqueens' (no joins) per iteration `iter`;
+  lazy, wool: fib's overhead per join gives `join`; nqueens and uts-geo (no joins) give `iter`
+      and `loop` (per iteration, per loop entered: 164 K loops of 11 in nqueens, most of uts-geo's
+      10 M nodes entering an empty loop);
   eager: `join` and `iter` are the lazy group's (the same descriptor and loop code); fib's
       overhead per join less join + pop gives `promote`; nqueens' per split (all loop splits) less
       iter, promote and pop gives `split`.
 
-usage: sim/fit_costs.py WEFT_SIM FIB_RATIO_TXT KERNELS_JSONL NQUEENS_DAG [FIB_N]
+usage: sim/fit_costs.py WEFT_SIM FIB_RATIO_TXT KERNELS_JSONL DAG_DIR [FIB_N]
+       (DAG_DIR: nqueens.dag and uts-geo.dag recorded by weft-bench-record --size quick)
 """
 import json
 import re
@@ -42,11 +45,11 @@ def real_fib(path):
     return ts, ratios
 
 
-def real_nqueens(path):
+def real_kernel(path, kernel):
     runs = {}
     for line in open(path):
         r = json.loads(line)
-        if r["kernel"] == "nqueens" and r["workers"] == 1:
+        if r["kernel"] == kernel and r["workers"] == 1:
             runs.setdefault(r["policy"], []).append(r["time_s"])
     ts = statistics.median(runs[""])
     return {p: statistics.median(runs[p]) / ts for p in POLICIES}
@@ -61,37 +64,45 @@ def sim_counts(weft_sim, dag):
 
 
 def main():
-    weft_sim, fib_txt, kernels, nq_dag = sys.argv[1:5]
+    weft_sim, fib_txt, kernels, dag_dir = sys.argv[1:5]
     n = int(sys.argv[5]) if len(sys.argv) > 5 else 32
     ts_fib, fib_ratio = real_fib(fib_txt)
     w = max(1, round(ts_fib * 1e10 / fib_calls(n)))
-    nq_ratio = real_nqueens(kernels)
+    nq_ratio = real_kernel(kernels, "nqueens")
+    ug_ratio = real_kernel(kernels, "uts-geo")
     fib = sim_counts(weft_sim, f"fib:{n}:{w}")
-    nq = sim_counts(weft_sim, f"file:{nq_dag}")
+    nq = sim_counts(weft_sim, f"file:{dag_dir}/nqueens.dag")
+    ug = sim_counts(weft_sim, f"file:{dag_dir}/uts-geo.dag")
     print(f"fib({n}): Ts = {ts_fib * 1e3:.2f} ms, {fib_calls(n)} calls: W = {w} (0.1 ns)")
-    print("| group | fib T1/Ts (per policy) | nqueens T1/Ts (per policy) | join | iter | promote | split |")
-    print("|---|---|---|---|---|---|---|")
+    print("| group | fib T1/Ts (per policy) | nqueens T1/Ts | uts-geo T1/Ts | join | loop | iter | promote | split |")
+    print("|---|---|---|---|---|---|---|---|---|")
     fit = {}
     for g in ("lazy", "eager", "wool"):  # lazy first: eager uses its join and iter
         ps = GROUPS[g]
         rf_ratio = statistics.median(fib_ratio[p] for p in ps)
         rq_ratio = statistics.median(nq_ratio[p] for p in ps)
-        f, q = fib[ps[0]], nq[ps[0]]
+        ru_ratio = statistics.median(ug_ratio[p] for p in ps)
+        f, q, u = fib[ps[0]], nq[ps[0]], ug[ps[0]]
         rf = (rf_ratio - 1) * f["dag_work"]
-        rq = (rq_ratio - 1) * q["dag_work"]
+        rq = (rq_ratio - 1) * q["dag_work"] - q["polls"] * CHECK
+        ru = (ru_ratio - 1) * u["dag_work"] - u["polls"] * CHECK
         split = 0.0
         if g == "eager":
-            join, it = fit["lazy"][0], fit["lazy"][1]
+            join, lp, it = fit["lazy"][0], fit["lazy"][1], fit["lazy"][2]
             promote = max(0.0, rf / f["joins"] - join - POP)
-            split = max(0.0, (rq - q["iterations"] * it) / q["promotions"] - promote - POP)
+            split = max(0.0, (rq - q["loops"] * lp - q["iterations"] * it) / q["promotions"] - promote - POP)
         else:
-            promote = fit.get("eager", (0, 0, 0, 0))[2]
-            it = max(0.0, (rq - q["polls"] * CHECK) / q["iterations"])
+            promote = fit.get("eager", (0, 0, 0, 0, 0))[3]
+            # rq = loops_q * lp + iters_q * it; ru = loops_u * lp + iters_u * it
+            a, b, c, d = q["loops"], q["iterations"], u["loops"], u["iterations"]
+            det = a * d - b * c
+            lp = max(0.0, (rq * d - b * ru) / det)
+            it = max(0.0, (a * ru - c * rq) / det)
             join = max(0.0, (rf - f["polls"] * CHECK) / f["joins"])
-        fit[g] = (join, it, promote, split)
+        fit[g] = (join, lp, it, promote, split)
         per = lambda d: ", ".join(f"{d[p]:.2f}" for p in ps)
         print(f"| {g} | {rf_ratio:.2f} ({per(fib_ratio)}) | {rq_ratio:.2f} ({per(nq_ratio)}) "
-              f"| {join:.0f} | {it:.0f} | {promote:.0f} | {split:.0f} |")
+              f"| {ru_ratio:.2f} ({per(ug_ratio)}) | {join:.0f} | {lp:.0f} | {it:.0f} | {promote:.0f} | {split:.0f} |")
     print(f"(check = {CHECK}, pop = {POP}; lazy and wool promote = the eager group's)")
 
 

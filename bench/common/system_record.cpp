@@ -38,7 +38,7 @@ struct span_time {
 
 // One node of the file, in the order contexts end (children before parents).
 struct node {
-    char kind = 'L';                // L, P or F
+    char kind = 'L';                // L, E (an empty loop), P or F
     span_time before, after;        // a leaf's whole time is `before`
     std::uint32_t left = 0, right = 0;       // P
     std::uint64_t first = 0, count = 0;      // F: bodies[first, first + count)
@@ -47,6 +47,7 @@ struct node {
 struct context {
     span_time before, after;
     bool forked = false;
+    bool empty_loop = false;  // ran a loop of no iterations: no fork, but the runtime enters a loop
     node fork;  // the fork's children once it has ended
 };
 
@@ -57,7 +58,7 @@ struct recorder {
     std::uint64_t strands = 0;  // node instances recorded (contexts left)
     // Leaves of equal raw time are one node (the DAG is a template; weft-sim shares nodes):
     // uts' 10 M nodes, most of them leaves, become about 2 M lines.
-    std::unordered_map<std::uint64_t, std::uint32_t> leaf_ids;
+    std::unordered_map<std::uint64_t, std::uint32_t> leaf_ids, empty_loop_ids;
     std::uint64_t last = 0;            // counter value where the current interval began
     std::uint64_t read_cycles = 0;     // one counter read
     double cycles_per_ns = 0;
@@ -124,8 +125,8 @@ void write(std::FILE* f, double per_interval, const char* how) {
     };
     std::fprintf(f, "weft-dag 1\n# recorded by weft-bench-record; time unit 0.1 ns; %s\n", how);
     for (const node& n : rec.nodes) {
-        if (n.kind == 'L') {
-            std::fprintf(f, "L %llu\n", units(n.before));
+        if (n.kind == 'L' || n.kind == 'E') {
+            std::fprintf(f, "%c %llu\n", n.kind, units(n.before));
         } else if (n.kind == 'P') {
             std::fprintf(f, "P %llu %u %u %llu\n", units(n.before), n.left, n.right, units(n.after));
         } else {
@@ -155,6 +156,7 @@ void begin_pass(bool last) {
     rec.nodes.clear();
     rec.bodies.clear();
     rec.leaf_ids.clear();
+    rec.empty_loop_ids.clear();
     rec.strands = 0;
     restart();
 }
@@ -171,8 +173,9 @@ std::uint32_t leave_context() {
     rec.stack.pop_back();
     ++rec.strands;
     if (!c.forked) {
-        const auto [it, added] = rec.leaf_ids.try_emplace(c.before.cycles, std::uint32_t(rec.nodes.size()));
-        if (added) rec.nodes.push_back(node{'L', c.before, {}, 0, 0, 0, 0});
+        auto& ids = c.empty_loop ? rec.empty_loop_ids : rec.leaf_ids;
+        const auto [it, added] = ids.try_emplace(c.before.cycles, std::uint32_t(rec.nodes.size()));
+        if (added) rec.nodes.push_back(node{c.empty_loop ? 'E' : 'L', c.before, {}, 0, 0, 0, 0});
         restart();
         return it->second;
     }
@@ -210,6 +213,7 @@ void end_loop(const std::vector<std::uint32_t>& bodies) {
         c.before.intervals += c.after.intervals;
         c.after = {};
         c.forked = false;
+        c.empty_loop = true;
     } else {
         c.fork.kind = 'F';
         c.fork.first = rec.bodies.size();

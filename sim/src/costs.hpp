@@ -14,6 +14,7 @@ namespace weft_sim {
 
 struct Costs {
   Time join = 1;           // building a latent descriptor at a join (fast path)
+  Time loop = 0;           // entering a loop (the runtime's loop record), empty loops included
   Time iter = 0;           // starting one loop iteration (the runtime's range bookkeeping and call)
   Time promote = 100;      // making a latent item stealable (push on the deque, publish)
   Time split = 0;          // a loop range split in two, beyond `promote` (the child range's record)

@@ -7,6 +7,8 @@
 //   L WORK                          a strand with no fork
 //   P WORK LEFT RIGHT WORK_AFTER    a join: WORK, then LEFT and RIGHT in parallel, then WORK_AFTER
 //   F WORK WORK_AFTER N ID...       a loop of N iterations, each its own node
+//   E WORK                          a strand that runs an empty loop (a uts leaf: no fork, but
+//                                   the runtime enters a loop; weft-sim charges `loop`)
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
@@ -48,6 +50,8 @@ Dag read_dag_file(const std::string& path) {
     try {
       if (kind == 'L' && s) {
         d.add_leaf(work);
+      } else if (kind == 'E' && s) {
+        d.add_loop(work, std::vector<std::uint32_t>{}, 0);
       } else if (kind == 'P' && (s >> a >> b >> after)) {
         if (a >= d.size() || b >= d.size()) bad(path, line, "a branch id names no earlier node");
         d.add_pair(work, std::uint32_t(a), std::uint32_t(b), after);
@@ -57,7 +61,7 @@ Dag read_dag_file(const std::string& path) {
           if (!(s >> id) || id >= d.size()) bad(path, line, "an iteration id is missing or names no earlier node");
         d.add_loop(work, bodies, after);
       } else {
-        bad(path, line, "expected 'L WORK', 'P WORK LEFT RIGHT AFTER' or 'F WORK AFTER N ID...'");
+        bad(path, line, "expected 'L WORK', 'E WORK', 'P WORK LEFT RIGHT AFTER' or 'F WORK AFTER N ID...'");
       }
     } catch (const std::length_error& e) {
       bad(path, line, e.what());

@@ -71,6 +71,8 @@ void Simulator::loop_step(unsigned w, Frame& f) {
   switch (f.sub) {
     case loop_begin:
       if (!f.is_chunk) {
+        ++r_.loops;
+        charge_overhead(w, costs_.loop);
         f.next = 0;
         f.end = n.count;
         if (pol_.loops == LoopSplit::auto_partitioner) f.chunks = costs_.ap_k * P_;

@@ -53,6 +53,7 @@ std::string to_json(const RunRecord& r) {
   field("exec_span", num(x.exec_span));
   field("instances", num(double(x.instances)));
   field("joins", num(double(x.joins)));
+  field("loops", num(double(x.loops)));
   field("iterations", num(double(x.iterations)));
   field("polls", num(double(x.polls)));
   field("promotions", num(double(x.promotions)));
