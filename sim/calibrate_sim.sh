@@ -12,6 +12,6 @@ mkdir -p "$out"
 for prog in fib nqueens uts-geo uts-bin; do
   dag=file:$dags/$prog.dag
   [ "$prog" = fib ] && dag=fib:32:4
-  "$sim" --quiet --dag "$dag" --policy $policies --P 1,2 --costs calibrated --runs 3 --json "$out/$prog.json"
-  "$sim" --quiet --dag "$dag" --policy $policies --P 2 --costs calibrated --runs 3 "${slices[@]}" --json "$out/$prog.sliced.json"
+  "$sim" --quiet --dag "$dag" --policy $policies --P 1,2 --costs calibrated --runs "${RUNS:-3}" --json "$out/$prog.json"
+  "$sim" --quiet --dag "$dag" --policy $policies --P 2 --costs calibrated --runs "${RUNS:-3}" "${slices[@]}" --json "$out/$prog.sliced.json"
 done

@@ -60,13 +60,16 @@ RunResult Simulator::run() {
 }
 
 // Time-sharing (slice_on/slice_off): at the end of its slice a worker loses slice_off units in
-// one step, frames and deque untouched, so the others may steal what it published meanwhile.
+// one step, frames and deque untouched, so the others may steal what it published meanwhile.  A
+// step that ran across several slice ends (a long strand) pays for each of them.
 bool Simulator::descheduled(unsigned w) {
   Worker& k = ws_[w];
   if (costs_.slice_on == 0 || k.clock < k.next_off) return false;
-  k.clock += costs_.slice_off;
-  r_.descheduled += double(costs_.slice_off);
-  k.next_off = k.clock + costs_.slice_on;
+  while (k.clock >= k.next_off) {
+    k.clock += costs_.slice_off;
+    r_.descheduled += double(costs_.slice_off);
+    k.next_off += costs_.slice_off + costs_.slice_on;
+  }
   return true;
 }
 

@@ -192,3 +192,19 @@ TEST(Engine, CostPresets) {
     EXPECT_NE(std::string(e.what()).find("accepted: default, calibrated"), std::string::npos);
   }
 }
+
+// Time sharing (slice_on/slice_off): a worker that is off its processor half the time takes about
+// twice as long; no work is lost or run twice, and the off time is reported.
+TEST(Engine, TimeSharingStretchesTheMakespanByTheShare) {
+  const Dag d = make_dag("loops:1:2:1000000");
+  Costs c;
+  const RunResult dedicated = run(d, "lazy-bf", 2, c);
+  c.slice_on = 10000;
+  c.slice_off = 10000;
+  const RunResult shared = run(d, "lazy-bf", 2, c);
+  EXPECT_EQ(shared.raw_work, d.root_totals().work);
+  EXPECT_GT(shared.descheduled, 0.0);
+  const double stretch = double(shared.makespan) / double(dedicated.makespan);
+  EXPECT_GT(stretch, 1.9);
+  EXPECT_LT(stretch, 2.1);
+}
