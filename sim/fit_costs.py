@@ -11,10 +11,9 @@ own deque's size) and `pop` at POP.
   lazy, wool: fib's overhead per join gives `join`; nqueens and uts-geo (no joins) give `iter`
       and `loop` (per iteration, per loop entered: 164 K loops of 11 in nqueens, most of uts-geo's
       10 M nodes entering an empty loop);
-  eager: `loop` and `iter` are the lazy group's (the same loop code); nqueens' overhead per
-      split (every loop is split to single iterations) less loop, iter and pop gives `promote`;
-      fib's per join less promote and pop gives `join` (ws's descriptor is a full frame).
-      `split` stays 0.
+  eager: `join`, `loop` and `iter` are the lazy group's (the same descriptor and loop code);
+      fib's overhead per join less join and pop gives `promote`; nqueens' per split (every loop
+      is split to single iterations) less loop, iter, promote and pop gives `split`.
 
 usage: sim/fit_costs.py WEFT_SIM FIB_RATIO_TXT KERNELS_JSONL DAG_DIR [FIB_N]
        (DAG_DIR: nqueens.dag and uts-geo.dag recorded by weft-bench-record --size quick)
@@ -78,7 +77,7 @@ def main():
     print("| group | fib T1/Ts (per policy) | nqueens T1/Ts | uts-geo T1/Ts | join | loop | iter | promote | split |")
     print("|---|---|---|---|---|---|---|---|---|")
     fit = {}
-    for g in ("lazy", "eager", "wool"):  # lazy first: eager uses its loop and iter
+    for g in ("lazy", "eager", "wool"):  # lazy first: eager uses its join, loop and iter
         ps = GROUPS[g]
         rf_ratio = statistics.median(fib_ratio[p] for p in ps)
         rq_ratio = statistics.median(nq_ratio[p] for p in ps)
@@ -89,9 +88,9 @@ def main():
         ru = (ru_ratio - 1) * u["dag_work"] - u["polls"] * CHECK
         split = 0.0
         if g == "eager":
-            lp, it = fit["lazy"][1], fit["lazy"][2]
-            promote = max(0.0, (rq - q["loops"] * lp - q["iterations"] * it) / q["promotions"] - POP)
-            join = max(0.0, rf / f["joins"] - promote - POP)
+            join, lp, it = fit["lazy"][0], fit["lazy"][1], fit["lazy"][2]
+            promote = max(0.0, rf / f["joins"] - join - POP)
+            split = max(0.0, (rq - q["loops"] * lp - q["iterations"] * it) / q["promotions"] - promote - POP)
         else:
             promote = fit.get("eager", (0, 0, 0, 0, 0))[3]
             # rq = loops_q * lp + iters_q * it; ru = loops_u * lp + iters_u * it
