@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs the simulator studies of docs/results/sim.md and draws their figures.
 #   sim/experiments.sh [build-dir]   (default build-sim; needs weft-sim built in Release)
-# JSON results and PNG figures go to docs/results/sim/. About 10 minutes on one core.
+# JSON results and PNG figures go to docs/results/sim/. About 10 minutes on one core, 25 more
+# with the recorded kernels (when the build has weft-bench-record).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 sim="$root/${1:-build-sim}/sim/weft-sim"
@@ -54,4 +55,19 @@ for d in fib:30 nqueens:12 uts-geo:8:4:19:50 uts-bin:20000:8:0.12:42; do
   run --dag "$d" --policy ws,ws-ap,wool,lazy-df,lazy-df2,lazy-bf,heartbeat,dfd,adf --P 1,2,4,8,16,32,64,128,256 \
       --json "$out/proj_${d//[:.]/_}.json"
 done
+# Recorded real kernels (weft-bench-record, a build with -DWEFT_BUILD_BENCH=ON) and the
+# calibrated costs: LS Table V on the recorded nqueens(11), uts-geo projected to P = 256.
+record="$root/${1:-build-sim}/bench/weft-bench-record"
+if [ -x "$record" ]; then
+  dags=$(mktemp -d)
+  for k in nqueens uts-geo uts-bin; do
+    WEFT_BENCH_RECORD="$dags/$k.dag" "$record" --kernel $k --size quick --workers 1 >/dev/null
+  done
+  run --dag "file:$dags/nqueens.dag" --costs calibrated --policy lazy-df,lazy-df2,lazy-bf,ws-ap --P 8,24,64 \
+      --runs 5 --json "$out/ls_table5_calibrated.json"
+  run --dag "file:$dags/uts-geo.dag" --costs calibrated --policy ws,ws-ap,wool,lazy-df,lazy-df2,lazy-bf,heartbeat \
+      --P 1,4,16,64,256 --json "$out/recorded_uts_geo.json"
+  "$py" "$root/sim/plot.py" speedup "$out/recorded_uts_geo.json" "$out/recorded_uts_geo.png"
+  echo "calibration check: sim/calibrate_real.sh, then sim/calibrate_sim.sh $sim $dags DIR (docs/results/sim.md)" >&2
+fi
 "$py" "$root/sim/plot.py" all "$out"

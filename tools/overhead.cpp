@@ -3,7 +3,8 @@
 //   weft-overhead ratio N RUNS [POLICY...]
 //       fib(N) with no cutoff: the serial elision and weft on 1 worker for each policy (default
 //       serial ws wool), alternated run by run (A B C A B C ...), RUNS times; prints the median
-//       times and T1/Ts, and the 2-worker speedup over 1 worker.
+//       times and T1/Ts, the 2-worker speedup over 1 worker, and the median steals and promotions
+//       per run (weft-sim's calibration, docs/results/sim.md).
 //   weft-overhead once elision|twocalls|POLICY|scope:POLICY N
 //       one run of fib(N), for `valgrind --tool=callgrind` (instruction counts are deterministic);
 //       see tools/join_cost.sh, which differences two sizes to cancel start-up costs.  scope:POLICY
@@ -97,6 +98,7 @@ int main(int argc, char** argv) {
       std::string name;
       std::unique_ptr<weft::pool> pool;
       std::vector<double> times;
+      std::vector<double> steals, promotions;  // per run (the pool's counters)
     };
     std::vector<column> cols;
     cols.push_back({"serial-elision", nullptr, {}});
@@ -109,10 +111,16 @@ int main(int argc, char** argv) {
       }
     for (int r = 0; r < runs; ++r)
       for (auto& c : cols) {
+        if (c.pool) c.pool->reset_stats();
         const auto t0 = std::chrono::steady_clock::now();
         const long v = c.pool ? c.pool->run([&] { return fib_weft(n); })
                        : c.name == "two-calls" ? fib_twocalls(n) : fib_serial(n);
         c.times.push_back(seconds_since(t0));
+        if (c.pool) {
+          const weft::counters k = c.pool->stats().total;
+          c.steals.push_back(double(k.steals));
+          c.promotions.push_back(double(k.promotions));
+        }
         if (v != expect) {
           std::fprintf(stderr, "wrong result %ld from %s\n", v, c.name.c_str());
           return 3;
@@ -122,7 +130,8 @@ int main(int argc, char** argv) {
     const double t2 = median(cols[1].times);
     std::printf("fib(%d), %d alternating runs, medians; Ts = the serial elision as gcc compiles it, T2 = a\n"
                 "version making exactly two calls per node; speedup = T(1 worker) / T(2 workers)\n"
-                "%-18s %10s %8s %8s %10s\n", n, runs, "system", "time_s", "T/Ts", "T/T2", "speedup");
+                "%-18s %10s %8s %8s %10s %10s %12s\n", n, runs, "system", "time_s", "T/Ts", "T/T2", "speedup",
+                "steals", "promotions");
     for (const auto& c : cols) {
       const double t = median(c.times);
       double speedup = 0;
@@ -131,6 +140,8 @@ int main(int argc, char** argv) {
           if (o.name == c.name.substr(0, c.name.size() - 1) + "1") speedup = median(o.times) / t;
       std::printf("%-18s %10.4f %8.3f %8.3f", c.name.c_str(), t, t / ts, t / t2);
       if (speedup > 0) std::printf(" %9.2fx", speedup);
+      else std::printf(" %10s", "");
+      if (c.pool) std::printf(" %10.0f %12.0f", median(c.steals), median(c.promotions));
       std::printf("\n");
     }
     return 0;

@@ -40,9 +40,12 @@ namespace bench { using active_system = weft_system; }
 #elif defined(BENCH_SYSTEM_TBB)
 #include "system_tbb.hpp"
 namespace bench { using active_system = tbb_system; }
+#elif defined(BENCH_SYSTEM_RECORD)
+#include "system_record.hpp"
+namespace bench { using active_system = record_system; }
 #elif defined(BENCH_SYSTEM_OMP)
 #include "system_omp.hpp"
 namespace bench { using active_system = omp_system; }
 #else
-#error "define one of BENCH_SYSTEM_SERIAL, BENCH_SYSTEM_WEFT, BENCH_SYSTEM_TBB, BENCH_SYSTEM_OMP"
+#error "define one of BENCH_SYSTEM_SERIAL, BENCH_SYSTEM_RECORD, BENCH_SYSTEM_WEFT, BENCH_SYSTEM_TBB, BENCH_SYSTEM_OMP"
 #endif

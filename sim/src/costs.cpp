@@ -13,10 +13,14 @@ struct CostField {
 };
 
 constexpr CostField kFields[] = {
-    {"join", &Costs::join, nullptr},          {"promote", &Costs::promote, nullptr},
-    {"pop", &Costs::pop, nullptr},            {"steal", &Costs::steal, nullptr},
+    {"join", &Costs::join, nullptr},          {"iter", &Costs::iter, nullptr},
+    {"loop", &Costs::loop, nullptr},
+    {"promote", &Costs::promote, nullptr},
+    {"split", &Costs::split, nullptr},        {"pop", &Costs::pop, nullptr},            {"steal", &Costs::steal, nullptr},
+    {"probe", &Costs::probe, nullptr},
     {"sync", &Costs::sync, nullptr},          {"check", &Costs::check, nullptr},
     {"poll", &Costs::poll, nullptr},          {"heartbeat", &Costs::heartbeat, nullptr},
+    {"slice_on", &Costs::slice_on, nullptr},  {"slice_off", &Costs::slice_off, nullptr},
     {"quota", nullptr, &Costs::quota},        {"ap_k", nullptr, &Costs::ap_k},
     {"ap_v", nullptr, &Costs::ap_v},          {"wool_public", nullptr, &Costs::wool_public},
     {"wool_step", nullptr, &Costs::wool_step},
@@ -67,6 +71,42 @@ std::vector<std::pair<std::string, std::uint64_t>> cost_values(const Costs& c) {
 Costs zero_costs() {
   Costs c;
   c.join = c.promote = c.pop = c.steal = c.sync = c.check = 0;
+  return c;
+}
+
+}  // namespace weft_sim
+
+namespace weft_sim {
+
+// Measured on the 2-core development VM (docs/results/sim.md, "Calibration", has the commands,
+// the raw figures and the fit, sim/fit_costs.py), in units of 0.1 ns so that a fib call (0.35 ns)
+// has weight 4.  Single-worker costs per group of policies whose runtime code paths are the same
+// at P = 1; the rest is shared.
+Costs cost_preset(std::string_view name, std::string_view policy) {
+  if (name == "default") return Costs{};
+  if (name != "calibrated")
+    throw std::invalid_argument("--costs: unknown preset '" + std::string(name) +
+                                "'; accepted: default, calibrated");
+  Costs c;
+  c.check = 10;       // one poll: a load of the own deque's size or the beat flag (held, not fitted)
+  c.pop = 60;         // the owner's pop of its promoted item (held: not separable from promote)
+  c.promote = 303;    // fitted: ws's fib overhead per join less join and pop (a deque push)
+  c.split = 162;      // fitted: ws's nqueens overhead per loop split less loop, iter, promote, pop
+  c.steal = 14000;    // 1.4 us per successful steal (docs/results/core.md, WOOL Table III method)
+  c.probe = 1000;     // 100 ns per failed attempt: the idle loop's spin (idle.cpp) on a free core
+  c.sync = 500;       // a finished stolen branch signalling its join (a remote cache line)
+  c.heartbeat = 400000;  // N = 40 us, the runtime's default beat
+  // Fitted per group: fib's overhead per join gives `join`; nqueens' and uts-geo's (loops only)
+  // give `loop` and `iter`.  ws and ws-ap build the lazy group's descriptor and run its loop code.
+  if (policy == "wool") {  // its task-stack descriptor (sched_wool.cpp)
+    c.join = 60;
+    c.loop = 185;
+    c.iter = 18;
+  } else {  // lazy-df, lazy-df2, lazy-bf, heartbeat, ws, ws-ap (and the thread engines)
+    c.join = 71;
+    c.loop = 282;
+    c.iter = 23;
+  }
   return c;
 }
 

@@ -13,14 +13,27 @@
 namespace weft_sim {
 
 struct Costs {
-  Time join = 1;           // building a latent descriptor at a join or loop iteration (fast path)
+  Time join = 1;           // building a latent descriptor at a join (fast path)
+  Time loop = 0;           // entering a loop (the runtime's loop record), empty loops included
+  Time iter = 0;           // starting one loop iteration (the runtime's range bookkeeping and call)
   Time promote = 100;      // making a latent item stealable (push on the deque, publish)
+  Time split = 0;          // a loop range split in two, beyond `promote` (the child range's record)
   Time pop = 20;           // the owner taking its own promoted item back at the join
-  Time steal = 1000;       // one steal attempt, successful or not (latency of a remote deque)
+  Time steal = 1000;       // a successful steal (taking a remote item and starting it)
+  // A failed steal attempt (the victim's deque seen empty); 0: the same as `steal`, the model
+  // before calibration.  The runtime's idle loop retries at once (idle.cpp), so a failed look costs
+  // a remote cache-line read, not a migration: calibrated, it is 10-20x cheaper than `steal`.
+  Time probe = 0;
   Time sync = 50;          // a finished stolen item signalling its join
   Time check = 1;          // one poll: the deque-size or heartbeat-flag check
   Time poll = 0;           // poll every this many units inside leaf work (0: at joins/iterations)
   Time heartbeat = 40000;  // HB's N
+  // Time-sharing with other processes (a loaded machine): every worker runs `slice_on` units, then
+  // is descheduled for `slice_off` units, at a random phase per worker; 0: dedicated processors.
+  // The 2-core development VM at load average ~11 gives each thread ~2/11 of a core in ~3 ms
+  // slices (docs/results/sim.md, "Calibration").
+  Time slice_on = 0;
+  Time slice_off = 0;
   std::uint64_t quota = 0; // NAR's K in bytes (0 = unlimited); used by the space-efficient policies
   std::uint64_t ap_k = 4;  // ws-ap: initial chunks = ap_k · P
   std::uint64_t ap_v = 4;  // ws-ap: chunks after a theft = max(chunks, ap_v)
@@ -33,6 +46,15 @@ struct Costs {
   // §3.4's semantics, where every promoted thread and continuation counts its own N).
   bool hb_thread_credit = false;
 };
+
+// A failed steal attempt's cost (probe, or steal when probe is 0).
+inline Time failed_attempt_cost(const Costs& c) { return c.probe != 0 ? c.probe : c.steal; }
+
+// The named cost presets (`--costs NAME`): "default" (Costs{}) and "calibrated" (measured from the
+// runtime on the 2-core development machine, in units of 0.1 ns, per policy where the runtime's
+// implementations differ; docs/results/sim.md, "Calibration").  std::invalid_argument naming the
+// accepted names otherwise.
+Costs cost_preset(std::string_view name, std::string_view policy);
 
 // Sets one cost from "name=value"; std::invalid_argument naming the accepted names otherwise.
 void set_cost(Costs& c, std::string_view assignment);

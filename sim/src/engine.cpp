@@ -19,6 +19,7 @@ Simulator::Simulator(const RunConfig& c)
   for (auto& k : ws_) {
     k.next_beat = costs_.heartbeat;
     k.public_limit = costs_.wool_public;
+    if (costs_.slice_on > 0) k.next_off = rng_.below(costs_.slice_on + costs_.slice_off);
   }
 }
 
@@ -53,13 +54,28 @@ RunResult Simulator::run() {
       }
     }
   }
-  const double busy = r_.raw_work + r_.overhead + r_.steal_time;
+  const double busy = r_.raw_work + r_.overhead + r_.steal_time + r_.descheduled;
   r_.idle = double(P_) * double(r_.makespan) - busy;
   return r_;
 }
 
+// Time-sharing (slice_on/slice_off): at the end of its slice a worker loses slice_off units in
+// one step, frames and deque untouched, so the others may steal what it published meanwhile.  A
+// step that ran across several slice ends (a long strand) pays for each of them.
+bool Simulator::descheduled(unsigned w) {
+  Worker& k = ws_[w];
+  if (costs_.slice_on == 0 || k.clock < k.next_off) return false;
+  while (k.clock >= k.next_off) {
+    k.clock += costs_.slice_off;
+    r_.descheduled += double(costs_.slice_off);
+    k.next_off += costs_.slice_off + costs_.slice_on;
+  }
+  return true;
+}
+
 void Simulator::step(unsigned w) {
   Worker& k = ws_[w];
+  if (descheduled(w)) return;
   if (k.depth == 0) {
     idle_steal(w);
     return;

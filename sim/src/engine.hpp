@@ -30,9 +30,12 @@ struct RunResult {
   double overhead = 0;        // joins, polls, promotions, pops, syncs
   double steal_time = 0;      // successful steals (thief's time)
   double idle = 0;            // failed steal attempts and waiting without a task
+  double descheduled = 0;     // time the workers were off their processors (slice_off)
   double exec_span = 0;       // span of the executed graph: promoted forks parallel, + τ each (HB §3)
   std::uint64_t instances = 0;      // node instances started
   std::uint64_t joins = 0;
+  std::uint64_t loops = 0;          // loops entered (the stack engine)
+  std::uint64_t iterations = 0;     // loop iterations started (the stack engine)
   std::uint64_t polls = 0;
   std::uint64_t promotions = 0;
   std::uint64_t thefts = 0;         // successful steals, leapfrogs included

@@ -71,6 +71,8 @@ void Simulator::loop_step(unsigned w, Frame& f) {
   switch (f.sub) {
     case loop_begin:
       if (!f.is_chunk) {
+        ++r_.loops;
+        charge_overhead(w, costs_.loop);
         f.next = 0;
         f.end = n.count;
         if (pol_.loops == LoopSplit::auto_partitioner) f.chunks = costs_.ap_k * P_;
@@ -82,6 +84,8 @@ void Simulator::loop_step(unsigned w, Frame& f) {
       if (f.next < f.end) {
         poll(w);  // every iteration boundary is a poll point (SPEC §3); may split [next, end)
         const std::uint64_t i = f.next++;
+        ++r_.iterations;
+        charge_overhead(w, costs_.iter);
         f.sub = loop_running;
         push_child(w, dag_.iteration(n, i));
         return;

@@ -66,6 +66,7 @@ struct Worker {
   bool parked = false;
   Time parked_since = 0;
   Time next_beat = 0;
+  Time next_off = 0;  // slice_on > 0: when the OS deschedules this worker next
   std::uint64_t public_limit = 0;
   bool trip_notified = false;
   std::uint32_t inlined_public = 0;  // wool: public tasks joined inline in a row
@@ -81,6 +82,7 @@ class Simulator {
  private:
   // engine.cpp: the event loop and the frame life cycle
   void step(unsigned w);
+  bool descheduled(unsigned w);
   Frame& push_frame(unsigned w, std::uint32_t node, Time span);
   void push_child(unsigned w, std::uint32_t node);
   void child_returned(Frame& parent);

@@ -58,6 +58,7 @@ void Simulator::split_range(unsigned w, std::uint32_t idx) {
   it.span_start = f.span + costs_.promote;
   f.end = mid;
   ++f.pending;
+  charge_overhead(w, costs_.split);  // the range's own bookkeeping, beyond a pair's promotion
   push_promoted(w, it);
 }
 
@@ -159,7 +160,7 @@ void Simulator::wool_split(unsigned w, std::uint32_t idx) {
 void Simulator::idle_steal(unsigned w) {
   if (steal_random(w)) return;
   if (costs_.steal == 0 || P_ == 1) park(w);
-  else ws_[w].clock += costs_.steal;
+  else ws_[w].clock += failed_attempt_cost(costs_);
 }
 
 // A blocked join (its promoted branch was stolen and still runs): leapfrog, i.e. steal only from
@@ -184,7 +185,7 @@ void Simulator::blocked_step(unsigned w, Frame& f) {
     return;
   }
   if (costs_.steal == 0) park(w);
-  else k.clock += costs_.steal;
+  else k.clock += failed_attempt_cost(costs_);
 }
 
 bool Simulator::steal_from(unsigned thief, unsigned victim) {

@@ -3,7 +3,9 @@
 // processor continues with the parent. Deques of ready threads are kept in one ordered list
 // (NAR Fig 6.3); a memory quota K per steal (dfd) or per scheduling from a deque (adf) makes a
 // processor give its deque up before an allocation that would exceed it, and an allocation of
-// m > K first runs about m/K dummy threads. K = 0 here means K = ∞ (dfd is then NAR's "WS").
+// m > K first forks floor(m/K) dummy threads in a binary tree (NAR §7.2's extension of Fig 6.4),
+// each a no-op after which its processor gives its deque up. K = 0 here means K = ∞ (dfd is then
+// NAR's "WS").
 #include <algorithm>
 #include <deque>
 #include <list>
@@ -17,7 +19,7 @@
 namespace weft_sim::detail {
 namespace {
 
-enum class Kind : std::uint8_t { node, range };
+enum class Kind : std::uint8_t { node, range, dummy };  // dummy: dummy threads [lo, hi)
 
 struct Thread {
   std::uint32_t node = kNoNode;
@@ -27,8 +29,7 @@ struct Thread {
   bool forked = false;
   std::uint32_t pending = 0;
   std::int32_t parent = -1;
-  std::uint64_t dummies = 0;  // dummy threads still to run before the allocation (m > K)
-  bool sized = false;         // dummies computed
+  bool sized = false;         // its dummy threads (m > K) forked, or none needed
   Time span = 0, span_join = 0;
   std::uint64_t held = 0;
 };
@@ -60,7 +61,8 @@ class ThreadSim {
   void step(unsigned p);
   bool acquire(unsigned p);
   bool steal(unsigned p);
-  bool start_thread(unsigned p, Thread& t);
+  bool start_thread(unsigned p, std::int32_t id);
+  void dummy_step(unsigned p, std::int32_t id);
   void fork(unsigned p, std::int32_t id);
   void finish(unsigned p, std::int32_t id);
   void make_ready(unsigned p, std::int32_t id);
@@ -132,8 +134,12 @@ void ThreadSim::step(unsigned p) {
   }
   const std::int32_t id = pr.current;
   Thread& t = threads_[std::size_t(id)];
+  if (t.kind == Kind::dummy) {
+    dummy_step(p, id);
+    return;
+  }
   if (!t.started) {
-    start_thread(p, t);  // false when preempted before its allocation: the next step re-acquires
+    start_thread(p, id);  // false when it waits for dummies or was preempted: the next step goes on
     return;
   }
   if (!t.forked) {
@@ -219,27 +225,32 @@ void ThreadSim::preempt(unsigned p) {
 
 void ThreadSim::give_up_deque(unsigned p) {
   Proc& pr = procs_[p];
-  if (pr.owns) pr.dq->owner = -1;  // it stays in the order, unowned
+  if (pr.owns) {
+    if (pr.dq->threads.empty()) order_.erase(pr.dq);  // no owner, no threads: deleted (NAR §6.2)
+    else pr.dq->owner = -1;  // it stays in the order, unowned
+  }
   pr.owns = false;
 }
 
 // Allocation with quota K: a thread whose allocation exceeds what is left goes back on top of
-// its deque, which the processor gives up; one of m > K first runs ceil(m/K) - 1 dummy threads,
-// each making its processor give up its deque (NAR §7.2.2).
-bool ThreadSim::start_thread(unsigned p, Thread& t) {
+// its deque, which the processor gives up; one of m > K first forks floor(m/K) dummy threads in a
+// binary tree and runs them as its children (NAR §7.2: "forked in a binary tree ... processors
+// must give up their deques and perform a steal every time they execute a dummy thread"), then
+// allocates with its quota spent.
+bool ThreadSim::start_thread(unsigned p, std::int32_t id) {
   Proc& pr = procs_[p];
-  const std::uint64_t m = t.kind == Kind::node ? dag_.node(t.node).alloc : 0;
+  Thread* t = &threads_[std::size_t(id)];
+  const std::uint64_t m = t->kind == Kind::node ? dag_.node(t->node).alloc : 0;
   if (!unlimited() && m > 0 && name_ != "fifo") {
-    if (!t.sized) {
-      t.sized = true;
-      if (m > costs_.quota) t.dummies = (m + costs_.quota - 1) / costs_.quota - 1;
-    }
-    if (t.dummies > 0) {  // run one dummy thread, then give the deque up
-      --t.dummies;
-      pr.clock += 1;
-      r_.overhead += 1;
-      preempt(p);
-      return false;
+    if (!t->sized) {
+      t->sized = true;
+      if (m > costs_.quota) {
+        const std::int32_t d = new_thread(kNoNode, Kind::dummy, 0, m / costs_.quota, id, t->span);
+        t = &threads_[std::size_t(id)];  // new_thread may have moved it
+        t->pending = 1;
+        pr.current = d;  // the allocating thread waits for its dummies, as for children
+        return false;
+      }
     }
     if (m <= costs_.quota && m > pr.quota_left) {
       preempt(p);
@@ -247,18 +258,38 @@ bool ThreadSim::start_thread(unsigned p, Thread& t) {
     }
     pr.quota_left -= std::min(m, pr.quota_left);  // m > K after its dummies: the quota is spent
   }
-  t.started = true;
-  if (t.kind == Kind::node) {
-    const Node& n = dag_.node(t.node);
+  Thread& tr = *t;
+  tr.started = true;
+  if (tr.kind == Kind::node) {
+    const Node& n = dag_.node(tr.node);
     ++r_.instances;
-    if (cfg_.node_starts) ++(*cfg_.node_starts)[t.node];
+    if (cfg_.node_starts) ++(*cfg_.node_starts)[tr.node];
     live_mem_ += m;
     r_.memory_peak = std::max(r_.memory_peak, live_mem_);
     pr.clock += n.work;
     r_.raw_work += double(n.work);
-    t.span += n.work;
+    tr.span += n.work;
   }
   return true;
+}
+
+// One step of a dummy thread: a range of two or more forks in halves (a fork pays what any fork
+// pays); a single one is a no-op after which the processor gives its deque up (the thread it
+// continues with, when it was the last dummy, goes back on top of that deque first).
+void ThreadSim::dummy_step(unsigned p, std::int32_t id) {
+  Proc& pr = procs_[p];
+  const Thread& t = threads_[std::size_t(id)];
+  if (t.hi - t.lo >= 2) {
+    if (!t.forked) fork(p, id);
+    else finish(p, id);
+    return;
+  }
+  pr.clock += 1;
+  r_.overhead += 1;
+  ++r_.beats;  // counted as dummy threads run
+  finish(p, id);
+  if (pr.current >= 0) preempt(p);
+  else give_up_deque(p);
 }
 
 void ThreadSim::fork(unsigned p, std::int32_t id) {
@@ -266,7 +297,11 @@ void ThreadSim::fork(unsigned p, std::int32_t id) {
   threads_[std::size_t(id)].forked = true;
   const Thread t = threads_[std::size_t(id)];  // a copy: new_thread may move the vector
   std::int32_t a = -1, b = -1;
-  if (t.kind == Kind::range) {
+  if (t.kind == Kind::dummy) {  // a dummy range: two halves
+    const std::uint64_t mid = t.lo + (t.hi - t.lo) / 2;
+    a = new_thread(kNoNode, Kind::dummy, t.lo, mid, id, t.span);
+    b = new_thread(kNoNode, Kind::dummy, mid, t.hi, id, t.span);
+  } else if (t.kind == Kind::range) {
     if (t.hi - t.lo >= 2) {  // a loop is a balanced fork tree over its range
       const std::uint64_t mid = t.lo + (t.hi - t.lo) / 2;
       a = new_thread(t.node, Kind::range, t.lo, mid, id, t.span);

@@ -23,6 +23,9 @@ Dag make_ls_adversary(unsigned n, Time iteration_work);  // LS §9.4 Algorithm 5
 // NAR Theorem 6.7 (Fig 6.9): the DAG on which DFDeques(K) and work stealing need Ω(p·D·A) space.
 Dag make_nar_lower_bound(unsigned processors, unsigned depth, std::uint64_t block);
 
+// A DAG file, as bench's weft-bench-record writes it (format: dag_file.cpp).
+Dag read_dag_file(const std::string& path);
+
 Dag make_dag(std::string_view spec);
 std::string dag_help();
 

@@ -1,6 +1,6 @@
 // weft-sim: simulate policies on a DAG over a sweep of P, seeds and cost values.
 //   weft-sim --dag fib:30 --policy lazy-bf,ws --P 1,2,8,64,256 --seed 1 [--runs R]
-//            [--cost name=value[,value...] ...] [--json out.json] [--quiet]
+//            [--costs default|calibrated] [--cost name=value[,value...] ...] [--json out.json] [--quiet]
 #include <chrono>
 #include <cstdio>
 #include <fstream>
@@ -22,6 +22,7 @@ struct Options {
   std::vector<unsigned> workers{1, 2, 8};
   std::uint64_t seed = 1;
   unsigned runs = 1;
+  std::string costs_preset = "default";
   std::vector<std::pair<std::string, std::vector<std::string>>> cost_sweeps;
   std::string json;
   bool quiet = false;
@@ -63,6 +64,7 @@ Options parse(int argc, char** argv) {
       for (const auto& p : split_list(value())) o.workers.push_back(parse_unsigned("--P", p));
     } else if (a == "--seed") o.seed = std::stoull(value());
     else if (a == "--runs") o.runs = parse_unsigned("--runs", value());
+    else if (a == "--costs") o.costs_preset = value();
     else if (a == "--cost") {
       const std::string c = value();
       const auto eq = c.find('=');
@@ -72,7 +74,7 @@ Options parse(int argc, char** argv) {
     else if (a == "--quiet") o.quiet = true;
     else if (a == "--help" || a == "-h") {
       std::cout << "weft-sim --dag SPEC --policy LIST --P LIST [--seed S] [--runs R]\n"
-                   "         [--cost name=v[,v...]]... [--json FILE] [--quiet]\n"
+                   "         [--costs default|calibrated] [--cost name=v[,v...]]... [--json FILE] [--quiet]\n"
                    "DAGs: " << dag_help() << "\npolicies: " << policy_names(true) << "\n";
       std::exit(0);
     } else throw std::invalid_argument("unknown option '" + a + "' (see --help)");
@@ -82,8 +84,8 @@ Options parse(int argc, char** argv) {
 }
 
 // Every combination of the swept cost values (cartesian product, last varying fastest).
-std::vector<Costs> cost_grid(const Options& o) {
-  std::vector<Costs> grid{Costs{}};
+std::vector<Costs> cost_grid(const Options& o, const std::string& policy) {
+  std::vector<Costs> grid{cost_preset(o.costs_preset, policy)};
   for (const auto& [name, values] : o.cost_sweeps) {
     std::vector<Costs> next;
     for (const auto& base : grid)
@@ -104,15 +106,15 @@ int main(int argc, char** argv) try {
   const auto t0 = std::chrono::steady_clock::now();
   const Dag dag = make_dag(o.dag);
   const NodeTotals totals = dag.root_totals();
-  const auto grid = cost_grid(o);
+  for (const auto& pname : o.policies) cost_grid(o, pname);  // reject bad costs before any work
   std::fprintf(stderr, "dag %s: %zu template nodes, %.0f instances, work %.4g, span %.4g, parallelism %.4g\n",
                dag.name.c_str(), dag.size(), totals.instances, totals.work, totals.span,
                totals.work / totals.span);
-  const std::size_t total = o.policies.size() * o.workers.size() * grid.size() * o.runs;
+  const std::size_t total = o.policies.size() * o.workers.size() * cost_grid(o, o.policies[0]).size() * o.runs;
   std::vector<RunRecord> records;
   if (!o.quiet) std::cout << table_header() << "\n";
   for (const auto& pname : o.policies)
-    for (const auto& costs : grid)
+    for (const auto& costs : cost_grid(o, pname))
       for (unsigned p : o.workers)
         for (unsigned k = 0; k < o.runs; ++k) {
           RunRecord rec{dag.name, pname, p, o.seed + k, costs, totals,

@@ -34,10 +34,15 @@ double number(const std::vector<std::string>& a, std::size_t i, double fallback,
 
 std::string dag_help() {
   return "fib:N[:W], nqueens:N[:W], uts-geo:DEPTH:B[:SEED[:ROOT]], uts-bin:ROOT:M:Q[:SEED], "
-         "loops:OUTER:INNER:W, nar:G:M[:DEPTH[:SEED]], alg5:N:F, nar-lb:P:D:A";
+         "loops:OUTER:INNER:W, nar:G:M[:DEPTH[:SEED]], alg5:N:F, nar-lb:P:D:A, file:PATH";
 }
 
 Dag make_dag(std::string_view spec) {
+  if (spec.substr(0, 5) == "file:") {
+    Dag d = read_dag_file(std::string(spec.substr(5)));
+    d.name = std::string(spec);
+    return d;
+  }
   const auto a = split(spec);
   const std::string& name = a[0];
   auto arg = [&](std::size_t i, double fallback) { return number(a, i, fallback, spec); };

@@ -49,9 +49,12 @@ std::string to_json(const RunRecord& r) {
   field("overhead", num(x.overhead));
   field("steal_time", num(x.steal_time));
   field("idle", num(x.idle));
+  field("descheduled", num(x.descheduled));
   field("exec_span", num(x.exec_span));
   field("instances", num(double(x.instances)));
   field("joins", num(double(x.joins)));
+  field("loops", num(double(x.loops)));
+  field("iterations", num(double(x.iterations)));
   field("polls", num(double(x.polls)));
   field("promotions", num(double(x.promotions)));
   field("thefts", num(double(x.thefts)));

@@ -158,3 +158,53 @@ TEST(Engine, BadSettingsAreRejected) {
   set_cost(c, "steal=77");
   EXPECT_EQ(c.steal, 77u);
 }
+
+// A failed steal attempt costs `probe` (the runtime's idle loop retries at once, idle.cpp), a
+// successful one `steal`: on one long strand the second worker only fails, so it makes about
+// makespan / probe attempts, and probe = 0 falls back to `steal` per attempt.
+TEST(Engine, FailedStealAttemptsCostProbe) {
+  Dag d;
+  d.add_leaf(100000);
+  Costs c;
+  c.steal = 1000;
+  c.probe = 100;
+  const RunResult cheap = run(d, "lazy-bf", 2, c);
+  c.probe = 0;
+  const RunResult dear = run(d, "lazy-bf", 2, c);
+  EXPECT_EQ(cheap.thefts, 0u);
+  EXPECT_NEAR(double(cheap.steal_attempts), 100000.0 / 100, 2);
+  EXPECT_NEAR(double(dear.steal_attempts), 100000.0 / 1000, 2);
+  EXPECT_EQ(cheap.makespan, dear.makespan);
+}
+
+TEST(Engine, CostPresets) {
+  const Costs cal = cost_preset("calibrated", "lazy-bf");
+  EXPECT_GT(cal.probe, 0u);
+  EXPECT_LT(cal.probe, cal.steal);  // a failed look is cheaper than a migration
+  EXPECT_EQ(cost_preset("default", "ws").steal, Costs{}.steal);
+  // The runtime's eager join (a deque push and pop per join) costs more than a lazy one.
+  const Costs ws = cost_preset("calibrated", "ws");
+  EXPECT_GT(ws.promote + ws.pop, cal.join + cal.check);
+  try {
+    cost_preset("fast", "ws");
+    FAIL() << "an unknown preset was accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("accepted: default, calibrated"), std::string::npos);
+  }
+}
+
+// Time sharing (slice_on/slice_off): a worker that is off its processor half the time takes about
+// twice as long; no work is lost or run twice, and the off time is reported.
+TEST(Engine, TimeSharingStretchesTheMakespanByTheShare) {
+  const Dag d = make_dag("loops:1:2:1000000");
+  Costs c;
+  const RunResult dedicated = run(d, "lazy-bf", 2, c);
+  c.slice_on = 10000;
+  c.slice_off = 10000;
+  const RunResult shared = run(d, "lazy-bf", 2, c);
+  EXPECT_EQ(shared.raw_work, d.root_totals().work);
+  EXPECT_GT(shared.descheduled, 0.0);
+  const double stretch = double(shared.makespan) / double(dedicated.makespan);
+  EXPECT_GT(stretch, 1.9);
+  EXPECT_LT(stretch, 2.1);
+}

@@ -1,0 +1,74 @@
+#!/usr/bin/env python3
+"""weft-sim's calibration check (docs/results/sim.md, "Calibration"): medians of the real runs
+(sim/calibrate_real.sh: fib_ratio.txt and kernels.jsonl) beside weft-sim's (sim/calibrate_sim.sh:
+PROG.json on dedicated processors, PROG.sliced.json time-shared at P = 2), per program and
+policy: T1/Ts, T1/T2 and steals per run at P = 2 (real: median [min-max]; sim: median of seeds).
+
+usage: sim/calibration_table.py REAL_DIR SIM_DIR
+"""
+import json
+import re
+import statistics
+import sys
+from collections import defaultdict
+
+POLICIES = ["ws", "ws-ap", "wool", "lazy-df", "lazy-df2", "lazy-bf", "heartbeat"]
+med = statistics.median
+
+
+def real_kernels(path):
+    runs = defaultdict(list)
+    for line in open(path):
+        r = json.loads(line)
+        runs[(r["kernel"], r["policy"], r["workers"])].append(r)
+    out = {}
+    for k in ("nqueens", "uts-geo", "uts-bin"):
+        ts = med(r["time_s"] for r in runs[(k, "", 1)])
+        for p in POLICIES:
+            one, two = runs[(k, p, 1)], runs[(k, p, 2)]
+            steals = [r["stats"]["steals"] for r in two]
+            out[(k, p)] = (med(r["time_s"] for r in one) / ts,
+                           med(r["time_s"] for r in one) / med(r["time_s"] for r in two),
+                           f"{med(steals):.0f} [{min(steals)}-{max(steals)}]")
+    return out
+
+
+def real_fib(path):
+    text = open(path).read()
+    out = {}
+    for p in POLICIES:
+        r1 = re.search(rf"^{re.escape(p)}@1\s+\S+\s+(\S+)", text, re.M)
+        r2 = re.search(rf"^{re.escape(p)}@2\s+\S+\s+\S+\s+\S+\s+(\S+)x\s+(\S+)", text, re.M)
+        out[("fib", p)] = (float(r1.group(1)), float(r2.group(1)), f"{float(r2.group(2)):.0f}")
+    return out
+
+
+def sim_medians(path):
+    runs = defaultdict(list)
+    for r in json.load(open(path))["runs"]:
+        runs[(r["policy"], r["P"])].append(r)
+    return runs
+
+
+def main():
+    real_dir, sim_dir = sys.argv[1:3]
+    real = real_kernels(f"{real_dir}/kernels.jsonl") | real_fib(f"{real_dir}/fib_ratio.txt")
+    print("| program | policy | T1/Ts real | sim | T1/T2 real | sim | sim, shared | steals P=2 real "
+          "| sim | sim, shared |")
+    print("|" + "---|" * 10)
+    for prog in ("fib", "nqueens", "uts-geo", "uts-bin"):
+        d, s = sim_medians(f"{sim_dir}/{prog}.json"), sim_medians(f"{sim_dir}/{prog}.sliced.json")
+        for p in POLICIES:
+            t1 = med(r["makespan"] for r in d[(p, 1)])
+            w = d[(p, 1)][0]["dag_work"]
+            t2 = med(r["makespan"] for r in d[(p, 2)])
+            t2s = med(r["makespan"] for r in s[(p, 2)])
+            th = med(r["thefts"] for r in d[(p, 2)])
+            ths = med(r["thefts"] for r in s[(p, 2)])
+            a, b, c = real[(prog, p)]
+            print(f"| {prog} | {p} | {a:.2f} | {t1 / w:.2f} | {b:.2f} | {t1 / t2:.2f} | {t1 / t2s:.2f} "
+                  f"| {c} | {th:.0f} | {ths:.0f} |")
+
+
+if __name__ == "__main__":
+    main()

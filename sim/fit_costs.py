@@ -1,0 +1,110 @@
+#!/usr/bin/env python3
+"""Fits weft-sim's single-worker costs (the `calibrated` preset, sim/src/costs.cpp) to real runs:
+T1/Ts of fib(N) (tools/weft-overhead ratio's output) and of nqueens (the kernels.jsonl of
+sim/calibrate_real.sh), against weft-sim's P = 1 counts on the same programs (fib:N:W and the
+recorded nqueens DAG).  Units: 0.1 ns.  Policies whose runtime code paths are the same at P = 1
+are pooled (the median of their T1/Ts medians): the lazy group (lazy-df, lazy-df2, lazy-bf,
+heartbeat: a latent descriptor and a poll per join), wool (its task-stack descriptor) and the
+eager group (ws, fitted on ws alone: ws-ap runs the same join with other loop splits, so its T1/Ts is a check).  `check` is held at CHECK (a load of the
+own deque's size) and `pop` at POP.
+
+  lazy, wool: fib's overhead per join gives `join`; nqueens and uts-geo (no joins) give `iter`
+      and `loop` (per iteration, per loop entered: 164 K loops of 11 in nqueens, most of uts-geo's
+      10 M nodes entering an empty loop);
+  eager: `join`, `loop` and `iter` are the lazy group's (the same descriptor and loop code);
+      fib's overhead per join less join and pop gives `promote`; nqueens' per split (every loop
+      is split to single iterations) less loop, iter, promote and pop gives `split`.
+
+usage: sim/fit_costs.py WEFT_SIM FIB_RATIO_TXT KERNELS_JSONL DAG_DIR [FIB_N]
+       (DAG_DIR: nqueens.dag and uts-geo.dag recorded by weft-bench-record --size quick)
+"""
+import json
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+
+POLICIES = ["ws", "ws-ap", "wool", "lazy-df", "lazy-df2", "lazy-bf", "heartbeat"]
+GROUPS = {"lazy": ["lazy-df", "lazy-df2", "lazy-bf", "heartbeat"], "wool": ["wool"], "eager": ["ws"]}  # ws-ap shares ws's costs: its T1/Ts is the check
+POP = 60    # 6 ns: the owner's pop of its own promoted item (not separable from promote at P = 1)
+CHECK = 10  # 1 ns: one poll
+
+
+def fib_calls(n):
+    a, b = 1, 1  # calls(0) = calls(1) = 1; calls(n) = 1 + calls(n-1) + calls(n-2)
+    for _ in range(n - 1):
+        a, b = b, 1 + a + b
+    return b if n >= 1 else 1
+
+
+def real_fib(path):
+    text = open(path).read()
+    ts = float(re.search(r"^serial-elision\s+(\S+)", text, re.M).group(1))
+    ratios = {p: float(re.search(rf"^{re.escape(p)}@1\s+\S+\s+(\S+)", text, re.M).group(1)) for p in POLICIES}
+    return ts, ratios
+
+
+def real_kernel(path, kernel):
+    runs = {}
+    for line in open(path):
+        r = json.loads(line)
+        if r["kernel"] == kernel and r["workers"] == 1:
+            runs.setdefault(r["policy"], []).append(r["time_s"])
+    ts = statistics.median(runs[""])
+    return {p: statistics.median(runs[p]) / ts for p in POLICIES}
+
+
+def sim_counts(weft_sim, dag):
+    with tempfile.NamedTemporaryFile(suffix=".json") as out:
+        subprocess.run([weft_sim, "--dag", dag, "--policy", ",".join(POLICIES), "--P", "1",
+                        "--costs", "calibrated", "--quiet", "--json", out.name],
+                       check=True, stderr=subprocess.DEVNULL)
+        return {r["policy"]: r for r in json.load(open(out.name))["runs"]}
+
+
+def main():
+    weft_sim, fib_txt, kernels, dag_dir = sys.argv[1:5]
+    n = int(sys.argv[5]) if len(sys.argv) > 5 else 32
+    ts_fib, fib_ratio = real_fib(fib_txt)
+    w = max(1, round(ts_fib * 1e10 / fib_calls(n)))
+    nq_ratio = real_kernel(kernels, "nqueens")
+    ug_ratio = real_kernel(kernels, "uts-geo")
+    fib = sim_counts(weft_sim, f"fib:{n}:{w}")
+    nq = sim_counts(weft_sim, f"file:{dag_dir}/nqueens.dag")
+    ug = sim_counts(weft_sim, f"file:{dag_dir}/uts-geo.dag")
+    print(f"fib({n}): Ts = {ts_fib * 1e3:.2f} ms, {fib_calls(n)} calls: W = {w} (0.1 ns)")
+    print("| group | fib T1/Ts (per policy) | nqueens T1/Ts | uts-geo T1/Ts | join | loop | iter | promote | split |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    fit = {}
+    for g in ("lazy", "eager", "wool"):  # lazy first: eager uses its join, loop and iter
+        ps = GROUPS[g]
+        rf_ratio = statistics.median(fib_ratio[p] for p in ps)
+        rq_ratio = statistics.median(nq_ratio[p] for p in ps)
+        ru_ratio = statistics.median(ug_ratio[p] for p in ps)
+        f, q, u = fib[ps[0]], nq[ps[0]], ug[ps[0]]
+        rf = (rf_ratio - 1) * f["dag_work"]
+        rq = (rq_ratio - 1) * q["dag_work"] - q["polls"] * CHECK
+        ru = (ru_ratio - 1) * u["dag_work"] - u["polls"] * CHECK
+        split = 0.0
+        if g == "eager":
+            join, lp, it = fit["lazy"][0], fit["lazy"][1], fit["lazy"][2]
+            promote = max(0.0, rf / f["joins"] - join - POP)
+            split = max(0.0, (rq - q["loops"] * lp - q["iterations"] * it) / q["promotions"] - promote - POP)
+        else:
+            promote = fit.get("eager", (0, 0, 0, 0, 0))[3]
+            # rq = loops_q * lp + iters_q * it; ru = loops_u * lp + iters_u * it
+            a, b, c, d = q["loops"], q["iterations"], u["loops"], u["iterations"]
+            det = a * d - b * c
+            lp = max(0.0, (rq * d - b * ru) / det)
+            it = max(0.0, (a * ru - c * rq) / det)
+            join = max(0.0, (rf - f["polls"] * CHECK) / f["joins"])
+        fit[g] = (join, lp, it, promote, split)
+        per = lambda d: ", ".join(f"{d[p]:.2f}" for p in ps)
+        print(f"| {g} | {rf_ratio:.2f} ({per(fib_ratio)}) | {rq_ratio:.2f} ({per(nq_ratio)}) "
+              f"| {ru_ratio:.2f} ({per(ug_ratio)}) | {join:.0f} | {lp:.0f} | {it:.0f} | {promote:.0f} | {split:.0f} |")
+    print(f"(check = {CHECK}, pop = {POP}; lazy and wool promote = the eager group's)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,60 @@
+// DAG files (`--dag file:PATH`, the format weft-bench-record writes): totals of a small file,
+// and bad files rejected with the line that is wrong.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <fstream>
+#include <stdexcept>
+#include <string>
+
+#include "generators.hpp"
+
+using namespace weft_sim;
+
+namespace {
+
+std::string write_file(const std::string& name, const std::string& text) {
+  const std::string path = ::testing::TempDir() + name;
+  std::ofstream(path) << text;
+  return path;
+}
+
+std::string error_of(const std::string& spec) {
+  try {
+    make_dag(spec);
+  } catch (const std::invalid_argument& e) {
+    return e.what();
+  }
+  return "";
+}
+
+}  // namespace
+
+TEST(DagFile, ReadsLeavesPairsAndLoops) {
+  // 0: leaf 3; 1: leaf 4; 2: pair (5 | 0, 1 | 6); 3: loop (1 | 2, 0, 2 | 7), the root.
+  const std::string path = write_file("dag_small.dag",
+                                      "weft-dag 1\n# comment\nL 3\nL 4\nP 5 0 1 6\nF 1 7 3 2 0 2\n");
+  const Dag d = make_dag("file:" + path);
+  ASSERT_EQ(d.size(), 4u);
+  EXPECT_EQ(d.root(), 3u);
+  const Node& loop = d.node(3);
+  EXPECT_EQ(loop.kind, NodeKind::loop);
+  EXPECT_EQ(loop.count, 3u);
+  EXPECT_EQ(d.iteration(loop, 1), 0u);
+  const auto t = d.root_totals();
+  EXPECT_EQ(t.work, 1 + 7 + 2 * (5 + 3 + 4 + 6) + 3);
+  EXPECT_EQ(t.span, 1 + 5 + 4 + 6 + 7);  // loop, then the pair's longer branch
+  EXPECT_EQ(t.instances, 1 + 2 * 3 + 1);
+}
+
+TEST(DagFile, RejectsBadFilesNamingTheLine) {
+  EXPECT_NE(error_of("file:" + write_file("no_header.dag", "L 3\n")).find("line 1: expected the header"),
+            std::string::npos);
+  EXPECT_NE(error_of("file:" + write_file("forward.dag", "weft-dag 1\nL 3\nP 1 0 1 0\n")).find("line 3"),
+            std::string::npos);
+  EXPECT_NE(error_of("file:" + write_file("junk.dag", "weft-dag 1\nL 3 9\n")).find("line 2: unexpected '9'"),
+            std::string::npos);
+  EXPECT_NE(error_of("file:" + write_file("kind.dag", "weft-dag 1\nX 3\n")).find("line 2: expected 'L WORK', 'E WORK'"),
+            std::string::npos);
+  EXPECT_NE(error_of("file:/nonexistent/x.dag").find("cannot open"), std::string::npos);
+}
