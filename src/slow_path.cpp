@@ -4,6 +4,9 @@
 namespace weft::detail {
 
 void promote_at_poll(hot_state& h, frame* fr) {
+  // The work/span mode runs the serial elision: nothing is promoted (scope spawns and loop polls
+  // come here; joins never do).
+  if (h.poll.load(std::memory_order_relaxed) & poll_bit::measure) return;
   worker& w = *h.self;
   WEFT_ASSERT(h.top > w.base && h.top <= w.stack.end() && fr == h.top - 1, "task stack top outside (base, end] at a promotion");
   w.rt->sched->promote_at_poll(w, h, fr);
@@ -23,7 +26,14 @@ std::atomic<promotion_hook> installed_hook{nullptr};
 
 void set_promotion_hook(promotion_hook hook) noexcept { installed_hook.store(hook, std::memory_order_release); }
 
+// Out of line, so that with tracing off report_promotion stays a leaf function (no frame to set up):
+// under ws it runs at every join.
+[[gnu::noinline, gnu::cold]] static void trace_promotion(const worker& w, const frame* f, promotion_kind kind) noexcept {
+  w.trace->instant(trace_kind::promotion, std::uint32_t(f - w.stack.begin()), std::uint16_t(kind));
+}
+
 void report_promotion(const worker& w, const frame* f, promotion_kind kind) noexcept {
+  if (w.trace) [[unlikely]] trace_promotion(w, f, kind);
   if (promotion_hook hook = installed_hook.load(std::memory_order_acquire))
     hook(promotion_event{w.index, std::size_t(f - w.stack.begin()), kind});
 }

@@ -46,6 +46,17 @@ struct promotion_event {
 using promotion_hook = void (*)(const promotion_event&);
 void set_promotion_hook(promotion_hook hook) noexcept;  // nullptr removes it
 
+// The work/span mode (work_span.hpp, src/work_span.cpp): a measured join opens its first branch,
+// then its second, then joins them; a loop split does the same without counting calls, and each of
+// its iterations is one call.
+struct measure_saved {
+  double span = 0, burdened = 0, work = 0;
+};
+void measure_fork(hot_state& h, measure_saved& outer, bool is_call) noexcept;
+void measure_next(hot_state& h, measure_saved& first, bool is_call) noexcept;
+void measure_join(hot_state& h, const measure_saved& outer, const measure_saved& first) noexcept;
+void measure_call(hot_state& h) noexcept;
+
 // A call of pool::run from outside the pool: queued for a worker, the caller sleeps until done.
 struct root_job {
   void (*body)(root_job*) = nullptr;
