@@ -78,6 +78,7 @@ T measured_loop(I lo, std::uint64_t b, std::uint64_t e, Map& map, Combine& combi
   hot_state& h = tls_hot;
   if (e - b == 1) {
     measure_call(h);
+    ++h.loop_iterations;
     return map(I(uindex_t<I>(uindex_t<I>(lo) + uindex_t<I>(b))));
   }
   const std::uint64_t mid = b + (e - b) / 2;

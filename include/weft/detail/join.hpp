@@ -168,6 +168,7 @@ WEFT_NOINLINE std::pair<ret_t<F>, ret_t<G>> join_measured(hot_state& h, F& f, G&
     measure_saved outer, first;
     ~joined() { measure_join(h, outer, first); }
   } m{h, {}, {}};
+  ++h.joins;
   measure_fork(h, m.outer, true);
   ret_t<F> a = call(f);
   measure_next(h, m.first, true);
