@@ -29,11 +29,12 @@ void set_promotion_hook(promotion_hook hook) noexcept { installed_hook.store(hoo
 // Out of line, so that with tracing off report_promotion stays a leaf function (no frame to set up):
 // under ws it runs at every join.
 [[gnu::noinline, gnu::cold]] static void trace_promotion(const worker& w, const frame* f, promotion_kind kind) noexcept {
-  w.trace->instant(trace_kind::promotion, std::uint32_t(f - w.stack.begin()), std::uint16_t(kind));
+  if (!w.trace->instant(trace_kind::promotion, std::uint32_t(f - w.stack.begin()), std::uint16_t(kind)))
+    w.trace->close_promotions(w.promotions);  // this one is in dropped() already
 }
 
 void report_promotion(const worker& w, const frame* f, promotion_kind kind) noexcept {
-  if (w.trace) [[unlikely]] trace_promotion(w, f, kind);
+  if (w.trace && !w.trace->promotions_closed()) [[unlikely]] trace_promotion(w, f, kind);
   if (promotion_hook hook = installed_hook.load(std::memory_order_acquire))
     hook(promotion_event{w.index, std::size_t(f - w.stack.begin()), kind});
 }

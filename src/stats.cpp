@@ -44,6 +44,7 @@ counters counters_of(const worker& w) {
 void reset_counters_of(worker& w) {
   w.retired_joins = w.retired_loop_iterations = 0;
   if (w.hot) w.hot->joins = w.hot->loop_iterations = 0;
+  if (w.trace) w.trace->rebase_promotions(w.promotions);
   w.promotions = w.steals = w.leapfrogs = w.deque_checks = 0;
   w.promoted_unjoined_peak = w.promoted_unjoined;
   w.steal_attempts.store(0, std::memory_order_relaxed);

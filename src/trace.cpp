@@ -57,13 +57,31 @@ void trace_buffer::replace(activity a) noexcept {
   record(trace_kind::enter, 0, 0, a, true);
 }
 
-void trace_buffer::instant(trace_kind k, std::uint32_t a, std::uint16_t b) noexcept {
-  record(k, a, b, current(), false);
+bool trace_buffer::instant(trace_kind k, std::uint32_t a, std::uint16_t b) noexcept {
+  return record(k, a, b, current(), false);
+}
+
+void trace_buffer::close_promotions(std::uint64_t promotions_now) noexcept {
+  promotions_cut_.store(promotions_now, std::memory_order_relaxed);
+  promotions_closed_.store(true, std::memory_order_relaxed);
+}
+
+void trace_buffer::rebase_promotions(std::uint64_t promotions_now) noexcept {
+  if (!promotions_closed()) return;
+  promotions_dropped_.store(dropped_promotions(promotions_now), std::memory_order_relaxed);
+  promotions_cut_.store(0, std::memory_order_relaxed);
+}
+
+std::uint64_t trace_buffer::dropped_promotions(std::uint64_t promotions_now) const noexcept {
+  const std::uint64_t base = promotions_dropped_.load(std::memory_order_relaxed);
+  if (!promotions_closed()) return base;
+  const std::uint64_t cut = promotions_cut_.load(std::memory_order_relaxed);
+  return base + (promotions_now > cut ? promotions_now - cut : 0);
 }
 
 // Instants stop at 7/8 of the capacity, so that the activity changes, which make up the lanes, keep
 // being recorded; the last slot is kept for the `full` event.
-void trace_buffer::record(trace_kind k, std::uint32_t a, std::uint16_t b, activity act, bool essential) noexcept {
+bool trace_buffer::record(trace_kind k, std::uint32_t a, std::uint16_t b, activity act, bool essential) noexcept {
   const std::size_t n = size_private_;
   const std::size_t limit = essential ? capacity_ - 1 : capacity_ - capacity_ / 8;
   if (n >= limit) {
@@ -73,11 +91,12 @@ void trace_buffer::record(trace_kind k, std::uint32_t a, std::uint16_t b, activi
       size_.store(n + 1, std::memory_order_release);
     }
     dropped_.store(dropped_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
-    return;
+    return false;
   }
   events_[n] = trace_event{cycle_count(), a, b, k, act};
   size_private_ = n + 1;
   size_.store(n + 1, std::memory_order_release);  // publishes events_[n] to a concurrent writer
+  return true;
 }
 
 trace_clock trace_clock::now() { return trace_clock{cycle_count(), now_ns()}; }
@@ -175,8 +194,7 @@ void write_lane(json_out& out, unsigned tid, const trace_buffer& b, const tick_c
                   tid, t, e.a);
         break;
       case trace_kind::full:
-        out.event(R"({"name":"trace-full","cat":"trace","ph":"i","s":"t","pid":1,"tid":%u,"ts":%.3f,"args":{"dropped":%llu}})",
-                  tid, t, (unsigned long long)b.dropped());
+        out.event(R"({"name":"trace-full","cat":"trace","ph":"i","s":"t","pid":1,"tid":%u,"ts":%.3f})", tid, t);
         break;
       case trace_kind::enter:
       case trace_kind::end:
@@ -204,7 +222,7 @@ void write_trace_file(const std::string& path, const std::vector<trace_lane>& la
   std::uint64_t dropped = 0;
   for (unsigned tid = 0; tid < lanes.size(); ++tid) {
     const trace_buffer& b = *lanes[tid].buffer;
-    dropped += b.dropped();
+    dropped += b.dropped() + lanes[tid].dropped_promotions;
     out.event(R"({"name":"thread_name","ph":"M","pid":1,"tid":%u,"args":{"name":"%s"}})", tid, lanes[tid].name.c_str());
     out.event(R"({"name":"thread_sort_index","ph":"M","pid":1,"tid":%u,"args":{"sort_index":%u}})", tid, tid);
   }
@@ -217,7 +235,8 @@ void write_trace_file(const std::string& path, const std::vector<trace_lane>& la
   std::fprintf(f, "\n],\"otherData\":{%s,\"dropped_events\":%llu,\"dropped_per_lane\":[", meta.c_str(),
                (unsigned long long)dropped);
   for (unsigned tid = 0; tid < lanes.size(); ++tid)
-    std::fprintf(f, "%s%llu", tid ? "," : "", (unsigned long long)lanes[tid].buffer->dropped());
+    std::fprintf(f, "%s%llu", tid ? "," : "",
+                 (unsigned long long)(lanes[tid].buffer->dropped() + lanes[tid].dropped_promotions));
   std::fprintf(f, "],\"events_per_lane_capacity\":%zu,\"duration_us\":%.3f}}\n",
                lanes.empty() ? std::size_t(0) : lanes[0].buffer->capacity(), end_us);
   const bool ok = std::ferror(f) == 0;

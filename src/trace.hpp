@@ -74,7 +74,16 @@ class trace_buffer {
   void leave() noexcept;
   void replace(activity a) noexcept;  // the current activity becomes `a` (no nesting)
   activity current() const noexcept { return stack_.empty() ? activity::startup : stack_.back(); }
-  void instant(trace_kind k, std::uint32_t a, std::uint16_t b) noexcept;
+  bool instant(trace_kind k, std::uint32_t a, std::uint16_t b) noexcept;  // false: dropped
+
+  // Promotion instants (one per join under ws) stop for good at the first one dropped: from then on
+  // the hook costs one test, not a call per join.  The ones not recorded are counted from the
+  // worker's promotions counter: dropped = promotions now - promotions at the cut (rebased when the
+  // counters are reset).  Owner writes; relaxed atomics so that a snapshot may read them.
+  bool promotions_closed() const noexcept { return promotions_closed_.load(std::memory_order_relaxed); }
+  void close_promotions(std::uint64_t promotions_now) noexcept;
+  void rebase_promotions(std::uint64_t promotions_now) noexcept;  // pool::reset_stats, between runs
+  std::uint64_t dropped_promotions(std::uint64_t promotions_now) const noexcept;
   void finish() noexcept { record(trace_kind::end, 0, 0, current(), true); }
 
   // Any thread.
@@ -84,13 +93,15 @@ class trace_buffer {
   std::size_t capacity() const noexcept { return capacity_; }
 
  private:
-  void record(trace_kind k, std::uint32_t a, std::uint16_t b, activity act, bool essential) noexcept;
+  bool record(trace_kind k, std::uint32_t a, std::uint16_t b, activity act, bool essential) noexcept;
 
   std::unique_ptr<trace_event[]> events_;
   const std::size_t capacity_;
   std::size_t size_private_ = 0;  // the owner's copy of size_
   std::atomic<std::size_t> size_{0};
   std::atomic<std::uint64_t> dropped_{0};
+  std::atomic<bool> promotions_closed_{false};
+  std::atomic<std::uint64_t> promotions_cut_{0}, promotions_dropped_{0};
   std::vector<activity> stack_;
 };
 
@@ -98,6 +109,7 @@ class trace_buffer {
 struct trace_lane {
   const trace_buffer* buffer;
   std::string name;
+  std::uint64_t dropped_promotions = 0;  // not in buffer->dropped(): see close_promotions
 };
 
 // Converts ticks to ns since the pool started: two (tick, ns) pairs, at start and at writing.

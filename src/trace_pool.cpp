@@ -17,7 +17,9 @@ void runtime::start_trace() {
 void runtime::write_trace() const {
   std::vector<trace_lane> lanes;
   for (const auto& w : workers)
-    if (w->trace) lanes.push_back(trace_lane{w->trace.get(), "worker " + std::to_string(w->index)});
+    if (w->trace)
+      lanes.push_back(trace_lane{w->trace.get(), "worker " + std::to_string(w->index),
+                                 w->trace->dropped_promotions(w->promotions)});
   if (timer_trace_) lanes.push_back(trace_lane{timer_trace_.get(), "heartbeat timer"});
   std::string meta = "\"policy\":\"" + std::string(to_string(cfg.policy)) + "\",\"workers\":" +
                      std::to_string(cfg.workers) + ",\"heartbeat_us\":" + std::to_string(cfg.heartbeat.count());

@@ -188,6 +188,24 @@ TEST(Trace, DroppedInstantsAreCounted) {
   expect_monotone(t, 1);
 }
 
+// The promotions not recorded are counted across pool::reset_stats too (the bench resets the
+// counters before its timed run).
+TEST(Trace, DroppedCountSurvivesResetStats) {
+  wt::clean_env clean;
+  temp_path tp("reset");
+  {
+    weft::pool pl(weft::config{.workers = 1, .policy = weft::policy::ws, .trace_path = tp.path.string(),
+                               .trace_events = 1024});
+    for (int rep = 0; rep < 2; ++rep) {
+      pl.reset_stats();
+      EXPECT_EQ(pl.run([] { return wt::fib(18); }), wt::fib_serial(18));
+    }
+  }
+  const json t = load(tp.path);
+  const std::uint64_t dropped = t["otherData"]["dropped_events"];
+  EXPECT_EQ(count(t, 0, "promotion") + dropped, 2 * wt::fib_joins(18));
+}
+
 // A buffer of 16 events fills up: the lane ends with a trace-full instant, holds at most 16 events,
 // and the file says events were dropped.
 TEST(Trace, FullBufferEndsTheLane) {
