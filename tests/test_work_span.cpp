@@ -130,6 +130,22 @@ TEST_P(WorkSpan, RegionsMeasureTheirPart) {
   EXPECT_EQ(r.total.span, 1 + 3.0 * 11 + 5);
 }
 
+// Scope spawns run at once, as serial code of the job (they are not branches of a join).
+TEST_P(WorkSpan, ScopeSpawnsAreSerial) {
+  weft::pool pl(cfg(0));
+  std::atomic<std::uint64_t> sum{0};
+  pl.run([&] {
+    weft::scope s;
+    for (int i = 0; i < 10; ++i) s.spawn([&] { sum += wt::fib(5); });
+    s.sync();
+  });
+  EXPECT_EQ(sum.load(), 10 * wt::fib_serial(5));
+  const weft::work_span_report r = pl.work_span();
+  EXPECT_EQ(r.total.work, 1 + 10.0 * double(fib_calls(5) - 1));
+  EXPECT_EQ(r.total.span, 1 + 10.0 * 4);
+  EXPECT_EQ(pl.stats().total.promotions, 0u);
+}
+
 WT_INSTANTIATE(WorkSpan);
 
 // Timed: fib has far more work than span; joins in sequence have parallelism at most 2 (each join

@@ -17,7 +17,7 @@
 //
 // Nothing of this is on the join fast path: the mode sets a poll bit for the duration of a job, so
 // every join of a measured job takes the slow path, and the unmeasured program is untouched.
-// Scope spawns are measured as serial calls (they run at sync).
+// Scope spawns run at once, at the spawn (the serial elision), and are measured as serial code.
 #pragma once
 
 #include <cstdint>
