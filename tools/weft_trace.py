@@ -102,8 +102,8 @@ def plot_breakdown(items, out_png, per_worker):
             total = collections.Counter()
             for c in per.values():
                 total.update(c)
-            bars.append((label(path, trace), total))
-    fig, ax = plt.subplots(figsize=(max(4, 1.6 * len(bars) + 2), 4.5))
+            bars.append((label(path, trace).replace(" (", "\n("), total))
+    fig, ax = plt.subplots(figsize=(max(4, 2.2 * len(bars) + 2.5), 4.5))
     bottoms = [0.0] * len(bars)
     for name, abbrev, color in ACTIVITIES:
         heights = [c[name] / 1000 for _, c in bars]
@@ -111,7 +111,9 @@ def plot_breakdown(items, out_png, per_worker):
         bottoms = [b + h for b, h in zip(bottoms, heights)]
     ax.set_xticks(range(len(bars)))
     ax.set_xticklabels([b for b, _ in bars], fontsize=8)
-    ax.set_ylabel("CPU time, ms (summed over workers)")
+    # A lane's time is the thread's wall time (descheduled time included), as WOOL's CPU time is on
+    # a dedicated machine.
+    ax.set_ylabel("time, ms (summed over worker lanes)")
     ax.set_title("weft: breakdown of CPU time (WOOL Fig. 6 categories)")
     ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.0, 1.0))
     fig.tight_layout()
