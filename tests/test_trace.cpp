@@ -2,6 +2,7 @@
 // hold the WOOL Fig. 6 activities where they must be, its instants agree with the pool's counters,
 // per-lane time never goes backwards, and a full buffer drops what it says it dropped.
 #include <nlohmann/json.hpp>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -248,4 +249,28 @@ TEST(Trace, EnvironmentAndSettings) {
   EXPECT_THROW(off.write_trace(), std::logic_error);
   EXPECT_THROW(weft::pool(weft::config{.workers = 1, .trace_path = "/nonexistent-dir/x.json"}).write_trace(),
                std::runtime_error);
+}
+
+// The global pool is never destroyed: its trace is written at exit.  In a child process (fork), so
+// that this process's global pool, if any, is not the one traced: the child forgets it (SPEC §2,
+// fork) and makes a new one from its environment.
+TEST(Trace, GlobalPoolWritesAtExit) {
+  wt::clean_env clean;
+  temp_path tp("global");
+  const pid_t pid = ::fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    ::setenv("WEFT_TRACE", tp.path.c_str(), 1);
+    ::setenv("WEFT_WORKERS", "2", 1);
+    const bool ok = wt::fib(15) == wt::fib_serial(15);  // a join from main: the global pool
+    std::exit(ok ? 0 : 3);                              // runs the atexit handlers
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFEXITED(status));
+  ASSERT_EQ(WEXITSTATUS(status), 0);
+  const json t = load(tp.path);
+  EXPECT_EQ(t["otherData"]["workers"], 2);
+  EXPECT_FALSE(events(t, 0, "X").empty());
+  EXPECT_FALSE(events(t, 1, "X").empty());
 }
