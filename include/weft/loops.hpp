@@ -82,14 +82,9 @@ T measured_loop(I lo, std::uint64_t b, std::uint64_t e, Map& map, Combine& combi
     return map(I(uindex_t<I>(uindex_t<I>(lo) + uindex_t<I>(b))));
   }
   const std::uint64_t mid = b + (e - b) / 2;
-  struct joined {
-    hot_state& h;
-    measure_saved outer, first;
-    ~joined() { measure_join(h, outer, first); }
-  } m{h, {}, {}};
-  measure_fork(h, m.outer, false);
+  measured_pair m(h, false);
   T x = measured_loop<T>(lo, b, mid, map, combine);
-  measure_next(h, m.first, false);
+  m.second(false);
   T y = measured_loop<T>(lo, mid, e, map, combine);
   return combine(std::move(x), std::move(y));
 }

@@ -159,19 +159,13 @@ WEFT_INLINE std::pair<ret_t<F>, ret_t<G>> join_pushed(hot_state& h, frame* fr, F
 template <class F, class G>
 WEFT_NOINLINE std::pair<ret_t<F>, ret_t<G>> join_external(F f, G g);
 
-// The work/span mode (work_span.hpp): the serial elision, with the branches' paths measured and
-// combined.  If a branch throws, the path is joined as far as it went.
+// The work/span mode (work_span.hpp): the serial elision, each branch a measured call.
 template <class F, class G>
 WEFT_NOINLINE std::pair<ret_t<F>, ret_t<G>> join_measured(hot_state& h, F& f, G& g) {
-  struct joined {
-    hot_state& h;
-    measure_saved outer, first;
-    ~joined() { measure_join(h, outer, first); }
-  } m{h, {}, {}};
   ++h.joins;
-  measure_fork(h, m.outer, true);
+  measured_pair m(h, true);
   ret_t<F> a = call(f);
-  measure_next(h, m.first, true);
+  m.second(true);
   return {std::move(a), call(g)};
 }
 
