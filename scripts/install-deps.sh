@@ -6,7 +6,8 @@
 # if it is missing, and the crates of the loom models (verify/loom).
 set -euo pipefail
 packages=(build-essential g++ clang cmake ninja-build googletest libgtest-dev libtbb-dev libomp-dev
-          valgrind hyperfine python3 python3-pip python3-venv git curl ca-certificates spin)
+          valgrind hyperfine python3 python3-pip python3-venv git curl ca-certificates spin
+          nlohmann-json3-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -54,7 +54,7 @@ stage "Rust peers"
 (cd bench/rust && cargo test --release --quiet)
 
 stage "benchmark driver: its tests, then every kernel x system x policy at test size"
-.venv/bin/python -m pytest -q bench/tests
+.venv/bin/python -m pytest -q bench/tests tools/tests
 .venv/bin/python bench/run.py --mode test --policies all --out build/test-results
 
 echo

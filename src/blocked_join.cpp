@@ -7,13 +7,24 @@
 
 namespace weft::detail {
 
+namespace {
+// WOOL Fig. 6: a task taken in a blocked join is leapfrogged work (LA), any other is NA.
+void trace_stolen_task(trace_buffer& b, const worker& victim) noexcept {
+  const bool leapfrog = b.current() == activity::leapfrogging;
+  b.instant(trace_kind::steal, victim.index, leapfrog ? 1 : 0);
+  b.enter(leapfrog ? activity::leapfrog_work : activity::work);
+}
+}  // namespace
+
 void runtime::execute_stolen(worker& w, worker& victim, frame* t, task_fn fn) {
   end_idle(w);
   ++w.steals;
   if (heartbeat_bits != 0) w.hot->poll.fetch_and(~heartbeat_bits, std::memory_order_relaxed);
+  if (w.trace) trace_stolen_task(*w.trace, victim);
   frame* saved = w.base;
   w.base = w.hot->top;
   fn(t);  // the wrapper catches the task's exception into t->error
+  w.trace_leave();
   WEFT_ASSERT(w.hot->top == w.base, "a stolen task returned with frames left on its task stack");
   w.base = saved;
   WEFT_CHAOS_POINT();  // finished, DONE not yet stored: the owner still waits (or leapfrogs)
@@ -33,11 +44,13 @@ void runtime::execute_stolen(worker& w, worker& victim, frame* t, task_fn fn) {
 // A join blocked for about 1 ms with nothing to leapfrog (its thief is descheduled, or blocked in
 // a long task) stops spinning and sleeps until the thief's DONE (SPEC §2: no idle spin).
 void runtime::park_until_done(worker& w, frame* fr) {
+  w.trace_enter(activity::idle);
   const std::uint32_t epoch = w.unpark_epoch.load(std::memory_order_acquire);
   w.parked.store(true, std::memory_order_seq_cst);
   WEFT_CHAOS_POINT();  // announced, DONE not yet checked
   if (fr->state.load(std::memory_order_seq_cst) != task_state::done) w.unpark_epoch.wait(epoch, std::memory_order_acquire);
   w.parked.store(false, std::memory_order_relaxed);
+  w.trace_leave();
 }
 
 void runtime::wait_stolen(worker& w, frame* fr, unsigned thief) {
@@ -48,6 +61,7 @@ void runtime::wait_stolen(worker& w, frame* fr, unsigned thief) {
   if (fr >= w.stack.begin() && fr < w.stack.end() && fr + 1 > h.top) h.top = fr + 1;
   WEFT_ASSERT(h.top >= w.base && h.top <= w.stack.end(), "task stack top outside [base, end] at a blocked join");
   w.blocked_on.store(int(thief), std::memory_order_relaxed);
+  w.trace_enter(activity::leapfrogging);
   // Leapfrog only while the task stack has room.  The hop choice and the steal are not one atomic
   // step (a Chase-Lev steal cannot be undone), so a stale `blocked_on` can hand us work that does
   // not descend from `fr`, and WOOL's bound on the stack no longer holds (docs/PROTOCOLS.md,
@@ -86,6 +100,7 @@ void runtime::wait_stolen(worker& w, frame* fr, unsigned thief) {
     }
   }
   w.blocked_on.store(-1, std::memory_order_relaxed);
+  w.trace_leave();
   h.top = joined_top;
 }
 

@@ -171,6 +171,29 @@ void resolve_quota(config& out) {
   }
 }
 
+// The work/span mode (work_span.hpp) and its burden C.
+void resolve_work_span(config& out) {
+  if (out.work_span == work_span_unit::off) {
+    if (const char* v = env("WEFT_WORK_SPAN")) {
+      const std::string s(v);
+      if (s == "ns") out.work_span = work_span_unit::ns;
+      else if (s == "calls") out.work_span = work_span_unit::calls;
+      else if (s != "off")
+        throw std::invalid_argument("weft: WEFT_WORK_SPAN = \"" + s + "\" is not a unit; accepted: off, ns, calls");
+    }
+  } else if (out.work_span != work_span_unit::ns && out.work_span != work_span_unit::calls) {
+    throw std::invalid_argument("weft: config.work_span is not a unit; accepted: work_span_unit::off, ns, calls");
+  }
+  if (out.work_span_burden < 0) {
+    if (const char* v = env("WEFT_WORK_SPAN_BURDEN"))
+      out.work_span_burden = double(parse_number("WEFT_WORK_SPAN_BURDEN", v, 0, std::uint64_t(1) << 40));
+    else
+      out.work_span_burden = out.work_span == work_span_unit::calls ? 0.0 : default_work_span_burden_ns;
+  } else if (!(out.work_span_burden <= double(std::uint64_t(1) << 40))) {
+    throw std::invalid_argument("weft: config.work_span_burden is out of range; accepted: 0..2^40 (< 0 = default)");
+  }
+}
+
 void resolve_trace(config& out) {
   if (out.trace_path.empty()) {
     if (const char* v = env("WEFT_TRACE")) {
@@ -178,9 +201,6 @@ void resolve_trace(config& out) {
       out.trace_path = v;
     }
   }
-  if (!out.trace_path.empty())
-    throw std::invalid_argument("weft: trace_path / WEFT_TRACE (\"" + out.trace_path +
-                                "\"): tracing is not implemented in this build yet; leave it empty");
 }
 
 // A size from the field, else the environment, else the default; within [lo, hi].
@@ -202,6 +222,8 @@ void resolve_nesting(config& out) {
                                default_max_depth);
   out.stack_bytes = resolve_size(out.stack_bytes, "config.stack_bytes", "WEFT_STACK_BYTES", min_stack_bytes,
                                  max_stack_bytes, default_stack_bytes);
+  out.trace_events = resolve_size(out.trace_events, "config.trace_events", "WEFT_TRACE_EVENTS", min_trace_events,
+                                  max_trace_events, default_trace_events);
 }
 
 }  // namespace
@@ -215,6 +237,7 @@ config resolve(const config& in) {
   resolve_quota(out);
   resolve_trace(out);
   resolve_nesting(out);
+  resolve_work_span(out);
   return out;
 }
 

@@ -14,6 +14,11 @@ inline constexpr std::size_t default_max_depth = std::size_t(1) << 21;          
 inline constexpr std::size_t min_max_depth = 1024, max_max_depth = std::size_t(1) << 28;
 inline constexpr std::size_t default_stack_bytes = std::size_t(1) << 30;         // 1 GiB
 inline constexpr std::size_t min_stack_bytes = std::size_t(256) << 10, max_stack_bytes = std::size_t(1) << 36;
+// The trace's buffer per worker, in 16-byte events (trace.hpp).
+inline constexpr std::size_t default_trace_events = std::size_t(1) << 20;
+inline constexpr std::size_t min_trace_events = 16, max_trace_events = std::size_t(1) << 28;
+// The work/span mode's default burden C in ns: WOOL Table I's 2000 cycles at its 2.6 GHz.
+inline constexpr double default_work_span_burden_ns = 770;
 policy default_policy() noexcept;
 // Applies the environment to the fields left at their defaults, fills automatic values, and
 // validates; throws std::invalid_argument naming the bad setting and the accepted values.

@@ -14,6 +14,8 @@
 #include <pthread.h>
 
 #include <atomic>
+#include <cstdio>
+#include <cstdlib>
 #include <mutex>
 #include <stdexcept>
 
@@ -30,6 +32,25 @@ std::atomic<std::uint64_t> fork_generation{0};
 
 void before_fork() { global_mutex.lock(); }
 void after_fork_in_parent() { global_mutex.unlock(); }
+// The global pool is never destroyed (see above), so its trace is written at exit; a use of it from
+// a later static destructor is not in the file.
+void write_global_trace() {
+  if (pool* p = global_pool.load(std::memory_order_acquire)) {
+    try {
+      p->write_trace();
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "%s\n", e.what());
+    }
+  }
+}
+
+void print_global_work_span() {
+  if (pool* p = global_pool.load(std::memory_order_acquire)) {
+    const work_span_report r = p->work_span();
+    if (r.jobs > 0) std::fputs(to_string(r).c_str(), stderr);
+  }
+}
+
 void after_fork_in_child() {
   global_pool.store(nullptr, std::memory_order_relaxed);
   fork_generation.fetch_add(1, std::memory_order_relaxed);
@@ -46,6 +67,11 @@ pool& pool::global() {
   if (p == nullptr) {
     p = new pool();  // deliberately never deleted (see above)
     global_pool.store(p, std::memory_order_release);
+    static const bool trace_at_exit = !p->config().trace_path.empty() && std::atexit(write_global_trace) == 0;
+    (void)trace_at_exit;
+    static const bool work_span_at_exit =
+        p->config().work_span != work_span_unit::off && std::atexit(print_global_work_span) == 0;
+    (void)work_span_at_exit;
   }
   return *p;
 }

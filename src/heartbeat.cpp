@@ -28,7 +28,9 @@ void runtime::heartbeat_main() {
     for (auto& w : workers) {
       WEFT_CHAOS_POINT();  // a beat reaches the workers one by one, at any point of their polls
       w->hot->poll.fetch_or(heartbeat_bits, std::memory_order_relaxed);
+      bump(w->beats_requested);  // this thread is its only writer
     }
+    if (timer_trace_) timer_trace_->instant(trace_kind::heartbeat_sent, std::uint32_t(workers.size()), 0);
     const std::uint32_t e = awake_epoch_.load(std::memory_order_acquire);
     if (sleepers_.load(std::memory_order_seq_cst) == workers.size() && !stopping_.load(std::memory_order_acquire)) {
       awake_epoch_.wait(e, std::memory_order_acquire);

@@ -11,6 +11,7 @@ void runtime::worker_main(worker& w) {
   // Idle time runs from here, or from the end of the last task, to the start of the next one
   // (execute_stolen / run_root close the interval): looking for work and sleeping both count.
   w.idle_since = now_ns();
+  if (w.trace) w.trace->replace(activity::stealing);
   std::uint64_t last_work = w.idle_since;
   unsigned fails = 0;
   while (!stopping_.load(std::memory_order_acquire)) {
@@ -32,6 +33,7 @@ void runtime::worker_main(worker& w) {
     }
   }
   end_idle(w);
+  if (w.trace) w.trace->replace(activity::shutdown);
 }
 
 void runtime::end_idle(worker& w) noexcept {
@@ -62,7 +64,7 @@ bool runtime::find_work(worker& w) {
 // (correct on x86, not on AArch64 or under the C++ model).  The epoch is read before announcing, so
 // a wake that lands between the check and the wait is not lost.
 void runtime::sleep(worker& w) {
-  (void)w;
+  w.trace_enter(activity::idle);
   const std::uint32_t epoch = wake_epoch_.load(std::memory_order_acquire);
   sleepers_.fetch_add(1, std::memory_order_seq_cst);
   WEFT_CHAOS_POINT();  // announced, work not yet checked: a publisher may read sleepers_ now
@@ -70,6 +72,7 @@ void runtime::sleep(worker& w) {
   if (!work_visible() && !stopping_.load(std::memory_order_seq_cst))
     wake_epoch_.wait(epoch, std::memory_order_acquire);
   sleepers_.fetch_sub(1, std::memory_order_seq_cst);
+  w.trace_leave();
   if (heartbeat_bits != 0) {
     awake_epoch_.fetch_add(1, std::memory_order_release);
     awake_epoch_.notify_all();

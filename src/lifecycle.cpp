@@ -1,4 +1,5 @@
 // weft — starting and stopping a pool's runtime: the scheduler, the worker threads, the heartbeat.
+#include <cstdio>
 #include <latch>
 
 #include "pool_runtime.hpp"
@@ -36,6 +37,7 @@ void runtime::start_workers() {
     workers.push_back(std::make_unique<worker>(this, i, cfg.max_depth));
     sched->attach(*workers.back());
   }
+  start_trace();
   std::latch started(cfg.workers);
   std::size_t launched = 0;
   try {
@@ -54,6 +56,7 @@ void runtime::start_workers() {
 }
 
 void runtime::worker_thread(worker& w, std::latch& started) {
+  if (w.trace) w.trace->replace(activity::startup);
   hot_state& h = tls_hot;
   h.self = &w;
   h.top = w.stack.begin();
@@ -65,9 +68,25 @@ void runtime::worker_thread(worker& w, std::latch& started) {
   h.self = nullptr;
   h.top = nullptr;
   h.poll.store(poll_bit::external, std::memory_order_relaxed);
+  if (w.trace) w.trace->finish();
 }
 
-runtime::~runtime() { stop_threads(); }
+// The trace is written once every thread is joined: what they recorded happens before.  A
+// destructor cannot throw: a file that cannot be written is reported on stderr.
+runtime::~runtime() {
+  stop_threads();
+  if (cfg.work_span != work_span_unit::off) {
+    const work_span_report r = collect_work_span();
+    if (r.jobs > 0) std::fputs(to_string(r).c_str(), stderr);
+  }
+  if (tracing() && !workers.empty()) {
+    try {
+      write_trace();
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "%s\n", e.what());
+    }
+  }
+}
 
 void runtime::stop_threads() noexcept {
   {

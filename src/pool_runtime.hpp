@@ -68,6 +68,13 @@ class runtime {
   weft::stats collect_stats() const;
   void reset_stats();
 
+  // trace.cpp / trace_pool.cpp: writes the workers' (and the heartbeat timer's) buffers as the trace
+  // file cfg.trace_path.  Safe while workers run (a snapshot: see trace.hpp).
+  void write_trace() const;
+  bool tracing() const noexcept { return !cfg.trace_path.empty(); }
+  // work_span.cpp: the work/span figures of every worker and serial context.
+  work_span_report collect_work_span() const;
+
  private:
   // lifecycle.cpp
   void start_workers();
@@ -84,6 +91,11 @@ class runtime {
   std::atomic<std::uint32_t> wake_epoch_{0};
   std::atomic<std::uint32_t> sleepers_{0};
   std::atomic<bool> stopping_{false};
+
+  // trace_pool.cpp
+  void start_trace();
+  trace_clock trace_start_{};
+  std::unique_ptr<trace_buffer> timer_trace_;  // the heartbeat thread's lane
 
   // heartbeat.cpp
   void heartbeat_main();

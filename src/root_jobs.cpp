@@ -1,6 +1,7 @@
 // weft — root jobs: pool::run from a thread outside the pool (queued for a worker, the caller
 // sleeps until done), and under the serial policy, runs on the calling thread itself.
 #include "chaos.hpp"
+#include "measure.hpp"
 #include "pool_runtime.hpp"
 
 #include <algorithm>
@@ -12,6 +13,7 @@ namespace weft::detail {
 namespace {
 
 void run_body(root_job& job) {
+  measured_root measured(tls_hot);  // the work/span mode, when on (work_span.cpp)
   try {
     job.body(&job);
   } catch (...) {
@@ -64,9 +66,11 @@ bool runtime::take_root(worker& w) {
 
 void runtime::run_root(worker& w, root_job& job) {
   end_idle(w);
+  w.trace_enter(activity::work);
   frame* saved = w.base;
   w.base = w.hot->top;
   run_body(job);
+  w.trace_leave();
   WEFT_ASSERT(w.hot->top == w.base, "a root job returned with frames left on its task stack");
   w.base = saved;
   WEFT_CHAOS_POINT();  // finished, not yet marked done: the caller spins on done_hint, then sleeps

@@ -128,6 +128,8 @@ class deque_scheduler final : public scheduler {
   // trigger::heartbeat: one promotion per beat (HB §2).
   void promote_at_beat(worker& w, hot_state& h) {
     h.poll.fetch_and(~poll_bit::heartbeat, std::memory_order_relaxed);
+    ++w.beats_delivered;
+    if (w.trace) w.trace->instant(trace_kind::heartbeat_delivered, 0, 0);
     promote_one(w, h);
   }
 

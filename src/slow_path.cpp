@@ -4,6 +4,8 @@
 namespace weft::detail {
 
 void promote_at_poll(hot_state& h, frame* fr) {
+  // Never in the work/span mode: its joins go to join_measured, its loops to measured_loop, and its
+  // spawns run at once (spawn_limit).
   worker& w = *h.self;
   WEFT_ASSERT(h.top > w.base && h.top <= w.stack.end() && fr == h.top - 1, "task stack top outside (base, end] at a promotion");
   w.rt->sched->promote_at_poll(w, h, fr);
@@ -23,14 +25,29 @@ std::atomic<promotion_hook> installed_hook{nullptr};
 
 void set_promotion_hook(promotion_hook hook) noexcept { installed_hook.store(hook, std::memory_order_release); }
 
+// Out of line, so that with tracing off report_promotion stays a leaf function (no frame to set up):
+// under ws it runs at every join.
+[[gnu::noinline, gnu::cold]] static void trace_promotion(const worker& w, const frame* f, promotion_kind kind) noexcept {
+  if (!w.trace->instant(trace_kind::promotion, std::uint32_t(f - w.stack.begin()), std::uint16_t(kind)))
+    w.trace->close_promotions(w.promotions);  // this one is in dropped() already
+}
+
+[[gnu::noinline, gnu::cold]] static void call_hook(promotion_hook hook, const worker& w, const frame* f,
+                                                   promotion_kind kind) noexcept {
+  hook(promotion_event{w.index, std::size_t(f - w.stack.begin()), kind});
+}
+
+// Both reports out of line: with neither installed this is a leaf of two tests (ws: every join).
 void report_promotion(const worker& w, const frame* f, promotion_kind kind) noexcept {
-  if (promotion_hook hook = installed_hook.load(std::memory_order_acquire))
-    hook(promotion_event{w.index, std::size_t(f - w.stack.begin()), kind});
+  if (w.trace && !w.trace->promotions_closed()) [[unlikely]] trace_promotion(w, f, kind);
+  if (promotion_hook hook = installed_hook.load(std::memory_order_acquire)) [[unlikely]] call_hook(hook, w, f, kind);
 }
 
 frame* spawn_limit(hot_state& h) noexcept {
   // Spawned tasks may fill half the task stack; the other half is for the joins nested in them.
+  // The work/span mode runs the serial elision: a spawn runs at once (never reaching a promotion).
   const worker& w = *h.self;
+  if (h.poll.load(std::memory_order_relaxed) & poll_bit::measure) [[unlikely]] return w.stack.begin();
   return w.stack.begin() + w.stack.capacity() / 2;
 }
 

@@ -15,6 +15,8 @@ counters& counters::operator+=(const counters& o) noexcept {
   idle_ns += o.idle_ns;
   heap_peak_bytes += o.heap_peak_bytes;
   live_threads_peak += o.live_threads_peak;
+  heartbeats_requested += o.heartbeats_requested;
+  heartbeats_delivered += o.heartbeats_delivered;
   return *this;
 }
 
@@ -34,15 +36,20 @@ counters counters_of(const worker& w) {
   c.idle_ns = w.idle_ns.load(std::memory_order_relaxed);
   c.heap_peak_bytes = std::uint64_t(w.heap_peak);
   c.live_threads_peak = w.promoted_unjoined_peak;
+  c.heartbeats_requested = w.beats_requested.load(std::memory_order_relaxed);
+  c.heartbeats_delivered = w.beats_delivered;
   return c;
 }
 
 void reset_counters_of(worker& w) {
   w.retired_joins = w.retired_loop_iterations = 0;
   if (w.hot) w.hot->joins = w.hot->loop_iterations = 0;
+  if (w.trace) w.trace->rebase_promotions(w.promotions);
   w.promotions = w.steals = w.leapfrogs = w.deque_checks = 0;
   w.promoted_unjoined_peak = w.promoted_unjoined;
   w.steal_attempts.store(0, std::memory_order_relaxed);
+  w.beats_requested.store(0, std::memory_order_relaxed);
+  w.beats_delivered = 0;
   w.idle_ns.store(0, std::memory_order_relaxed);
   w.heap_peak = w.heap_now > 0 ? w.heap_now : 0;
 }

@@ -11,6 +11,8 @@
 
 #include "native_thread.hpp"
 #include "task_stack.hpp"
+#include "measure.hpp"
+#include "trace.hpp"
 #include "weft/detail/frame.hpp"
 #include "weft/detail/loop.hpp"
 
@@ -58,6 +60,23 @@ struct worker {
   std::uint64_t rng;
   native_thread thread;  // its own native stack of config::stack_bytes
   std::uint64_t idle_since = 0;  // when this worker last became idle (0: busy)
+
+  // Heartbeats (HB §2) measured, not assumed: beats the timer thread sent this worker (it alone
+  // writes this), and beats that reached one of this worker's polls (the owner alone writes that).
+  std::atomic<std::uint64_t> beats_requested{0};
+  std::uint64_t beats_delivered = 0;
+
+  // The timeline trace (trace.hpp): null when tracing is off, which is all the hooks test.
+  std::unique_ptr<trace_buffer> trace;
+  void trace_enter(activity a) noexcept {
+    if (trace) trace->enter(a);
+  }
+  void trace_leave() noexcept {
+    if (trace) trace->leave();
+  }
+
+  // The work/span mode's sums (measure.hpp): made by the first job this worker measures.
+  std::unique_ptr<measure_state> measure;
 
   // Split-off loop ranges (loop frames), allocated and freed by this worker only.
   std::vector<loop_child*> free_children;

@@ -258,7 +258,8 @@ class env_guard {
 // Clears every WEFT_* variable for the guard's lifetime (tests that read the environment).
 struct clean_env {
   env_guard a{"WEFT_WORKERS", nullptr}, b{"WEFT_POLICY", nullptr}, c{"WEFT_HEARTBEAT_US", nullptr},
-      d{"WEFT_QUOTA", nullptr}, e{"WEFT_TRACE", nullptr}, f{"WEFT_MAX_DEPTH", nullptr}, g{"WEFT_STACK_BYTES", nullptr};
+      d{"WEFT_QUOTA", nullptr}, e{"WEFT_TRACE", nullptr}, f{"WEFT_MAX_DEPTH", nullptr}, g{"WEFT_STACK_BYTES", nullptr},
+      h{"WEFT_TRACE_EVENTS", nullptr}, i{"WEFT_WORK_SPAN", nullptr}, j{"WEFT_WORK_SPAN_BURDEN", nullptr};
 };
 
 }  // namespace wt

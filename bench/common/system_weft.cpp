@@ -69,6 +69,8 @@ std::string system_extra_json() {
     field("idle_ns", c.idle_ns);
     field("heap_peak_bytes", c.heap_peak_bytes);
     field("live_threads_peak", c.live_threads_peak);
+    field("heartbeats_requested", c.heartbeats_requested);
+    field("heartbeats_delivered", c.heartbeats_delivered);
     s += "}";
     return s;
 }

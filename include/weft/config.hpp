@@ -26,6 +26,9 @@ enum class policy {
   fifo,       // breadth-first global FIFO (NAR l.2700)
 };
 
+// The work/span mode (weft/work_span.hpp): off, strands timed in ns, or every call counting 1.
+enum class work_span_unit : unsigned char { off, ns, calls };
+
 // The WEFT_POLICY names: "auto", "serial", "ws", "ws-ap", "wool", "lazy-df", "lazy-df2", "lazy-bf",
 // "heartbeat", "adf", "dfd", "fifo".  parse_policy throws std::invalid_argument listing them.  Each
 // policy's name and traits are one row of detail/policy_table.hpp.
@@ -35,7 +38,8 @@ std::string_view to_string(policy p) noexcept;
 std::vector<policy> implemented_policies();
 
 // A field left at its default is taken from the environment when set there (WEFT_WORKERS,
-// WEFT_POLICY, WEFT_HEARTBEAT_US, WEFT_QUOTA, WEFT_TRACE, WEFT_MAX_DEPTH, WEFT_STACK_BYTES); bad
+// WEFT_POLICY, WEFT_HEARTBEAT_US, WEFT_QUOTA, WEFT_TRACE, WEFT_MAX_DEPTH, WEFT_STACK_BYTES,
+// WEFT_TRACE_EVENTS); bad
 // values raise std::invalid_argument.
 struct config {
   unsigned workers = 0;                      // 0 = automatic (hardware threads)
@@ -50,6 +54,15 @@ struct config {
   // Each worker thread's native stack in bytes (reserved, committed as used; it must hold the C++
   // frames of max_depth nested joins); 0 = default 1 GiB.  Overflow: a message naming this setting.
   std::size_t stack_bytes = 0;
+  // The trace's buffer per worker, in events of 16 bytes (reserved, committed as written); 0 =
+  // default 2^20.  Events past it are dropped and counted in the file (WEFT_TRACE_EVENTS).
+  std::size_t trace_events = 0;
+  // Work and span (weft/work_span.hpp): measure every job's work, span and burdened span in this
+  // unit, running it as its serial elision (WEFT_WORK_SPAN = off | ns | calls).
+  work_span_unit work_span = work_span_unit::off;
+  // C of the burdened span, in the work_span unit; < 0 = default: 770 ns (WOOL Table I's 2000
+  // cycles at its 2.6 GHz) or 0 calls (WEFT_WORK_SPAN_BURDEN).
+  double work_span_burden = -1;
 };
 
 // Per-worker counters (SPEC §6).  Cheap enough to stay on in release builds: each worker writes
@@ -68,6 +81,10 @@ struct counters {
   // not yet joined at any one time (on its deque; under wool, tasks tagged public); under adf, dfd
   // and fifo it will count fibers.  In stats::total it is the sum of the per-worker peaks.
   std::uint64_t live_threads_peak = 0;
+  // Heartbeat policy (HB §2): beats the timer thread sent, and beats that reached a poll (a beat
+  // sent while the previous one is still pending, or cleared by a steal, never reaches one).
+  std::uint64_t heartbeats_requested = 0;
+  std::uint64_t heartbeats_delivered = 0;
 
   counters& operator+=(const counters& o) noexcept;
 };

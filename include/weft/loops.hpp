@@ -94,9 +94,29 @@ struct loop_body {
   }
 };
 
+// The work/span mode (work_span.hpp): iterations [b, e) as a balanced tree of measured splits,
+// each iteration one call; the tree gives the burdened span of a loop split in halves.
+template <class T, class I, class Map, class Combine>
+T measured_loop(I lo, std::uint64_t b, std::uint64_t e, Map& map, Combine& combine) {
+  hot_state& h = tls_hot;
+  if (e - b == 1) {
+    measure_call(h);
+    ++h.loop_iterations;
+    return map(I(uindex_t<I>(uindex_t<I>(lo) + uindex_t<I>(b))));
+  }
+  const std::uint64_t mid = b + (e - b) / 2;
+  measured_pair m(h, false);
+  T x = measured_loop<T>(lo, b, mid, map, combine);
+  m.second(false);
+  T y = measured_loop<T>(lo, mid, e, map, combine);
+  return combine(std::move(x), std::move(y));
+}
+
 // The loop-frame path (lazy policies, heartbeat, ws-ap, serial): one frame per running piece.
 template <class T, class I, class Map, class Combine>
 std::optional<T> run_adaptive(I lo, I hi, Map& map, Combine& combine, std::size_t grain) {
+  if (tls_hot.loops_run_as == loop_style::measured) [[unlikely]]
+    return measured_loop<T>(lo, 0, std::uint64_t(range_size(lo, hi)), map, combine);
   using L = adaptive_loop<I, T, Map, Combine>;
   typename L::shared_state sh{lo, &map, &combine, std::uint64_t(grain)};
   return L::run(tls_hot, sh, 0, std::uint64_t(range_size(lo, hi)), 0);

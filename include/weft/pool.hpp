@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "config.hpp"
+#include "work_span.hpp"
 #include "detail/join.hpp"
 #include "detail/slow_path.hpp"
 
@@ -36,6 +37,17 @@ class pool {
   // progress are read without synchronization.
   weft::stats stats() const;
   void reset_stats();
+
+  // Writes the timeline trace to config().trace_path now (it is written anyway when the pool is
+  // destroyed, and for the global pool at exit).  During a run it is a snapshot of what the workers
+  // have recorded so far.  Throws std::logic_error when tracing is off, std::runtime_error when the
+  // file cannot be written.
+  void write_trace() const;
+
+  // The work/span mode's figures so far (config.work_span; weft/work_span.hpp); unit `off` when
+  // the mode is off.  Read them between runs, like stats().  The pool prints them to stderr when
+  // it is destroyed (the global pool: at exit).
+  work_span_report work_span() const;
 
   // The pool used by join/parallel_*/scope called from a thread that is no worker: created on first
   // use from the environment, like Rayon's global pool.

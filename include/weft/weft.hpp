@@ -19,3 +19,4 @@
 #include "memory.hpp"
 #include "pool.hpp"
 #include "scope.hpp"
+#include "work_span.hpp"

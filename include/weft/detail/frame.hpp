@@ -88,6 +88,8 @@ inline constexpr std::uint32_t always = 1u << 1;       // ws: promote every join
 inline constexpr std::uint32_t notify = 1u << 2;
 inline constexpr std::uint32_t public_next = 1u << 3;  // wool: the next push lands in a public slot
 inline constexpr std::uint32_t heartbeat = 1u << 4;    // a heartbeat is due
+// The work/span mode (work_span.hpp) measures the job this thread runs: joins go to join_measured.
+inline constexpr std::uint32_t measure = 1u << 5;
 }  // namespace poll_bit
 
 // The owner's private fast-path state, in thread-local storage so that a join reaches it with

@@ -164,6 +164,16 @@ WEFT_INLINE std::pair<ret_t<F>, ret_t<G>> join_pushed(hot_state& h, frame* fr, F
 template <class F, class G>
 WEFT_NOINLINE std::pair<ret_t<F>, ret_t<G>> join_external(F f, G g);
 
+// The work/span mode (work_span.hpp): the serial elision, each branch a measured call.
+template <class F, class G>
+WEFT_NOINLINE std::pair<ret_t<F>, ret_t<G>> join_measured(hot_state& h, F& f, G& g) {
+  ++h.joins;
+  measured_pair m(h, true);
+  ret_t<F> a = call(f);
+  m.second(true);
+  return {std::move(a), call(g)};
+}
+
 // A poll found a reason to leave the fast path: not a worker, or the policy wants to look.  The
 // branches come by value (moved), so that their addresses do not escape from the fast path: that
 // would force the compiler to keep the closures in memory on the fast path too.
@@ -172,6 +182,7 @@ WEFT_NOINLINE std::pair<ret_t<F>, ret_t<G>> join_slow(F f, G g) {
   using B = branch_t<G>;
   hot_state& h = tls_hot;
   if (h.self == nullptr) return join_external(std::move(f), std::move(g));
+  if (h.poll.load(std::memory_order_relaxed) & poll_bit::measure) return join_measured(h, f, g);
   typename B::holder holder(&g);
   frame* fr = h.top;
   B::store(fr, g, holder);

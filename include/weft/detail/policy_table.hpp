@@ -49,6 +49,7 @@ enum class loop_style : std::uint8_t {
   halving,           // a tree of joins, split in halves down to the grain
   loop_frame,        // one loop frame, its remaining range split when the policy promotes it
   auto_partitioned,  // a loop frame split eagerly by TBB's auto partitioner (LS §2.2.2)
+  measured,          // the work/span mode (work_span.hpp): each iteration a measured branch; never a policy's
 };
 
 // The settings of weft::config beyond workers and policy that a policy accepts (bits).

@@ -46,6 +46,29 @@ struct promotion_event {
 using promotion_hook = void (*)(const promotion_event&);
 void set_promotion_hook(promotion_hook hook) noexcept;  // nullptr removes it
 
+// The work/span mode (work_span.hpp, src/work_span.cpp): a measured join opens its first branch,
+// then its second, then joins them; a loop split does the same without counting calls, and each of
+// its iterations is one call.
+struct measure_saved {
+  double span = 0, burdened = 0, work = 0;
+};
+void measure_fork(hot_state& h, measure_saved& outer, bool is_call) noexcept;
+void measure_next(hot_state& h, measure_saved& first, bool is_call) noexcept;
+void measure_join(hot_state& h, const measure_saved& outer, const measure_saved& first) noexcept;
+void measure_call(hot_state& h) noexcept;
+// The two branches of a measured join or loop split: the first opens on construction, second()
+// opens the second, and the pair is joined when it goes (also when a branch throws: the path is
+// joined as far as it went).
+struct measured_pair {
+  hot_state& h;
+  measure_saved outer, first;
+  measured_pair(hot_state& hs, bool is_call) noexcept : h(hs) { measure_fork(h, outer, is_call); }
+  void second(bool is_call) noexcept { measure_next(h, first, is_call); }
+  ~measured_pair() { measure_join(h, outer, first); }
+  measured_pair(const measured_pair&) = delete;
+  measured_pair& operator=(const measured_pair&) = delete;
+};
+
 // A call of pool::run from outside the pool: queued for a worker, the caller sleeps until done.
 struct root_job {
   void (*body)(root_job*) = nullptr;

@@ -1,0 +1,247 @@
+// weft — per-worker trace buffers, and writing them as Chrome/Perfetto trace-event JSON (SPEC §6).
+// The format: https://docs.google.com/document/d/1CvAClvFfyA5R-PhYUmn5OOQtYMH4h6I0nSsKchNAySU —
+// "X" (complete) events for the activities, "i" (instant) events, "M" metadata naming the lanes,
+// and "otherData" for what the pool knows about the run (policy, workers, dropped events).
+#include "trace.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdarg>
+#include <cstdio>
+#include <cstring>
+#include <stdexcept>
+
+#include "platform.hpp"
+#include "weft/detail/slow_path.hpp"
+
+namespace weft::detail {
+
+const char* activity_name(activity a) noexcept {
+  switch (a) {
+    case activity::startup: return "startup";
+    case activity::work: return "work";
+    case activity::leapfrog_work: return "leapfrog-work";
+    case activity::stealing: return "stealing";
+    case activity::leapfrogging: return "leapfrogging";
+    case activity::idle: return "idle";
+    case activity::shutdown: return "shutdown";
+  }
+  return "?";
+}
+
+trace_buffer::trace_buffer(std::size_t capacity)
+    : events_(std::make_unique_for_overwrite<trace_event[]>(capacity)), capacity_(capacity) {
+  stack_.reserve(16);
+}
+
+void trace_buffer::enter(activity a) noexcept {
+  try {
+    stack_.push_back(a);
+  } catch (...) {  // out of memory for the activity stack: the lane shows the outer activity
+    return;
+  }
+  record(trace_kind::enter, 0, 0, a, true);
+}
+
+void trace_buffer::leave() noexcept {
+  if (!stack_.empty()) stack_.pop_back();
+  record(trace_kind::enter, 0, 0, current(), true);
+}
+
+void trace_buffer::replace(activity a) noexcept {
+  if (stack_.empty())
+    stack_.push_back(a);  // reserved in the constructor: cannot throw
+  else
+    stack_.back() = a;
+  record(trace_kind::enter, 0, 0, a, true);
+}
+
+bool trace_buffer::instant(trace_kind k, std::uint32_t a, std::uint16_t b) noexcept {
+  return record(k, a, b, current(), false);
+}
+
+void trace_buffer::close_promotions(std::uint64_t promotions_now) noexcept {
+  promotions_cut_.store(promotions_now, std::memory_order_relaxed);
+  promotions_closed_.store(true, std::memory_order_relaxed);
+}
+
+void trace_buffer::rebase_promotions(std::uint64_t promotions_now) noexcept {
+  if (!promotions_closed()) return;
+  promotions_dropped_.store(dropped_promotions(promotions_now), std::memory_order_relaxed);
+  promotions_cut_.store(0, std::memory_order_relaxed);
+}
+
+std::uint64_t trace_buffer::dropped_promotions(std::uint64_t promotions_now) const noexcept {
+  const std::uint64_t base = promotions_dropped_.load(std::memory_order_relaxed);
+  if (!promotions_closed()) return base;
+  const std::uint64_t cut = promotions_cut_.load(std::memory_order_relaxed);
+  return base + (promotions_now > cut ? promotions_now - cut : 0);
+}
+
+// Instants stop at 7/8 of the capacity, so that the activity changes, which make up the lanes, keep
+// being recorded; the last slot is kept for the `full` event.
+bool trace_buffer::record(trace_kind k, std::uint32_t a, std::uint16_t b, activity act, bool essential) noexcept {
+  const std::size_t n = size_private_;
+  const std::size_t limit = essential ? capacity_ - 1 : capacity_ - capacity_ / 8;
+  if (n >= limit) {
+    if (n == capacity_ - 1) {
+      events_[n] = trace_event{cycle_count(), 0, 0, trace_kind::full, act};
+      size_private_ = n + 1;
+      size_.store(n + 1, std::memory_order_release);
+    }
+    dropped_.store(dropped_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+    return false;
+  }
+  events_[n] = trace_event{cycle_count(), a, b, k, act};
+  size_private_ = n + 1;
+  size_.store(n + 1, std::memory_order_release);  // publishes events_[n] to a concurrent writer
+  return true;
+}
+
+trace_clock trace_clock::now() { return trace_clock{cycle_count(), now_ns()}; }
+
+namespace {
+
+// Ticks to microseconds since the start, by the line through the two (tick, ns) pairs.
+struct tick_converter {
+  std::uint64_t tick0;
+  double ns_per_tick;
+  double us(std::uint64_t tick) const noexcept {
+    // On the whole-ns grid, so that the printed start plus duration of one activity is exactly the
+    // printed start of the next.
+    return tick <= tick0 ? 0.0 : double(std::llround(double(tick - tick0) * ns_per_tick)) / 1000.0;
+  }
+};
+
+const char* promotion_name(std::uint16_t kind) noexcept {
+  switch (promotion_kind(kind)) {
+    case promotion_kind::join: return "join";
+    case promotion_kind::loop_half: return "loop-half";
+    case promotion_kind::loop_whole: return "loop-whole";
+  }
+  return "?";
+}
+
+class json_out {
+ public:
+  explicit json_out(std::FILE* f) : f_(f) {}
+  // Starts the next element of traceEvents.
+  void event(const char* fmt, ...) __attribute__((format(printf, 2, 3))) {
+    std::fputs(first_ ? "\n" : ",\n", f_);
+    first_ = false;
+    va_list ap;
+    va_start(ap, fmt);
+    std::vfprintf(f_, fmt, ap);
+    va_end(ap);
+  }
+
+ private:
+  std::FILE* f_;
+  bool first_ = true;
+};
+
+struct stolen_from {  // a steal, mirrored on the victim's lane
+  double us;
+  unsigned thief;
+  bool leapfrog;
+};
+
+// One lane: its activities as complete events, then its instants, each in time order.
+void write_lane(json_out& out, unsigned tid, const trace_buffer& b, const tick_converter& cv, double end_us,
+                std::vector<std::vector<stolen_from>>& victims) {
+  const std::size_t n = b.published();
+  const trace_event* ev = b.events();
+  bool open = false;
+  activity cur = activity::startup;
+  double since = 0;
+  auto close = [&](double at) {
+    if (open && at > since)
+      out.event(R"({"name":"%s","cat":"%s","ph":"X","pid":1,"tid":%u,"ts":%.3f,"dur":%.3f})", activity_name(cur),
+                activity_name(cur), tid, since, at - since);
+    open = false;
+  };
+  for (std::size_t i = 0; i < n; ++i) {
+    const double t = cv.us(ev[i].tick);
+    if (ev[i].kind == trace_kind::enter) {
+      close(t);
+      open = true;
+      cur = ev[i].act;
+      since = t;
+    } else if (ev[i].kind == trace_kind::end || ev[i].kind == trace_kind::full) {
+      close(t);
+    }
+  }
+  close(end_us);
+  for (std::size_t i = 0; i < n; ++i) {
+    const trace_event& e = ev[i];
+    const double t = cv.us(e.tick);
+    switch (e.kind) {
+      case trace_kind::promotion:
+        out.event(R"({"name":"promotion","cat":"promotion","ph":"i","s":"t","pid":1,"tid":%u,"ts":%.3f,"args":{"slot":%u,"kind":"%s"}})",
+                  tid, t, e.a, promotion_name(e.b));
+        break;
+      case trace_kind::steal:
+        out.event(R"({"name":"steal","cat":"steal","ph":"i","s":"t","pid":1,"tid":%u,"ts":%.3f,"args":{"thief":%u,"victim":%u,"leapfrog":%s}})",
+                  tid, t, tid, e.a, e.b ? "true" : "false");
+        if (e.a < victims.size()) victims[e.a].push_back(stolen_from{t, tid, e.b != 0});
+        break;
+      case trace_kind::heartbeat_delivered:
+        out.event(R"({"name":"heartbeat","cat":"heartbeat","ph":"i","s":"t","pid":1,"tid":%u,"ts":%.3f})", tid, t);
+        break;
+      case trace_kind::heartbeat_sent:
+        out.event(R"({"name":"beat-sent","cat":"heartbeat","ph":"i","s":"t","pid":1,"tid":%u,"ts":%.3f,"args":{"workers":%u}})",
+                  tid, t, e.a);
+        break;
+      case trace_kind::full:
+        out.event(R"({"name":"trace-full","cat":"trace","ph":"i","s":"t","pid":1,"tid":%u,"ts":%.3f})", tid, t);
+        break;
+      case trace_kind::enter:
+      case trace_kind::end:
+        break;
+    }
+  }
+}
+
+}  // namespace
+
+void write_trace_file(const std::string& path, const std::vector<trace_lane>& lanes, const trace_clock& start,
+                      const std::string& meta) {
+  const trace_clock end = trace_clock::now();
+  const double ns_per_tick =
+      end.tick0 > start.tick0 ? double(end.ns0 - start.ns0) / double(end.tick0 - start.tick0) : 1.0;
+  const tick_converter cv{start.tick0, ns_per_tick};
+  const double end_us = cv.us(end.tick0);
+
+  std::FILE* f = std::fopen(path.c_str(), "w");
+  if (f == nullptr)
+    throw std::runtime_error("weft: cannot write the trace file \"" + path + "\" (trace_path / WEFT_TRACE): " +
+                             std::strerror(errno));
+  std::fputs(R"({"displayTimeUnit":"ns","traceEvents":[)", f);
+  json_out out(f);
+  std::uint64_t dropped = 0;
+  for (unsigned tid = 0; tid < lanes.size(); ++tid) {
+    const trace_buffer& b = *lanes[tid].buffer;
+    dropped += b.dropped() + lanes[tid].dropped_promotions;
+    out.event(R"({"name":"thread_name","ph":"M","pid":1,"tid":%u,"args":{"name":"%s"}})", tid, lanes[tid].name.c_str());
+    out.event(R"({"name":"thread_sort_index","ph":"M","pid":1,"tid":%u,"args":{"sort_index":%u}})", tid, tid);
+  }
+  std::vector<std::vector<stolen_from>> victims(lanes.size());
+  for (unsigned tid = 0; tid < lanes.size(); ++tid) write_lane(out, tid, *lanes[tid].buffer, cv, end_us, victims);
+  for (unsigned v = 0; v < victims.size(); ++v)
+    for (const stolen_from& s : victims[v])
+      out.event(R"({"name":"stolen-from","cat":"steal","ph":"i","s":"t","pid":1,"tid":%u,"ts":%.3f,"args":{"thief":%u,"victim":%u,"leapfrog":%s}})",
+                v, s.us, s.thief, v, s.leapfrog ? "true" : "false");
+  std::fprintf(f, "\n],\"otherData\":{%s,\"dropped_events\":%llu,\"dropped_per_lane\":[", meta.c_str(),
+               (unsigned long long)dropped);
+  for (unsigned tid = 0; tid < lanes.size(); ++tid)
+    std::fprintf(f, "%s%llu", tid ? "," : "",
+                 (unsigned long long)(lanes[tid].buffer->dropped() + lanes[tid].dropped_promotions));
+  std::fprintf(f, "],\"events_per_lane_capacity\":%zu,\"duration_us\":%.3f}}\n",
+               lanes.empty() ? std::size_t(0) : lanes[0].buffer->capacity(), end_us);
+  const bool ok = std::ferror(f) == 0;
+  if (std::fclose(f) != 0 || !ok)
+    throw std::runtime_error("weft: writing the trace file \"" + path + "\" failed (trace_path / WEFT_TRACE)");
+}
+
+}  // namespace weft::detail

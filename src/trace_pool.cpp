@@ -1,0 +1,33 @@
+// weft — a pool's trace (SPEC §6): its buffers, made before the threads start, and the file, written
+// when the pool is destroyed (after its threads are joined), or on request (pool::write_trace).
+#include <string>
+
+#include "pool_runtime.hpp"
+
+namespace weft::detail {
+
+// Before any thread starts: every buffer exists for the pool's whole life.
+void runtime::start_trace() {
+  if (!tracing()) return;
+  trace_start_ = trace_clock::now();
+  for (auto& w : workers) w->trace = std::make_unique<trace_buffer>(cfg.trace_events);
+  if (heartbeat_bits != 0) timer_trace_ = std::make_unique<trace_buffer>(cfg.trace_events);
+}
+
+void runtime::write_trace() const {
+  std::vector<trace_lane> lanes;
+  for (const auto& w : workers)
+    if (w->trace)
+      lanes.push_back(trace_lane{w->trace.get(), "worker " + std::to_string(w->index),
+                                 w->trace->dropped_promotions(w->promotions)});
+  if (timer_trace_) lanes.push_back(trace_lane{timer_trace_.get(), "heartbeat timer"});
+  std::string meta = "\"policy\":\"" + std::string(to_string(cfg.policy)) + "\",\"workers\":" +
+                     std::to_string(cfg.workers) + ",\"heartbeat_us\":" + std::to_string(cfg.heartbeat.count());
+  meta += ",\"heartbeats_requested\":[";
+  for (const auto& w : workers)
+    meta += (w->index ? "," : "") + std::to_string(w->beats_requested.load(std::memory_order_relaxed));
+  meta += "]";
+  write_trace_file(cfg.trace_path, lanes, trace_start_, meta);
+}
+
+}  // namespace weft::detail

@@ -1,0 +1,276 @@
+// Tests of the timeline trace (SPEC §6, issue 12): the file parses as trace-event JSON, its lanes
+// hold the WOOL Fig. 6 activities where they must be, its instants agree with the pool's counters,
+// per-lane time never goes backwards, and a full buffer drops what it says it dropped.
+#include <nlohmann/json.hpp>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+
+#include "common.hpp"
+
+namespace {
+
+using json = nlohmann::json;
+namespace fs = std::filesystem;
+
+struct temp_path {
+  fs::path path;
+  explicit temp_path(const char* name)
+      : path(fs::temp_directory_path() / ("weft_trace_" + std::to_string(::getpid()) + "_" + name + ".json")) {}
+  ~temp_path() {
+    std::error_code ec;
+    fs::remove(path, ec);
+  }
+};
+
+json load(const fs::path& p) {
+  std::ifstream in(p);
+  EXPECT_TRUE(in.good()) << "no trace file at " << p;
+  return json::parse(in);  // throws (failing the test) when the file is not JSON
+}
+
+// Events of one lane (tid) with the given phase, in file order.
+std::vector<json> events(const json& t, int tid, const char* ph, const char* name = nullptr) {
+  std::vector<json> out;
+  for (const json& e : t["traceEvents"])
+    if (e["ph"] == ph && e.value("tid", -1) == tid && (name == nullptr || e["name"] == name)) out.push_back(e);
+  return out;
+}
+
+std::size_t count(const json& t, int tid, const char* name) { return events(t, tid, "i", name).size(); }
+
+std::set<std::string> activities(const json& t, int tid) {
+  std::set<std::string> out;
+  for (const json& e : events(t, tid, "X")) out.insert(e["name"].get<std::string>());
+  return out;
+}
+
+// A run with joins on every worker, then the pool is destroyed (which writes the file).
+struct traced_run {
+  weft::stats stats;
+  json trace;
+};
+
+traced_run run_fib(weft::policy p, unsigned workers, unsigned n, const fs::path& path, std::size_t cap = 0) {
+  traced_run r;
+  {
+    weft::pool pl(weft::config{.workers = workers, .policy = p, .trace_path = path.string(), .trace_events = cap});
+    EXPECT_EQ(pl.run([&] { return wt::fib(n); }), wt::fib_serial(n));
+    r.stats = pl.stats();
+  }
+  r.trace = load(path);
+  return r;
+}
+
+// Every lane: activities in time order, none overlapping the next; instants of one name in order.
+void expect_monotone(const json& t, int lanes) {
+  for (int tid = 0; tid < lanes; ++tid) {
+    double end = 0;
+    for (const json& e : events(t, tid, "X")) {
+      const double ts = e["ts"], dur = e["dur"];
+      EXPECT_GE(ts + 1e-3, end) << "lane " << tid << ": an activity starts before the previous one ends";
+      EXPECT_GE(dur, 0.0);
+      end = ts + dur;
+    }
+    std::map<std::string, double> last;
+    for (const json& e : events(t, tid, "i")) {
+      const std::string name = e["name"];
+      const double ts = e["ts"];
+      EXPECT_GE(ts, last[name]) << "lane " << tid << ": " << name << " instants go backwards";
+      last[name] = ts;
+    }
+  }
+}
+
+}  // namespace
+
+// Each worker's lane starts with startup and ends with shutdown; the instants are the counters'
+// events one for one (nothing is dropped at this size).
+TEST(Trace, LanesAgreeWithCounters) {
+  wt::clean_env clean;
+  for (weft::policy p : wt::implemented_where([](const auto& row) { return row.runs_on != weft::detail::mechanism::caller; })) {
+    SCOPED_TRACE(std::string(weft::to_string(p)));
+    temp_path tp("counters");
+    const traced_run r = run_fib(p, 2, 20, tp.path);
+    const json& t = r.trace;
+    EXPECT_EQ(t["otherData"]["dropped_events"], 0);
+    EXPECT_EQ(t["otherData"]["policy"], std::string(weft::to_string(p)));
+    std::uint64_t work_lanes = 0;
+    for (int w = 0; w < 2; ++w) {
+      const weft::counters& c = r.stats.workers[std::size_t(w)];
+      const std::set<std::string> acts = activities(t, w);
+      EXPECT_TRUE(acts.count("startup")) << "worker " << w;
+      EXPECT_TRUE(acts.count("shutdown")) << "worker " << w;
+      EXPECT_TRUE(acts.count("stealing")) << "worker " << w;  // every worker looks for work first
+      work_lanes += acts.count("work");
+      const auto x = events(t, w, "X");
+      EXPECT_EQ(x.front()["name"], "startup");
+      EXPECT_EQ(x.back()["name"], "shutdown");
+      EXPECT_EQ(count(t, w, "promotion"), c.promotions) << "worker " << w;
+      EXPECT_EQ(count(t, w, "steal"), c.steals) << "worker " << w;
+      EXPECT_EQ(count(t, w, "heartbeat"), c.heartbeats_delivered) << "worker " << w;
+      std::size_t leapfrogs = 0;
+      for (const json& e : events(t, w, "i", "steal")) {
+        leapfrogs += e["args"]["leapfrog"].get<bool>();
+        EXPECT_EQ(e["args"]["thief"], w);
+      }
+      EXPECT_EQ(leapfrogs, c.leapfrogs) << "worker " << w;
+      // Work taken by leapfrogging shows as leapfrog-work, inside a leapfrogging interval.
+      EXPECT_EQ(acts.count("leapfrog-work") != 0, c.leapfrogs != 0) << "worker " << w;
+      if (c.leapfrogs != 0) EXPECT_TRUE(acts.count("leapfrogging"));
+    }
+    EXPECT_GE(work_lanes, 1u);  // the root job ran on some worker
+    // Each steal is mirrored on its victim's lane.
+    std::size_t steals = 0, stolen = 0;
+    for (int w = 0; w < 2; ++w) {
+      steals += count(t, w, "steal");
+      stolen += count(t, w, "stolen-from");
+    }
+    EXPECT_EQ(steals, stolen);
+    expect_monotone(t, 2);
+  }
+}
+
+// The heartbeat policy: the timer's lane has a beat-sent instant per beat, and each worker was
+// requested exactly as many beats; delivered beats never exceed requested ones.
+TEST(Trace, HeartbeatsRequestedAndDelivered) {
+  wt::clean_env clean;
+  if (!weft::detail::traits_of(weft::policy::heartbeat).implemented) GTEST_SKIP();
+  temp_path tp("beats");
+  weft::stats s;
+  {
+    weft::pool pl(weft::config{.workers = 2, .policy = weft::policy::heartbeat,
+                               .heartbeat = std::chrono::microseconds(50), .trace_path = tp.path.string()});
+    // Joins for at least 20 ms of wall time: 400 periods, so the timer (awake while a worker is)
+    // sends beats even on a loaded machine.
+    const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(20);
+    pl.run([&] {
+      while (std::chrono::steady_clock::now() < until) EXPECT_EQ(wt::fib(16), wt::fib_serial(16));
+    });
+    s = pl.stats();
+  }
+  const json t = load(tp.path);
+  const int timer = 2;  // lanes: worker 0, worker 1, the timer
+  const std::size_t sent = count(t, timer, "beat-sent");
+  EXPECT_GT(s.total.heartbeats_requested, 0u);
+  for (int w = 0; w < 2; ++w) {
+    const weft::counters& c = s.workers[std::size_t(w)];
+    EXPECT_EQ(c.heartbeats_requested, sent);
+    EXPECT_EQ(t["otherData"]["heartbeats_requested"][std::size_t(w)], c.heartbeats_requested);
+    EXPECT_LE(c.heartbeats_delivered, c.heartbeats_requested);
+    EXPECT_EQ(count(t, w, "heartbeat"), c.heartbeats_delivered);
+  }
+  expect_monotone(t, 3);
+}
+
+// One worker under ws promotes every join: fib(18) makes 4180 promotion instants, more than a
+// buffer of 1024 events holds.  Instants stop at 7/8 of it and are counted as dropped, and the
+// activities keep being recorded.
+TEST(Trace, DroppedInstantsAreCounted) {
+  wt::clean_env clean;
+  temp_path tp("dropped");
+  const traced_run r = run_fib(weft::policy::ws, 1, 18, tp.path, 1024);
+  const json& t = r.trace;
+  const std::uint64_t promotions = r.stats.total.promotions;
+  ASSERT_EQ(promotions, wt::fib_joins(18));
+  const std::uint64_t recorded = count(t, 0, "promotion");
+  const std::uint64_t dropped = t["otherData"]["dropped_events"];
+  EXPECT_EQ(recorded + dropped, promotions);
+  EXPECT_EQ(t["otherData"]["dropped_per_lane"][0], dropped);
+  EXPECT_LE(recorded, 1024u - 1024u / 8);
+  EXPECT_EQ(count(t, 0, "trace-full"), 0u);  // only instants were dropped
+  EXPECT_EQ(events(t, 0, "X").back()["name"], "shutdown");
+  expect_monotone(t, 1);
+}
+
+// The promotions not recorded are counted across pool::reset_stats too (the bench resets the
+// counters before its timed run).
+TEST(Trace, DroppedCountSurvivesResetStats) {
+  wt::clean_env clean;
+  temp_path tp("reset");
+  {
+    weft::pool pl(weft::config{.workers = 1, .policy = weft::policy::ws, .trace_path = tp.path.string(),
+                               .trace_events = 1024});
+    for (int rep = 0; rep < 2; ++rep) {
+      pl.reset_stats();
+      EXPECT_EQ(pl.run([] { return wt::fib(18); }), wt::fib_serial(18));
+    }
+  }
+  const json t = load(tp.path);
+  const std::uint64_t dropped = t["otherData"]["dropped_events"];
+  EXPECT_EQ(count(t, 0, "promotion") + dropped, 2 * wt::fib_joins(18));
+}
+
+// A buffer of 16 events fills up: the lane ends with a trace-full instant, holds at most 16 events,
+// and the file says events were dropped.
+TEST(Trace, FullBufferEndsTheLane) {
+  wt::clean_env clean;
+  temp_path tp("full");
+  const traced_run r = run_fib(weft::policy::ws, 1, 12, tp.path, 16);
+  const json& t = r.trace;
+  EXPECT_EQ(count(t, 0, "trace-full"), 1u);
+  std::size_t recorded = 0;
+  for (const json& e : t["traceEvents"])
+    if (e["ph"] != "M" && e["tid"] == 0) ++recorded;
+  EXPECT_LE(recorded, 16u);
+  EXPECT_GE(t["otherData"]["dropped_events"].get<std::uint64_t>(), r.stats.total.promotions - 14);
+  expect_monotone(t, 1);
+}
+
+TEST(Trace, EnvironmentAndSettings) {
+  wt::clean_env clean;
+  temp_path tp("env");
+  {
+    wt::env_guard g("WEFT_TRACE", tp.path.c_str());
+    wt::env_guard c("WEFT_TRACE_EVENTS", "4096");
+    weft::pool pl(weft::config{.workers = 1, .policy = weft::policy::lazy_bf});
+    EXPECT_EQ(pl.config().trace_path, tp.path.string());
+    EXPECT_EQ(pl.config().trace_events, 4096u);
+    EXPECT_EQ(pl.run([] { return wt::fib(10); }), 55u);
+    pl.write_trace();  // a snapshot while the pool lives
+    EXPECT_EQ(load(tp.path)["otherData"]["workers"], 1);
+  }
+  EXPECT_EQ(load(tp.path)["otherData"]["events_per_lane_capacity"], 4096);
+  for (std::size_t bad : {std::size_t(8), std::size_t(1) << 30}) {
+    try {
+      weft::pool pl(weft::config{.workers = 1, .trace_path = tp.path.string(), .trace_events = bad});
+      ADD_FAILURE() << "trace_events = " << bad << " accepted";
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find("trace_events"), std::string::npos) << e.what();
+    }
+  }
+  weft::pool off(weft::config{.workers = 1});
+  EXPECT_THROW(off.write_trace(), std::logic_error);
+  EXPECT_THROW(weft::pool(weft::config{.workers = 1, .trace_path = "/nonexistent-dir/x.json"}).write_trace(),
+               std::runtime_error);
+}
+
+// The global pool is never destroyed: its trace is written at exit.  In a child process (fork), so
+// that this process's global pool, if any, is not the one traced: the child forgets it (SPEC §2,
+// fork) and makes a new one from its environment.
+TEST(Trace, GlobalPoolWritesAtExit) {
+  wt::clean_env clean;
+  temp_path tp("global");
+  const pid_t pid = ::fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    ::setenv("WEFT_TRACE", tp.path.c_str(), 1);
+    ::setenv("WEFT_WORKERS", "2", 1);
+    const bool ok = wt::fib(15) == wt::fib_serial(15);  // a join from main: the global pool
+    std::exit(ok ? 0 : 3);                              // runs the atexit handlers
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFEXITED(status));
+  ASSERT_EQ(WEXITSTATUS(status), 0);
+  const json t = load(tp.path);
+  EXPECT_EQ(t["otherData"]["workers"], 2);
+  EXPECT_FALSE(events(t, 0, "X").empty());
+  EXPECT_FALSE(events(t, 1, "X").empty());
+}

@@ -1,0 +1,55 @@
+"""Tests of tools/weft_trace.py on a small hand-made trace (run: .venv/bin/python -m pytest -q tools/tests)."""
+import io
+import json
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
+import weft_trace  # noqa: E402
+
+
+def make_trace(tmp_path):
+    ev = [
+        {"name": "thread_name", "ph": "M", "pid": 1, "tid": 0, "args": {"name": "worker 0"}},
+        {"name": "thread_name", "ph": "M", "pid": 1, "tid": 1, "args": {"name": "worker 1"}},
+        {"name": "thread_name", "ph": "M", "pid": 1, "tid": 2, "args": {"name": "heartbeat timer"}},
+        {"name": "work", "ph": "X", "pid": 1, "tid": 0, "ts": 0.0, "dur": 700.0},
+        {"name": "stealing", "ph": "X", "pid": 1, "tid": 0, "ts": 700.0, "dur": 300.0},
+        {"name": "stealing", "ph": "X", "pid": 1, "tid": 1, "ts": 0.0, "dur": 100.0},
+        {"name": "leapfrogging", "ph": "X", "pid": 1, "tid": 1, "ts": 100.0, "dur": 50.0},
+        {"name": "leapfrog-work", "ph": "X", "pid": 1, "tid": 1, "ts": 150.0, "dur": 850.0},
+        {"name": "steal", "ph": "i", "pid": 1, "tid": 1, "ts": 100.0, "args": {"thief": 1, "victim": 0}},
+        {"name": "heartbeat", "ph": "i", "pid": 1, "tid": 0, "ts": 10.0},
+        {"name": "heartbeat", "ph": "i", "pid": 1, "tid": 0, "ts": 50.0},
+        {"name": "beat-sent", "ph": "i", "pid": 1, "tid": 2, "ts": 5.0},
+    ]
+    t = {"traceEvents": ev, "otherData": {"policy": "heartbeat", "workers": 2, "dropped_events": 0,
+                                          "heartbeats_requested": [4, 4]}}
+    p = tmp_path / "t.json"
+    p.write_text(json.dumps(t))
+    return str(p), t
+
+
+def test_breakdown_sums_each_lane(tmp_path):
+    _, t = make_trace(tmp_path)
+    b = weft_trace.breakdown(t)
+    assert set(b) == {0, 1}  # the timer's lane is no worker
+    assert b[0]["work"] == 700 and b[0]["stealing"] == 300
+    assert b[1]["leapfrog-work"] == 850 and b[1]["leapfrogging"] == 50 and b[1]["stealing"] == 100
+    out = io.StringIO()
+    weft_trace.print_breakdown("t.json", t, out)
+    assert "worker 0" in out.getvalue() and "70%" in out.getvalue()
+
+
+def test_summary_reports_the_heartbeat_rate(tmp_path):
+    _, t = make_trace(tmp_path)
+    out = io.StringIO()
+    weft_trace.print_summary("t.json", t, out)
+    assert "worker 0: heartbeats delivered 2 / requested 4 = 50.0%" in out.getvalue()
+
+
+def test_plots_are_written(tmp_path):
+    path, t = make_trace(tmp_path)
+    weft_trace.main(["breakdown", path, "--plot", str(tmp_path / "b.png")])
+    weft_trace.main(["timeline", path, path, "--out", str(tmp_path / "t.png")])
+    assert (tmp_path / "b.png").stat().st_size > 0 and (tmp_path / "t.png").stat().st_size > 0
