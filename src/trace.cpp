@@ -5,6 +5,7 @@
 #include "trace.hpp"
 
 #include <algorithm>
+#include <vector>
 #include <cerrno>
 #include <cmath>
 #include <cstdarg>
@@ -156,13 +157,19 @@ void write_lane(json_out& out, unsigned tid, const trace_buffer& b, const tick_c
   activity cur = activity::startup;
   double since = 0;
   auto close = [&](double at) {
-    if (open && at > since)
+    if (open && at >= since)
       out.event(R"({"name":"%s","cat":"%s","ph":"X","pid":1,"tid":%u,"ts":%.3f,"dur":%.3f})", activity_name(cur),
                 activity_name(cur), tid, since, at - since);
     open = false;
   };
+  // A lane's events are in the order its worker recorded them, but the cycle counters of two CPUs
+  // may disagree a little (a VM's especially), and a worker that migrated between two events can
+  // read a smaller count for the later one: times are clamped to never go backwards within a lane,
+  // so an activity is never dropped or reordered for it.
+  std::vector<double> at(n);
+  for (std::size_t i = 0; i < n; ++i) at[i] = std::max(cv.us(ev[i].tick), i ? at[i - 1] : 0.0);
   for (std::size_t i = 0; i < n; ++i) {
-    const double t = cv.us(ev[i].tick);
+    const double t = at[i];
     if (ev[i].kind == trace_kind::enter) {
       close(t);
       open = true;
@@ -172,10 +179,10 @@ void write_lane(json_out& out, unsigned tid, const trace_buffer& b, const tick_c
       close(t);
     }
   }
-  close(end_us);
+  close(std::max(end_us, n ? at[n - 1] : 0.0));
   for (std::size_t i = 0; i < n; ++i) {
     const trace_event& e = ev[i];
-    const double t = cv.us(e.tick);
+    const double t = at[i];
     switch (e.kind) {
       case trace_kind::promotion:
         out.event(R"({"name":"promotion","cat":"promotion","ph":"i","s":"t","pid":1,"tid":%u,"ts":%.3f,"args":{"slot":%u,"kind":"%s"}})",
