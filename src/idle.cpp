@@ -61,19 +61,47 @@ bool runtime::find_work(worker& w) {
 // fetch_add is needed: the work checks are relaxed loads, which a seq_cst RMW alone does not order
 // (correct on x86, not on AArch64 or under the C++ model).  The epoch is read before announcing, so
 // a wake that lands between the check and the wait is not lost.
+//
+// From its releasing store of `lendable` until take_back_slot, the thread touches nothing of its
+// slot (work_visible reads only atomics), so a caller of pool::run may borrow it meanwhile.
 void runtime::sleep(worker& w) {
-  (void)w;
   const std::uint32_t epoch = wake_epoch_.load(std::memory_order_acquire);
+  w.tenure.store(slot_tenure::lendable, std::memory_order_release);
   sleepers_.fetch_add(1, std::memory_order_seq_cst);
   WEFT_CHAOS_POINT();  // announced, work not yet checked: a publisher may read sleepers_ now
   std::atomic_thread_fence(std::memory_order_seq_cst);
   if (!work_visible() && !stopping_.load(std::memory_order_seq_cst))
     wake_epoch_.wait(epoch, std::memory_order_acquire);
   sleepers_.fetch_sub(1, std::memory_order_seq_cst);
-  if (heartbeat_bits != 0) {
-    awake_epoch_.fetch_add(1, std::memory_order_release);
-    awake_epoch_.notify_all();
+  if (heartbeat_bits != 0) wake_heartbeat();
+  take_back_slot(w);
+}
+
+// The thread may run as its worker again only once it holds the slot: an acquiring CAS from
+// `lendable`, which reads the releasing store of whoever held it last (itself, or a borrower's
+// return_slot), so the borrower's writes to the slot are visible.  If the slot is lent, the wake
+// that woke this thread may have been meant for the borrower's promoted work: pass it on to
+// another sleeper, and wait for the slot.  Then the poll word is set from the slot's state (a
+// borrower may have changed it, e.g. Wool's public window).
+void runtime::take_back_slot(worker& w) {
+  bool passed_on = false;
+  for (;;) {
+    std::uint32_t expected = slot_tenure::lendable;
+    if (w.tenure.compare_exchange_strong(expected, slot_tenure::held, std::memory_order_acquire,
+                                         std::memory_order_relaxed))
+      break;
+    if (!passed_on) {
+      passed_on = true;
+      if (sleepers_.load(std::memory_order_seq_cst) != 0) wake_one();
+    }
+    w.tenure.wait(slot_tenure::lent, std::memory_order_acquire);
   }
+  w.hot->poll.store(sched->idle_poll_bits(w), std::memory_order_relaxed);
+}
+
+void runtime::wake_heartbeat() noexcept {
+  awake_epoch_.fetch_add(1, std::memory_order_release);
+  awake_epoch_.notify_all();
 }
 
 bool runtime::work_visible() const {

@@ -58,6 +58,10 @@ class runtime {
   }
 
   void submit(root_job& job);
+  // pool::run from a thread outside every pool: when a worker sleeps, the caller borrows its slot
+  // and runs `job` itself, waking nobody (TBB's arena slots work alike).  False when no slot is
+  // lendable (every worker is awake, or the pool runs on the caller): then submit and wait.
+  bool run_on_idle_slot(root_job& job);
   // `w`, a worker of this pool, waits for a job it submitted to another pool, serving this one.
   void wait_serving(worker& w, root_job& job);
 
@@ -81,6 +85,7 @@ class runtime {
   void sleep(worker& w);
   bool work_visible() const;
   void wake_one() noexcept;
+  void take_back_slot(worker& w);
   std::atomic<std::uint32_t> wake_epoch_{0};
   std::atomic<std::uint32_t> sleepers_{0};
   std::atomic<bool> stopping_{false};
@@ -91,16 +96,24 @@ class runtime {
   std::condition_variable beat_cv_;
   std::thread heartbeat_thread_;
   std::atomic<std::uint32_t> awake_epoch_{0};  // bumped when a worker wakes (the heartbeat waits on it)
+  void wake_heartbeat() noexcept;  // bumps awake_epoch_ and wakes the timer if it parked
 
   // root_jobs.cpp
   bool take_root(worker& w);
   void run_root(worker& w, root_job& job);
   void run_on_caller(root_job& job);
+  void check_fork_generation() const;
+  worker* borrow_slot() noexcept;
+  void return_slot(worker& w) noexcept;
   worker& serial_context_acquire();
   void serial_context_release(worker& w);
   std::mutex root_queue_mutex_;
   std::deque<root_job*> root_queue_;               // guarded by root_queue_mutex_
   std::atomic<std::size_t> root_queue_size_{0};    // its size, read without the lock by idle workers
+  // Guards worker::hot while a slot is lent or given back; the heartbeat timer holds it while it
+  // writes the poll words, so it never writes into a borrower's TLS block after the borrower left.
+  std::mutex lend_mu_;
+  std::atomic<std::uint32_t> lent_slots_{0};  // slots lent now (the heartbeat keeps beating for them)
   mutable std::mutex serial_mu_;
   std::vector<worker*> serial_free_;
   std::vector<std::unique_ptr<worker>> serial_all_;

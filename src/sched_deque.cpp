@@ -33,10 +33,11 @@ class deque_scheduler final : public scheduler {
 
   void attach(worker& w) override { w.mechanism = std::make_unique<deque_state>(w.stack.capacity()); }
 
-  std::uint32_t initial_poll_bits(worker&) override {
+  std::uint32_t initial_poll_bits(worker& w) override { return idle_poll_bits(w); }
+
+  std::uint32_t idle_poll_bits(const worker&) const override {
     if (when_ == trigger::every_push) return poll_bit::always;
-    if (lazy()) return poll_bit::notify;  // the deque starts empty, below THR
-    return 0;
+    return lazy() ? poll_bit::notify : 0;  // an idle slot's deque is empty, below THR
   }
 
   // The poll word says which trigger fired; each has its decision function.

@@ -44,6 +44,11 @@ class wool_scheduler final : public scheduler {
     return win.pub > 0 ? poll_bit::public_next : 0;
   }
 
+  // An idle slot's top is the stack's bottom: public_next is (0 < pub), as update_public_next keeps it.
+  std::uint32_t idle_poll_bits(const worker& w) const override {
+    return window_of(w).pub > 0 ? poll_bit::public_next : 0;
+  }
+
   void promote_at_poll(worker& w, hot_state& h, frame* fr) override {
     if (h.poll.load(std::memory_order_relaxed) & poll_bit::notify) {
       h.poll.fetch_and(~poll_bit::notify, std::memory_order_relaxed);
