@@ -11,11 +11,13 @@ void runtime::worker_main(worker& w) {
   // Idle time runs from here, or from the end of the last task, to the start of the next one
   // (execute_stolen / run_root close the interval): looking for work and sleeping both count.
   w.idle_since = now_ns();
+  begin_search(w);
   std::uint64_t last_work = w.idle_since;
   unsigned fails = 0;
   while (!stopping_.load(std::memory_order_acquire)) {
     if (find_work(w)) {
       w.idle_since = last_work = now_ns();
+      begin_search(w);
       fails = 0;
       continue;
     }
@@ -34,10 +36,23 @@ void runtime::worker_main(worker& w) {
   end_idle(w);
 }
 
+void runtime::begin_search(worker& w) noexcept {
+  if (w.searching) return;
+  w.searching = true;
+  searching_.fetch_add(1, std::memory_order_seq_cst);
+}
+
+// The last searcher to leave wakes a sleeper (if any) to look in its place: the publishers that
+// skipped their wake because it was searching may have work it will not take now (Go's rule).
 void runtime::end_idle(worker& w) noexcept {
   if (w.idle_since != 0) {
     bump(w.idle_ns, now_ns() - w.idle_since);
     w.idle_since = 0;
+  }
+  if (w.searching) {
+    w.searching = false;
+    if (searching_.fetch_sub(1, std::memory_order_seq_cst) == 1 && sleepers_.load(std::memory_order_seq_cst) != 0)
+      wake_one();
   }
 }
 
@@ -64,9 +79,19 @@ bool runtime::find_work(worker& w) {
 //
 // From its releasing store of `lendable` until take_back_slot, the thread touches nothing of its
 // slot (work_visible reads only atomics), so a caller of pool::run may borrow it meanwhile.
+//
+// A searcher stops searching before it announces itself: a publisher that skipped its wake because
+// it saw this worker searching (or saw a wake pending, which is cleared here) read that before
+// this fetch_sub (or this store) in S, hence before this sleeper's fence, so the sleeper's check
+// sees its work (PROTOCOLS.md section 4).
 void runtime::sleep(worker& w) {
   const std::uint32_t epoch = wake_epoch_.load(std::memory_order_acquire);
   w.tenure.store(slot_tenure::lendable, std::memory_order_release);
+  wake_pending_.store(false, std::memory_order_seq_cst);
+  if (w.searching) {
+    w.searching = false;
+    searching_.fetch_sub(1, std::memory_order_seq_cst);
+  }
   sleepers_.fetch_add(1, std::memory_order_seq_cst);
   WEFT_CHAOS_POINT();  // announced, work not yet checked: a publisher may read sleepers_ now
   std::atomic_thread_fence(std::memory_order_seq_cst);
@@ -75,6 +100,8 @@ void runtime::sleep(worker& w) {
   sleepers_.fetch_sub(1, std::memory_order_seq_cst);
   if (heartbeat_bits != 0) wake_heartbeat();
   take_back_slot(w);
+  begin_search(w);
+  wake_pending_.store(false, std::memory_order_seq_cst);  // after counting as a searcher
 }
 
 // The thread may run as its worker again only once it holds the slot: an acquiring CAS from
@@ -92,6 +119,7 @@ void runtime::take_back_slot(worker& w) {
       break;
     if (!passed_on) {
       passed_on = true;
+      wake_pending_.store(false, std::memory_order_seq_cst);  // the wake ends here: pass it on
       if (sleepers_.load(std::memory_order_seq_cst) != 0) wake_one();
     }
     w.tenure.wait(slot_tenure::lent, std::memory_order_acquire);
@@ -112,6 +140,7 @@ bool runtime::work_visible() const {
 }
 
 void runtime::wake_one() noexcept {
+  if (wake_pending_.exchange(true, std::memory_order_seq_cst)) return;  // a woken sleeper will look
   wake_epoch_.fetch_add(1, std::memory_order_release);
   wake_epoch_.notify_one();
 }

@@ -49,13 +49,19 @@ class runtime {
   // the worker that thief waits for: their work descends from `fr` too).
   void wait_stolen(worker& w, frame* fr, unsigned thief);
   void park_until_done(worker& w, frame* fr);
-  // After making work stealable: wake a sleeping worker if there is one.  The caller's publishing
-  // store and this load of `sleepers` need store-load order (see sleep()).
+  // After making work stealable: wake a sleeping worker, unless a worker is awake and looking for
+  // work (it sees this work before it may sleep) or a woken one has not run yet (it will look).
+  // The caller's publishing store and these loads need store-load order (see sleep(); PROTOCOLS.md
+  // section 4): a fence, as on the sleeper's side.
   void notify_work() noexcept {
     WEFT_CHAOS_POINT();  // work published, sleepers_ not yet read: a sleeper may be checking now
     std::atomic_thread_fence(std::memory_order_seq_cst);
+    if (searching_.load(std::memory_order_relaxed) != 0) return;
     if (sleepers_.load(std::memory_order_relaxed) != 0) wake_one();
   }
+  // A worker leaves the idle loop to run what it found (a root job, a stolen task): closes its idle
+  // interval and stops counting as searching (steal calls it before its own notify_work).
+  void end_idle(worker& w) noexcept;
 
   void submit(root_job& job);
   // pool::run from a thread outside every pool: when a worker sleeps, the caller borrows its slot
@@ -80,14 +86,20 @@ class runtime {
 
   // idle.cpp
   void worker_main(worker& w);
-  void end_idle(worker& w) noexcept;
   bool find_work(worker& w);
+  void begin_search(worker& w) noexcept;
   void sleep(worker& w);
   bool work_visible() const;
   void wake_one() noexcept;
   void take_back_slot(worker& w);
   std::atomic<std::uint32_t> wake_epoch_{0};
   std::atomic<std::uint32_t> sleepers_{0};
+  // Workers in the idle loop, awake and looking for work (worker::searching), and "a sleeper was
+  // woken and has not run yet": while either is set a publisher wakes nobody (Go's spinning-M rule;
+  // PROTOCOLS.md section 4).  Without them every promotion on a pool whose thief is asleep, or
+  // woken but not yet scheduled, made a futex call.
+  std::atomic<std::uint32_t> searching_{0};
+  std::atomic<bool> wake_pending_{false};
   std::atomic<bool> stopping_{false};
 
   // heartbeat.cpp

@@ -80,6 +80,7 @@ class deque_scheduler final : public scheduler {
     t->state.store(task_state::stolen(thief.index), std::memory_order_release);
     WEFT_CHAOS_POINT();
     const std::int64_t left = deque_of(victim).size();
+    rt_.end_idle(thief);  // no longer searching: the wake below is not skipped on our account
     if (lazy() && left < threshold_) victim.hot->poll.fetch_or(poll_bit::notify, std::memory_order_seq_cst);
     if (left > 0) rt_.notify_work();  // more there: let a sleeper come and take it
     rt_.execute_stolen(thief, victim, t, task_state::wrapper(s));

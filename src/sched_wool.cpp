@@ -107,6 +107,7 @@ class wool_scheduler final : public scheduler {
     t->state.store(task_state::stolen(thief.index), std::memory_order_release);
     WEFT_CHAOS_POINT();  // STOLEN, bot not advanced: other thieves see a stolen bottom slot
     win.bot.store(t + 1, std::memory_order_release);
+    rt_.end_idle(thief);  // no longer searching: the wake below is not skipped on our account
     if (std::size_t(t - victim.stack.begin()) >= win.trip.load(std::memory_order_relaxed))
       victim.hot->poll.fetch_or(poll_bit::notify, std::memory_order_relaxed);  // the trip wire
     if (has_stealable(victim)) rt_.notify_work();

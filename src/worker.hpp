@@ -72,6 +72,7 @@ struct worker {
   std::uint64_t rng;
   native_thread thread;  // its own native stack of config::stack_bytes
   std::uint64_t idle_since = 0;  // when this worker last became idle (0: busy)
+  bool searching = false;        // counted in runtime::searching_ (owner-private)
 
   // Split-off loop ranges (loop frames), allocated and freed by this worker only.
   std::vector<loop_child*> free_children;
