@@ -3,6 +3,8 @@
 // thread.  What must hold there: the job runs on the caller; its forked work is still stolen by the
 // workers (heartbeat: the beats reach the borrower); counters land in the pool; exceptions and
 // cross-pool cycles behave as before.
+#include <pthread.h>
+
 #include <atomic>
 #include <chrono>
 #include <stdexcept>
@@ -119,6 +121,62 @@ TEST_P(RunEntry, CrossPoolCycleFromACallerRun) {
     const auto r = a.run([&] { return b.run([&] { return a.run([] { return wt::fib(12); }) + 1; }); });
     EXPECT_EQ(r, wt::fib_serial(12) + 1);
   }
+}
+
+// A chain of nested joins, one task-stack frame and a C++ frame or two per level.
+long chain(long n) {
+  if (n == 0) return 0;
+  auto [a, b] = weft::join([&] { return chain(n - 1); }, [&] { return n & 1; });
+  return a + b;
+}
+
+// Runs f on a thread whose native stack is 1 MiB.
+template <class F>
+void on_small_stack(F f) {
+  pthread_attr_t attr;
+  pthread_attr_init(&attr);
+  pthread_attr_setstacksize(&attr, std::size_t(1) << 20);
+  pthread_t t;
+  auto thunk = [](void* p) -> void* {
+    (*static_cast<F*>(p))();
+    return nullptr;
+  };
+  ASSERT_EQ(::pthread_create(&t, &attr, thunk, &f), 0);
+  pthread_attr_destroy(&attr);
+  ::pthread_join(t, nullptr);
+}
+
+// A job run by its caller on a borrowed slot has the native stack the pool promises
+// (config::stack_bytes, default 1 GiB), not the caller's: 400,000 nested joins need far more than
+// the calling thread's 1 MiB.  Sanitized builds run the job on the caller's stack (their runtimes
+// do not follow a stack switch), so the check is for the other builds.
+TEST_P(RunEntry, ACallerRunHasThePoolsNativeStack) {
+  if (wt::sanitized) GTEST_SKIP() << "sanitized builds run a borrowed slot's job on the caller's own stack";
+  weft::pool p(weft::config{.workers = 1, .policy = GetParam()});
+  long got = -1;
+  bool on_caller = false;
+  on_small_stack([&] {
+    on_caller = run_until_on_caller(p, [&](bool here) {
+      if (here) got = chain(400'000);
+      return here;
+    });
+  });
+  ASSERT_TRUE(on_caller);
+  EXPECT_EQ(got, 200'000);
+}
+
+// And its overflow is reported like a worker's, naming the setting.
+TEST_P(RunEntry, ACallerRunsStackOverflowNamesTheSetting) {
+  if (wt::sanitized) GTEST_SKIP() << "sanitized builds run a borrowed slot's job on the caller's own stack";
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_DEATH(([&] {
+                 weft::pool p(weft::config{.workers = 1, .policy = GetParam(), .stack_bytes = 256 << 10});
+                 run_until_on_caller(p, [](bool here) {
+                   if (here) chain(200'000);
+                   return here;
+                 });
+               }()),
+               "native stack \\(262144 bytes\\) overflowed.*WEFT_STACK_BYTES");
 }
 
 }  // namespace
