@@ -6,7 +6,7 @@
 //       KERNEL fib:  fib(SIZE) written with a join per call (no cutoff), REPS times in one run.
 //       KERNEL loop: parallel_reduce over SIZE iterations of a ~15 ns body, REPS times in one run.
 //       Every (policy, workers) pool runs once per round, RUNS rounds (the configurations
-//       alternate, so machine noise spreads over all of them); prints the median time per
+//       alternate in a rotating order, so machine noise spreads over all of them); prints the median time per
 //       repetition, its ratio to 1 worker, and the steals and promotions per repetition.
 //       Default policies: the adaptive ones (lazy-df lazy-df2 lazy-bf heartbeat wool ws-ap).
 #include <weft/weft.hpp>
@@ -92,7 +92,8 @@ int main(int argc, char** argv) {
       sink += kernel == "fib" ? std::uint64_t(tools::fib_serial(size)) : loop_serial(size);
     serial_ns.push_back(std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - t0).count() / reps);
     if (sink != expect) return 3;
-    for (auto& row : rows) {
+    for (std::size_t k = 0; k < rows.size(); ++k) {
+      auto& row = rows[(k + std::size_t(r)) % rows.size()];  // a rotating order: no position bias
       row.pool->reset_stats();
       const auto t1 = std::chrono::steady_clock::now();
       const std::uint64_t got = row.pool->run([&] {
