@@ -86,12 +86,12 @@ bool runtime::find_work(worker& w) {
 // sees its work (PROTOCOLS.md section 4).
 void runtime::sleep(worker& w) {
   const std::uint32_t epoch = wake_epoch_.load(std::memory_order_acquire);
-  w.tenure.store(slot_tenure::lendable, std::memory_order_release);
   wake_pending_.store(false, std::memory_order_seq_cst);
   if (w.searching) {
     w.searching = false;
     searching_.fetch_sub(1, std::memory_order_seq_cst);
   }
+  w.tenure.store(slot_tenure::lendable, std::memory_order_release);  // the slot's last write before it
   sleepers_.fetch_add(1, std::memory_order_seq_cst);
   WEFT_CHAOS_POINT();  // announced, work not yet checked: a publisher may read sleepers_ now
   std::atomic_thread_fence(std::memory_order_seq_cst);
