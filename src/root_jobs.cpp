@@ -164,34 +164,26 @@ void runtime::return_slot(worker& w) noexcept {
 // The borrower runs the job on the slot's own second native stack, of config::stack_bytes with a
 // registered guard, so that a run gets the stack (and the overflow message) the pool promises
 // whichever thread runs it.  Sanitizer runtimes track one stack per thread and do not follow a
-// stack switch: there the job runs on the caller's own stack.
+// stack switch, and the caller's own stack is not the pool's (under TSan a run with a 1 MiB result
+// overflowed the main thread's): sanitized builds do not lend slots at all, and queue every run.
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-#define WEFT_SWITCH_STACKS 0
+#define WEFT_LEND_SLOTS 0
 #elif defined(__has_feature)
 #if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
-#define WEFT_SWITCH_STACKS 0
+#define WEFT_LEND_SLOTS 0
 #endif
 #endif
-#ifndef WEFT_SWITCH_STACKS
-#define WEFT_SWITCH_STACKS 1
+#ifndef WEFT_LEND_SLOTS
+#define WEFT_LEND_SLOTS 1
 #endif
-
-namespace {
-void run_body_on_slot(worker& w, root_job& job) {
-  if (WEFT_SWITCH_STACKS)
-    run_on_stack(w.borrowed_stack, [](void* j) { run_body(*static_cast<root_job*>(j)); }, &job);
-  else
-    run_body(job);
-}
-}  // namespace
 
 bool runtime::run_on_idle_slot(root_job& job) {
-  if (runs_on_caller) return false;  // submit runs it on a serial context
+  if (runs_on_caller || !WEFT_LEND_SLOTS) return false;  // serial: submit runs it on a serial context
   check_fork_generation();
   worker* slot = borrow_slot();
   if (slot == nullptr) return false;
   worker& w = *slot;
-  if (WEFT_SWITCH_STACKS && !w.borrowed_stack.mapped() && !w.borrowed_stack.map(cfg.stack_bytes)) {
+  if (!w.borrowed_stack.mapped() && !w.borrowed_stack.map(cfg.stack_bytes)) {
     return_slot(w);  // no memory for the stack: a worker runs the job (queued) instead
     return false;
   }
@@ -209,7 +201,7 @@ bool runtime::run_on_idle_slot(root_job& job) {
       wake_heartbeat();
     }
     WEFT_CHAOS_POINT();  // the slot is ours, the job not yet started
-    run_body_on_slot(w, job);
+    run_on_stack(w.borrowed_stack, [](void* j) { run_body(*static_cast<root_job*>(j)); }, &job);
     if (heartbeat_bits != 0) lent_slots_.fetch_sub(1, std::memory_order_seq_cst);
     std::lock_guard lk(lend_mu_);
     w.hot = own;

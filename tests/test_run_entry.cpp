@@ -34,6 +34,7 @@ bool run_until_on_caller(weft::pool& p, Body body) {
 }
 
 TEST_P(RunEntry, IdlePoolRunsTheJobOnTheCaller) {
+  if (wt::sanitized) GTEST_SKIP() << "sanitized builds do not lend slots (root_jobs.cpp: no stack switch there)";
   for (unsigned workers : {1u, 2u}) {
     weft::pool p(weft::config{.workers = workers, .policy = GetParam()});
     const unsigned n = wt::pick(20u, 14u);
@@ -63,6 +64,7 @@ TEST_P(RunEntry, IdlePoolRunsTheJobOnTheCaller) {
 // started on another thread (wt::poll_until: bounded by wt::event_bound).  Under heartbeat this also
 // shows that the beats reach the borrower's poll word (it promotes only at beats).
 TEST_P(RunEntry, ForkedWorkOfACallerRunIsStolen) {
+  if (wt::sanitized) GTEST_SKIP() << "sanitized builds do not lend slots (root_jobs.cpp: no stack switch there)";
   weft::pool p(weft::config{.workers = 2, .policy = GetParam()});
   const unsigned n = wt::pick(22u, 16u);
   p.reset_stats();
@@ -91,6 +93,7 @@ TEST_P(RunEntry, ForkedWorkOfACallerRunIsStolen) {
 }
 
 TEST_P(RunEntry, ExceptionsLeaveACallerRun) {
+  if (wt::sanitized) GTEST_SKIP() << "sanitized builds do not lend slots (root_jobs.cpp: no stack switch there)";
   weft::pool p(weft::config{.workers = 2, .policy = GetParam()});
   bool threw_on_caller = false;
   const bool on_caller = run_until_on_caller(p, [&](bool here) {
@@ -148,10 +151,9 @@ void on_small_stack(F f) {
 
 // A job run by its caller on a borrowed slot has the native stack the pool promises
 // (config::stack_bytes, default 1 GiB), not the caller's: 400,000 nested joins need far more than
-// the calling thread's 1 MiB.  Sanitized builds run the job on the caller's stack (their runtimes
-// do not follow a stack switch), so the check is for the other builds.
+// the calling thread's 1 MiB.
 TEST_P(RunEntry, ACallerRunHasThePoolsNativeStack) {
-  if (wt::sanitized) GTEST_SKIP() << "sanitized builds run a borrowed slot's job on the caller's own stack";
+  if (wt::sanitized) GTEST_SKIP() << "sanitized builds do not lend slots (root_jobs.cpp: no stack switch there)";
   weft::pool p(weft::config{.workers = 1, .policy = GetParam()});
   long got = -1;
   bool on_caller = false;
@@ -167,7 +169,7 @@ TEST_P(RunEntry, ACallerRunHasThePoolsNativeStack) {
 
 // And its overflow is reported like a worker's, naming the setting.
 TEST_P(RunEntry, ACallerRunsStackOverflowNamesTheSetting) {
-  if (wt::sanitized) GTEST_SKIP() << "sanitized builds run a borrowed slot's job on the caller's own stack";
+  if (wt::sanitized) GTEST_SKIP() << "sanitized builds do not lend slots (root_jobs.cpp: no stack switch there)";
   GTEST_FLAG_SET(death_test_style, "threadsafe");
   EXPECT_DEATH(([&] {
                  weft::pool p(weft::config{.workers = 1, .policy = GetParam(), .stack_bytes = 256 << 10});
