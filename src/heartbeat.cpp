@@ -25,14 +25,21 @@ void runtime::heartbeat_main() {
     const auto now = std::chrono::steady_clock::now();
     next += period;
     if (next < now) next = now + period;  // beats missed while descheduled are not made up
-    for (auto& w : workers) {
-      WEFT_CHAOS_POINT();  // a beat reaches the workers one by one, at any point of their polls
-      w->hot->poll.fetch_or(heartbeat_bits, std::memory_order_relaxed);
-      bump(w->beats_requested);  // this thread is its only writer
+    {
+      // Under lend_mu_: a lent slot's `hot` is its borrower's TLS block, valid only while lent.
+      std::lock_guard lk(lend_mu_);
+      for (auto& w : workers) {
+        WEFT_CHAOS_POINT();  // a beat reaches the workers one by one, at any point of their polls
+        w->hot->poll.fetch_or(heartbeat_bits, std::memory_order_relaxed);
+        bump(w->beats_requested);  // this thread is its only writer
+      }
     }
     if (timer_trace_) timer_trace_->instant(trace_kind::heartbeat_sent, std::uint32_t(workers.size()), 0);
+    // Park while every worker sleeps and no slot is lent (a borrower bumps the epoch after counting
+    // itself in lent_slots_, as a waking worker does after leaving sleepers_).
     const std::uint32_t e = awake_epoch_.load(std::memory_order_acquire);
-    if (sleepers_.load(std::memory_order_seq_cst) == workers.size() && !stopping_.load(std::memory_order_acquire)) {
+    if (sleepers_.load(std::memory_order_seq_cst) == workers.size() &&
+        lent_slots_.load(std::memory_order_seq_cst) == 0 && !stopping_.load(std::memory_order_acquire)) {
       awake_epoch_.wait(e, std::memory_order_acquire);
       next = std::chrono::steady_clock::now() + period;
     }

@@ -12,11 +12,13 @@ void runtime::worker_main(worker& w) {
   // (execute_stolen / run_root close the interval): looking for work and sleeping both count.
   w.idle_since = now_ns();
   if (w.trace) w.trace->replace(activity::stealing);
+  begin_search(w);
   std::uint64_t last_work = w.idle_since;
   unsigned fails = 0;
   while (!stopping_.load(std::memory_order_acquire)) {
     if (find_work(w)) {
       w.idle_since = last_work = now_ns();
+      begin_search(w);
       fails = 0;
       continue;
     }
@@ -36,10 +38,23 @@ void runtime::worker_main(worker& w) {
   if (w.trace) w.trace->replace(activity::shutdown);
 }
 
+void runtime::begin_search(worker& w) noexcept {
+  if (w.searching) return;
+  w.searching = true;
+  searching_.fetch_add(1, std::memory_order_seq_cst);
+}
+
+// The last searcher to leave wakes a sleeper (if any) to look in its place: the publishers that
+// skipped their wake because it was searching may have work it will not take now (Go's rule).
 void runtime::end_idle(worker& w) noexcept {
   if (w.idle_since != 0) {
     bump(w.idle_ns, now_ns() - w.idle_since);
     w.idle_since = 0;
+  }
+  if (w.searching) {
+    w.searching = false;
+    if (searching_.fetch_sub(1, std::memory_order_seq_cst) == 1 && sleepers_.load(std::memory_order_seq_cst) != 0)
+      wake_one();
   }
 }
 
@@ -63,20 +78,62 @@ bool runtime::find_work(worker& w) {
 // fetch_add is needed: the work checks are relaxed loads, which a seq_cst RMW alone does not order
 // (correct on x86, not on AArch64 or under the C++ model).  The epoch is read before announcing, so
 // a wake that lands between the check and the wait is not lost.
+//
+// From its releasing store of `lendable` until take_back_slot, the thread touches nothing of its
+// slot (work_visible reads only atomics), so a caller of pool::run may borrow it meanwhile.
+//
+// A searcher stops searching before it announces itself: a publisher that skipped its wake because
+// it saw this worker searching (or saw a wake pending, which is cleared here) read that before
+// this fetch_sub (or this store) in S, hence before this sleeper's fence, so the sleeper's check
+// sees its work (PROTOCOLS.md section 4).
 void runtime::sleep(worker& w) {
   w.trace_enter(activity::idle);
   const std::uint32_t epoch = wake_epoch_.load(std::memory_order_acquire);
+  wake_pending_.store(false, std::memory_order_seq_cst);
+  if (w.searching) {
+    w.searching = false;
+    searching_.fetch_sub(1, std::memory_order_seq_cst);
+  }
+  w.tenure.store(slot_tenure::lendable, std::memory_order_release);  // the slot's last write before it
   sleepers_.fetch_add(1, std::memory_order_seq_cst);
   WEFT_CHAOS_POINT();  // announced, work not yet checked: a publisher may read sleepers_ now
   std::atomic_thread_fence(std::memory_order_seq_cst);
   if (!work_visible() && !stopping_.load(std::memory_order_seq_cst))
     wake_epoch_.wait(epoch, std::memory_order_acquire);
   sleepers_.fetch_sub(1, std::memory_order_seq_cst);
-  w.trace_leave();
-  if (heartbeat_bits != 0) {
-    awake_epoch_.fetch_add(1, std::memory_order_release);
-    awake_epoch_.notify_all();
+  if (heartbeat_bits != 0) wake_heartbeat();
+  take_back_slot(w);
+  w.trace_leave();  // the slot is this thread's again (a borrower may have written its trace)
+  begin_search(w);
+  wake_pending_.store(false, std::memory_order_seq_cst);  // after counting as a searcher
+}
+
+// The thread may run as its worker again only once it holds the slot: an acquiring CAS from
+// `lendable`, which reads the releasing store of whoever held it last (itself, or a borrower's
+// return_slot), so the borrower's writes to the slot are visible.  If the slot is lent, the wake
+// that woke this thread may have been meant for the borrower's promoted work: pass it on to
+// another sleeper, and wait for the slot.  Then the poll word is set from the slot's state (a
+// borrower may have changed it, e.g. Wool's public window).
+void runtime::take_back_slot(worker& w) {
+  bool passed_on = false;
+  for (;;) {
+    std::uint32_t expected = slot_tenure::lendable;
+    if (w.tenure.compare_exchange_strong(expected, slot_tenure::held, std::memory_order_acquire,
+                                         std::memory_order_relaxed))
+      break;
+    if (!passed_on) {
+      passed_on = true;
+      wake_pending_.store(false, std::memory_order_seq_cst);  // the wake ends here: pass it on
+      if (sleepers_.load(std::memory_order_seq_cst) != 0) wake_one();
+    }
+    w.tenure.wait(slot_tenure::lent, std::memory_order_acquire);
   }
+  w.hot->poll.store(sched->idle_poll_bits(w), std::memory_order_relaxed);
+}
+
+void runtime::wake_heartbeat() noexcept {
+  awake_epoch_.fetch_add(1, std::memory_order_release);
+  awake_epoch_.notify_all();
 }
 
 bool runtime::work_visible() const {
@@ -87,6 +144,7 @@ bool runtime::work_visible() const {
 }
 
 void runtime::wake_one() noexcept {
+  if (wake_pending_.exchange(true, std::memory_order_seq_cst)) return;  // a woken sleeper will look
   wake_epoch_.fetch_add(1, std::memory_order_release);
   wake_epoch_.notify_one();
 }

@@ -9,6 +9,11 @@ namespace weft::detail {
 
 namespace {
 constexpr std::uint64_t ap_k = 4, ap_v = 4;  // LS l.136-153: K = V = 4 (Robison et al.)
+// ws-ap's eager splits wait until the piece has run this long (about 3 us; chunk_cycles_high):
+// its K*P promotions are then paid only by a loop long enough to repay them (HB §3's amortization
+// applied to TBB's partitioner; issue 9 item 2: a 1 us loop at 4 workers made 15 promotions and
+// ran 2x slower than at 1).  TBB splits at once.
+constexpr std::uint64_t ap_defer_cycles = chunk_cycles_high;
 }
 
 loop_record& loop_of(frame* fr) noexcept { return **std::launder(reinterpret_cast<loop_record**>(fr->payload)); }
@@ -105,6 +110,19 @@ void loop_begin(hot_state& h, frame* fr) {
     rec.chunks /= 2;
     if (!split_loop(w, fr, false, rec.chunks)) break;
   }
+}
+
+void loop_arm(hot_state& h, frame* fr) noexcept {
+  loop_record& rec = loop_of(fr);
+  if (rec.chunks == 0) rec.chunks = ap_k * h.self->rt->workers.size();
+  rec.ap_armed_at = cycle_count();
+}
+
+void loop_split_when_due(hot_state& h, frame* fr) {
+  loop_record& rec = loop_of(fr);
+  if (rec.ap_armed_at == 0 || cycle_count() - rec.ap_armed_at < ap_defer_cycles) return;
+  rec.ap_armed_at = 0;
+  loop_begin(h, fr);
 }
 
 std::uint64_t loop_child_chunks(hot_state& h, const loop_child& c, bool stolen) noexcept {

@@ -1,9 +1,13 @@
-// weft — a worker's thread on a native stack weft maps itself (see native_thread.hpp).
+// weft — native stacks weft maps itself, and threads on them (see native_thread.hpp).
 #include "native_thread.hpp"
 
+#include <signal.h>
 #include <sys/mman.h>
+#include <ucontext.h>
 
 #include <cerrno>
+#include <cstdint>
+#include <memory>
 #include <system_error>
 
 #include "stack_guard.hpp"
@@ -16,29 +20,85 @@ constexpr std::size_t guard_bytes = 64 << 10;
 constexpr std::size_t page = 4096;
 }  // namespace
 
-void native_thread::start(std::size_t stack_bytes, std::function<void()> body) {
+bool native_stack::map(std::size_t stack_bytes) noexcept {
   const std::size_t usable = (stack_bytes + page - 1) / page * page;
   const std::size_t total = usable + guard_bytes;
   void* p = ::mmap(nullptr, total, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK,
                    -1, 0);
-  if (p == MAP_FAILED) throw std::system_error(errno, std::generic_category(), "weft: mapping a worker's native stack");
+  if (p == MAP_FAILED) return false;
   char* base = static_cast<char*>(p);
   ::mprotect(base, guard_bytes, PROT_NONE);
-  pthread_attr_t attr;
-  pthread_attr_init(&attr);
-  pthread_attr_setstack(&attr, base + guard_bytes, usable);
-  body_ = std::move(body);
   mapping_ = p;
   mapping_bytes_ = total;
+  usable_ = usable;
   guard_handle_ = register_guard(reinterpret_cast<std::uintptr_t>(base),
                                  reinterpret_cast<std::uintptr_t>(base + guard_bytes), guard_kind::native_stack,
                                  usable);
+  return true;
+}
+
+void* native_stack::lowest() const noexcept { return static_cast<char*>(mapping_) + guard_bytes; }
+
+void native_stack::unmap() noexcept {
+  if (mapping_ == nullptr) return;
+  unregister_guard(guard_handle_);
+  ::munmap(mapping_, mapping_bytes_);
+  mapping_ = nullptr;
+}
+
+native_stack::~native_stack() { unmap(); }
+
+namespace {
+
+struct stack_call {
+  void (*fn)(void*);
+  void* arg;
+};
+
+// makecontext passes int arguments only: the call record's address travels in two halves.
+void trampoline(unsigned hi, unsigned lo) {
+  auto* call = reinterpret_cast<stack_call*>((std::uintptr_t(hi) << 32) | std::uintptr_t(lo));
+  call->fn(call->arg);
+}
+
+// The calling thread's alternate signal stack for the overflow handler, made on first use and kept
+// until the thread exits; none when the thread has one of its own (it is left alone).
+void ensure_alternate_signal_stack() {
+  thread_local std::unique_ptr<alternate_signal_stack> mine;
+  thread_local bool checked = false;
+  if (checked) return;
+  checked = true;
+  stack_t current{};
+  if (::sigaltstack(nullptr, &current) == 0 && !(current.ss_flags & SS_DISABLE)) return;
+  mine = std::make_unique<alternate_signal_stack>();
+}
+
+}  // namespace
+
+void run_on_stack(native_stack& stack, void (*fn)(void*), void* arg) {
+  ensure_alternate_signal_stack();
+  stack_call call{fn, arg};
+  ucontext_t caller, callee;
+  ::getcontext(&callee);
+  callee.uc_stack.ss_sp = stack.lowest();
+  callee.uc_stack.ss_size = stack.size();
+  callee.uc_link = &caller;
+  const auto addr = reinterpret_cast<std::uintptr_t>(&call);
+  ::makecontext(&callee, reinterpret_cast<void (*)()>(&trampoline), 2, unsigned(addr >> 32), unsigned(addr));
+  ::swapcontext(&caller, &callee);
+}
+
+void native_thread::start(std::size_t stack_bytes, std::function<void()> body) {
+  if (!stack_.map(stack_bytes))
+    throw std::system_error(errno, std::generic_category(), "weft: mapping a worker's native stack");
+  pthread_attr_t attr;
+  pthread_attr_init(&attr);
+  pthread_attr_setstack(&attr, stack_.lowest(), stack_.size());
+  body_ = std::move(body);
   const int err = ::pthread_create(&id_, &attr, &native_thread::entry, this);
   pthread_attr_destroy(&attr);
   if (err != 0) {
-    unregister_guard(guard_handle_);
-    ::munmap(mapping_, mapping_bytes_);
-    mapping_ = nullptr;
+    stack_.unmap();
     throw std::system_error(err, std::generic_category(), "weft: starting a worker thread");
   }
   started_ = true;
@@ -54,9 +114,7 @@ void native_thread::join() noexcept {
   if (!started_) return;
   ::pthread_join(id_, nullptr);
   started_ = false;
-  unregister_guard(guard_handle_);
-  ::munmap(mapping_, mapping_bytes_);
-  mapping_ = nullptr;
+  stack_.unmap();
 }
 
 native_thread::~native_thread() { join(); }

@@ -1,6 +1,8 @@
-// weft — a worker's thread: a pthread on a native stack of a chosen size that weft maps itself
-// (reserved with MAP_NORESERVE, committed as used, a guard region below it registered for the
-// overflow message; see stack_guard.hpp).  std::thread cannot choose its stack.
+// weft — native stacks that weft maps itself (reserved with MAP_NORESERVE, committed as used, a
+// guard region below registered for the overflow message; see stack_guard.hpp): a worker's thread
+// runs on one (std::thread cannot choose its stack), and a caller of pool::run that borrows a
+// sleeping worker's slot runs its job on the slot's second one (root_jobs.cpp), so that the job
+// has the stack config::stack_bytes promises whichever thread runs it.
 #pragma once
 
 #include <pthread.h>
@@ -9,6 +11,31 @@
 #include <functional>
 
 namespace weft::detail {
+
+class native_stack {
+ public:
+  native_stack() = default;
+  ~native_stack();
+  native_stack(const native_stack&) = delete;
+  native_stack& operator=(const native_stack&) = delete;
+
+  // Maps a stack of `stack_bytes` (rounded up to pages) and registers its guard; false, with
+  // nothing mapped, when there is no memory for it.
+  bool map(std::size_t stack_bytes) noexcept;
+  bool mapped() const noexcept { return mapping_ != nullptr; }
+  void* lowest() const noexcept;  // the lowest usable address (the stack grows down towards it)
+  std::size_t size() const noexcept { return usable_; }
+  void unmap() noexcept;
+
+ private:
+  void* mapping_ = nullptr;
+  std::size_t mapping_bytes_ = 0, usable_ = 0;
+  int guard_handle_ = -1;
+};
+
+// Runs fn(arg) on `stack` and returns when it returns; fn must not throw.  The calling thread gets
+// an alternate signal stack (once, unless it has one) so that an overflow of `stack` is reported.
+void run_on_stack(native_stack& stack, void (*fn)(void*), void* arg);
 
 class native_thread {
  public:
@@ -28,9 +55,7 @@ class native_thread {
   std::function<void()> body_;
   pthread_t id_{};
   bool started_ = false;
-  void* mapping_ = nullptr;
-  std::size_t mapping_bytes_ = 0;
-  int guard_handle_ = -1;
+  native_stack stack_;
 };
 
 }  // namespace weft::detail

@@ -49,15 +49,25 @@ class runtime {
   // the worker that thief waits for: their work descends from `fr` too).
   void wait_stolen(worker& w, frame* fr, unsigned thief);
   void park_until_done(worker& w, frame* fr);
-  // After making work stealable: wake a sleeping worker if there is one.  The caller's publishing
-  // store and this load of `sleepers` need store-load order (see sleep()).
+  // After making work stealable: wake a sleeping worker, unless a worker is awake and looking for
+  // work (it sees this work before it may sleep) or a woken one has not run yet (it will look).
+  // The caller's publishing store and these loads need store-load order (see sleep(); PROTOCOLS.md
+  // section 4): a fence, as on the sleeper's side.
   void notify_work() noexcept {
     WEFT_CHAOS_POINT();  // work published, sleepers_ not yet read: a sleeper may be checking now
     std::atomic_thread_fence(std::memory_order_seq_cst);
+    if (searching_.load(std::memory_order_relaxed) != 0) return;
     if (sleepers_.load(std::memory_order_relaxed) != 0) wake_one();
   }
+  // A worker leaves the idle loop to run what it found (a root job, a stolen task): closes its idle
+  // interval and stops counting as searching (steal calls it before its own notify_work).
+  void end_idle(worker& w) noexcept;
 
   void submit(root_job& job);
+  // pool::run from a thread outside every pool: when a worker sleeps, the caller borrows its slot
+  // and runs `job` itself, waking nobody (TBB's arena slots work alike).  False when no slot is
+  // lendable (every worker is awake, or the pool runs on the caller): then submit and wait.
+  bool run_on_idle_slot(root_job& job);
   // `w`, a worker of this pool, waits for a job it submitted to another pool, serving this one.
   void wait_serving(worker& w, root_job& job);
 
@@ -83,13 +93,20 @@ class runtime {
 
   // idle.cpp
   void worker_main(worker& w);
-  void end_idle(worker& w) noexcept;
   bool find_work(worker& w);
+  void begin_search(worker& w) noexcept;
   void sleep(worker& w);
   bool work_visible() const;
   void wake_one() noexcept;
+  void take_back_slot(worker& w);
   std::atomic<std::uint32_t> wake_epoch_{0};
   std::atomic<std::uint32_t> sleepers_{0};
+  // Workers in the idle loop, awake and looking for work (worker::searching), and "a sleeper was
+  // woken and has not run yet": while either is set a publisher wakes nobody (Go's spinning-M rule;
+  // PROTOCOLS.md section 4).  Without them every promotion on a pool whose thief is asleep, or
+  // woken but not yet scheduled, made a futex call.
+  std::atomic<std::uint32_t> searching_{0};
+  std::atomic<bool> wake_pending_{false};
   std::atomic<bool> stopping_{false};
 
   // trace_pool.cpp
@@ -103,16 +120,24 @@ class runtime {
   std::condition_variable beat_cv_;
   std::thread heartbeat_thread_;
   std::atomic<std::uint32_t> awake_epoch_{0};  // bumped when a worker wakes (the heartbeat waits on it)
+  void wake_heartbeat() noexcept;  // bumps awake_epoch_ and wakes the timer if it parked
 
   // root_jobs.cpp
   bool take_root(worker& w);
   void run_root(worker& w, root_job& job);
   void run_on_caller(root_job& job);
+  void check_fork_generation() const;
+  worker* borrow_slot() noexcept;
+  void return_slot(worker& w) noexcept;
   worker& serial_context_acquire();
   void serial_context_release(worker& w);
   std::mutex root_queue_mutex_;
   std::deque<root_job*> root_queue_;               // guarded by root_queue_mutex_
   std::atomic<std::size_t> root_queue_size_{0};    // its size, read without the lock by idle workers
+  // Guards worker::hot while a slot is lent or given back; the heartbeat timer holds it while it
+  // writes the poll words, so it never writes into a borrower's TLS block after the borrower left.
+  std::mutex lend_mu_;
+  std::atomic<std::uint32_t> lent_slots_{0};  // slots lent now (the heartbeat keeps beating for them)
   mutable std::mutex serial_mu_;
   std::vector<worker*> serial_free_;
   std::vector<std::unique_ptr<worker>> serial_all_;

@@ -1,5 +1,6 @@
-// weft — root jobs: pool::run from a thread outside the pool (queued for a worker, the caller
-// sleeps until done), and under the serial policy, runs on the calling thread itself.
+// weft — root jobs: pool::run from a thread outside the pool (run by the caller itself on the slot
+// of a sleeping worker, or queued for a worker while the caller sleeps until done), and under the
+// serial policy, runs on the calling thread itself.
 #include "chaos.hpp"
 #include "measure.hpp"
 #include "pool_runtime.hpp"
@@ -32,15 +33,64 @@ void mark_done(root_job& job) {
 
 }  // namespace
 
+// The calling thread acts as worker `w` while it lives: its hot state points at w's task stack
+// (which holds no frames), and is restored afterwards; the joins and loop iterations it counts
+// meanwhile are w's (retired_*).  Used for serial contexts and for lent slots.
+class acting_as {
+ public:
+  acting_as(worker& w, std::uint32_t poll_bits, loop_style loops) noexcept
+      : w_(w), h_(tls_hot),
+        // exchange, not load-then-store: a bit another pool's thief sets in between is kept (it
+        // is either in saved_poll_ or set after the exchange; the closing fetch_or keeps both).
+        saved_poll_(h_.poll.exchange(poll_bits, std::memory_order_relaxed)), saved_top_(h_.top),
+        saved_self_(h_.self), saved_joins_(h_.joins), saved_iters_(h_.loop_iterations),
+        saved_loops_(h_.loops_run_as), saved_base_(w.base) {
+    h_.self = &w;
+    h_.top = w.stack.begin();
+    h_.joins = h_.loop_iterations = 0;
+    h_.loops_run_as = loops;
+    w.base = h_.top;
+  }
+  ~acting_as() {
+    WEFT_ASSERT(h_.top == w_.base, "a root job returned with frames left on its task stack");
+    w_.base = saved_base_;
+    w_.retired_joins += h_.joins;
+    w_.retired_loop_iterations += h_.loop_iterations;
+    h_.self = saved_self_;
+    h_.top = saved_top_;
+    h_.joins = saved_joins_;
+    h_.loop_iterations = saved_iters_;
+    h_.poll.fetch_or(saved_poll_, std::memory_order_relaxed);  // keeps bits others set meanwhile
+    h_.loops_run_as = saved_loops_;
+  }
+  acting_as(const acting_as&) = delete;
+  acting_as& operator=(const acting_as&) = delete;
+  hot_state& hot() const noexcept { return h_; }
+
+ private:
+  worker& w_;
+  hot_state& h_;
+  const std::uint32_t saved_poll_;
+  frame* const saved_top_;
+  worker* const saved_self_;
+  const std::uint64_t saved_joins_, saved_iters_;
+  const loop_style saved_loops_;
+  frame* const saved_base_;
+};
+
+void runtime::check_fork_generation() const {
+  if (fork_generation != current_fork_generation())
+    throw std::logic_error(
+        "weft::pool::run: this pool was made before fork(); its worker threads do not exist in the child "
+        "process. Make a new pool in the child (the global pool is remade there automatically)");
+}
+
 void runtime::submit(root_job& job) {
   if (runs_on_caller) {
     run_on_caller(job);
     return;
   }
-  if (fork_generation != current_fork_generation())
-    throw std::logic_error(
-        "weft::pool::run: this pool was made before fork(); its worker threads do not exist in the child "
-        "process. Make a new pool in the child (the global pool is remade there automatically)");
+  check_fork_generation();
   {
     std::lock_guard lk(root_queue_mutex_);
     root_queue_.push_back(&job);
@@ -81,28 +131,90 @@ void runtime::run_root(worker& w, root_job& job) {
 // context), and its thread's hot state is restored afterwards.
 void runtime::run_on_caller(root_job& job) {
   worker& ctx = serial_context_acquire();
-  hot_state& h = tls_hot;
-  // exchange, not load-then-store: a bit another pool's thief sets in between is kept (it is either
-  // in saved_poll or set after the exchange; the closing fetch_or keeps both).
-  const std::uint32_t saved_poll = h.poll.exchange(0, std::memory_order_relaxed);
-  frame* saved_top = h.top;
-  worker* saved_self = h.self;
-  const std::uint64_t saved_joins = h.joins, saved_iters = h.loop_iterations;
-  const loop_style saved_loops = h.loops_run_as;
-  h.self = &ctx;
-  h.top = ctx.stack.begin();
-  h.loops_run_as = traits_of(cfg.policy).loops;
-  run_body(job);
-  ctx.retired_joins += h.joins - saved_joins;
-  ctx.retired_loop_iterations += h.loop_iterations - saved_iters;
-  h.self = saved_self;
-  h.top = saved_top;
-  h.joins = saved_joins;
-  h.loop_iterations = saved_iters;
-  h.poll.fetch_or(saved_poll, std::memory_order_relaxed);  // keeps bits others set meanwhile
-  h.loops_run_as = saved_loops;
+  {
+    acting_as as(ctx, 0, traits_of(cfg.policy).loops);
+    run_body(job);
+  }
   serial_context_release(ctx);
   mark_done(job);
+}
+
+// A slot whose thread sleeps (tenure `lendable`), taken with an acquiring CAS: everything that
+// thread wrote to the slot before its releasing store of `lendable` is visible here.  The scan
+// starts at a different slot per call so that concurrent callers rarely race for one.
+worker* runtime::borrow_slot() noexcept {
+  static std::atomic<std::size_t> next{0};
+  const std::size_t n = workers.size();
+  const std::size_t start = next.fetch_add(1, std::memory_order_relaxed);
+  for (std::size_t i = 0; i < n; ++i) {
+    worker& w = *workers[(start + i) % n];
+    std::uint32_t expected = slot_tenure::lendable;
+    if (w.tenure.load(std::memory_order_relaxed) == expected &&
+        w.tenure.compare_exchange_strong(expected, slot_tenure::lent, std::memory_order_acquire,
+                                         std::memory_order_relaxed))
+      return &w;
+  }
+  return nullptr;
+}
+
+// The releasing store hands every write made while the slot was lent to the worker's thread, whose
+// take_back_slot reads it with an acquiring CAS; the notify ends its wait if it woke meanwhile.
+void runtime::return_slot(worker& w) noexcept {
+  WEFT_CHAOS_POINT();  // the run is over, the slot not yet given back: its thread may be waiting for it
+  w.tenure.store(slot_tenure::lendable, std::memory_order_release);
+  w.tenure.notify_one();
+}
+
+// The borrower runs the job on the slot's own second native stack, of config::stack_bytes with a
+// registered guard, so that a run gets the stack (and the overflow message) the pool promises
+// whichever thread runs it.  Sanitizer runtimes track one stack per thread and do not follow a
+// stack switch, and the caller's own stack is not the pool's (under TSan a run with a 1 MiB result
+// overflowed the main thread's): sanitized builds do not lend slots at all, and queue every run.
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define WEFT_LEND_SLOTS 0
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define WEFT_LEND_SLOTS 0
+#endif
+#endif
+#ifndef WEFT_LEND_SLOTS
+#define WEFT_LEND_SLOTS 1
+#endif
+
+bool runtime::run_on_idle_slot(root_job& job) {
+  if (runs_on_caller || !WEFT_LEND_SLOTS) return false;  // serial: submit runs it on a serial context
+  check_fork_generation();
+  worker* slot = borrow_slot();
+  if (slot == nullptr) return false;
+  worker& w = *slot;
+  if (!w.borrowed_stack.mapped() && !w.borrowed_stack.map(cfg.stack_bytes)) {
+    return_slot(w);  // no memory for the stack: a worker runs the job (queued) instead
+    return false;
+  }
+  end_idle(w);  // the slot is busy from now on (its idle time is the slot's, whoever holds it)
+  {
+    acting_as as(w, sched->idle_poll_bits(w), traits_of(cfg.policy).loops);
+    hot_state* const own = w.hot;
+    {
+      std::lock_guard lk(lend_mu_);
+      w.hot = &as.hot();  // thieves and the heartbeat timer now reach this thread's poll word
+    }
+    if (heartbeat_bits != 0) {
+      // The timer parks while every worker sleeps; this slot's thread still counts as asleep.
+      lent_slots_.fetch_add(1, std::memory_order_seq_cst);
+      wake_heartbeat();
+    }
+    WEFT_CHAOS_POINT();  // the slot is ours, the job not yet started
+    run_on_stack(w.borrowed_stack, [](void* j) { run_body(*static_cast<root_job*>(j)); }, &job);
+    if (heartbeat_bits != 0) lent_slots_.fetch_sub(1, std::memory_order_seq_cst);
+    std::lock_guard lk(lend_mu_);
+    w.hot = own;
+  }
+  w.idle_since = now_ns();
+  return_slot(w);
+  job.done = true;  // this thread is the only one that reads it
+  job.done_hint.store(true, std::memory_order_relaxed);
+  return true;
 }
 
 worker& runtime::serial_context_acquire() {
@@ -163,6 +275,12 @@ void runtime::wait_serving(worker& w, root_job& job) {
 }
 
 void submit(runtime* rt, root_job& job) { rt->submit(job); }
+
+void submit_and_wait(runtime* rt, root_job& job) {
+  if (tls_hot.self == nullptr && rt->run_on_idle_slot(job)) return;
+  rt->submit(job);
+  wait_for(job);
+}
 
 bool runs_in(const runtime* rt) noexcept {
   const worker* w = tls_hot.self;

@@ -14,6 +14,7 @@
 namespace weft::detail {
 
 loop_record& loop_of(frame* fr) noexcept;
+void loop_split_when_due(hot_state& h, frame* fr);
 bool split_loop(worker& w, frame* fr, bool allow_whole, std::uint64_t child_chunks);
 bool loop_can_split(frame* fr, bool allow_whole) noexcept;
 
@@ -33,16 +34,17 @@ class deque_scheduler final : public scheduler {
 
   void attach(worker& w) override { w.mechanism = std::make_unique<deque_state>(w.stack.capacity()); }
 
-  std::uint32_t initial_poll_bits(worker&) override {
+  std::uint32_t initial_poll_bits(worker& w) override { return idle_poll_bits(w); }
+
+  std::uint32_t idle_poll_bits(const worker&) const override {
     if (when_ == trigger::every_push) return poll_bit::always;
-    if (lazy()) return poll_bit::notify;  // the deque starts empty, below THR
-    return 0;
+    return lazy() ? poll_bit::notify : 0;  // an idle slot's deque is empty, below THR
   }
 
   // The poll word says which trigger fired; each has its decision function.
   void promote_at_poll(worker& w, hot_state& h, frame* fr) override {
     const std::uint32_t bits = h.poll.load(std::memory_order_relaxed);
-    if (bits & poll_bit::always) return promote_pushed(w, fr);
+    if (bits & poll_bit::always) return promote_pushed(w, h, fr);
     if (lazy() && (bits & poll_bit::notify)) return promote_below_threshold(w, h);
     if (bits & poll_bit::heartbeat) return promote_at_beat(w, h);
   }
@@ -79,6 +81,7 @@ class deque_scheduler final : public scheduler {
     t->state.store(task_state::stolen(thief.index), std::memory_order_release);
     WEFT_CHAOS_POINT();
     const std::int64_t left = deque_of(victim).size();
+    rt_.end_idle(thief);  // no longer searching: the wake below is not skipped on our account
     if (lazy() && left < threshold_) victim.hot->poll.fetch_or(poll_bit::notify, std::memory_order_seq_cst);
     if (left > 0) rt_.notify_work();  // more there: let a sleeper come and take it
     rt_.execute_stolen(thief, victim, t, task_state::wrapper(s));
@@ -105,10 +108,14 @@ class deque_scheduler final : public scheduler {
     return static_cast<deque_state&>(*w.mechanism).deque;
   }
 
-  // trigger::every_push (ws, ws-ap): the frame just pushed, if it is a join's or spawn's task.
-  void promote_pushed(worker& w, frame* fr) {
-    if (task_state::is_task(fr->state.load(std::memory_order_relaxed)) && promote_frame(w, fr))
+  // trigger::every_push (ws, ws-ap): the frame just pushed, if it is a join's or spawn's task; a
+  // loop frame polling between chunks under ws-ap: the auto partitioner's splits once they are due.
+  void promote_pushed(worker& w, hot_state& h, frame* fr) {
+    const std::uintptr_t s = fr->state.load(std::memory_order_relaxed);
+    if (task_state::is_task(s) && promote_frame(w, fr))
       report_promotion(w, fr, promotion_kind::join);
+    else if (s == task_state::loop && h.loops_run_as == loop_style::auto_partitioned)
+      loop_split_when_due(h, fr);
   }
 
   // trigger::deque_below_threshold (the lazy policies).  Their deque-size check (LS: "a racy,

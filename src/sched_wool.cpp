@@ -44,6 +44,11 @@ class wool_scheduler final : public scheduler {
     return win.pub > 0 ? poll_bit::public_next : 0;
   }
 
+  // An idle slot's top is the stack's bottom: public_next is (0 < pub), as update_public_next keeps it.
+  std::uint32_t idle_poll_bits(const worker& w) const override {
+    return window_of(w).pub > 0 ? poll_bit::public_next : 0;
+  }
+
   void promote_at_poll(worker& w, hot_state& h, frame* fr) override {
     if (h.poll.load(std::memory_order_relaxed) & poll_bit::notify) {
       h.poll.fetch_and(~poll_bit::notify, std::memory_order_relaxed);
@@ -102,6 +107,7 @@ class wool_scheduler final : public scheduler {
     t->state.store(task_state::stolen(thief.index), std::memory_order_release);
     WEFT_CHAOS_POINT();  // STOLEN, bot not advanced: other thieves see a stolen bottom slot
     win.bot.store(t + 1, std::memory_order_release);
+    rt_.end_idle(thief);  // no longer searching: the wake below is not skipped on our account
     if (std::size_t(t - victim.stack.begin()) >= win.trip.load(std::memory_order_relaxed))
       victim.hot->poll.fetch_or(poll_bit::notify, std::memory_order_relaxed);  // the trip wire
     if (has_stealable(victim)) rt_.notify_work();
@@ -144,15 +150,21 @@ class wool_scheduler final : public scheduler {
     WEFT_ASSERT(win.pub <= limit && win.trip.load(std::memory_order_relaxed) <= win.pub, "wool: public window outside the task stack");
   }
 
-  // WOOL §I.b: "the owner makes tasks private again after inlining many public ones".  The owner
-  // holds the task (its exchange returned TASK), so no thief can be taking it.
+  // WOOL §III-B: "the owner makes tasks private again after inlining many public ones": the top
+  // public slot becomes private.  Either it is the slot being joined — the owner holds its task
+  // (the exchange returned TASK), so no thief can be taking it — or it lies above the joined slot,
+  // i.e. above the task stack's top: a dead slot, holding EMPTY or DONE (every join of a public
+  // slot exchanges), which no thief's CAS can take.  Without the second case a window that grew
+  // above the depth the program reaches (trip-wire steals in a deep phase) never shrank, and every
+  // join of a later phase of small work stayed public (issue 9 item 2: wool 14x slower at 4
+  // workers on fib(12) repeated).
   void maybe_privatize(worker& w, frame* fr) {
     wool_window& win = window_of(w);
     if (++win.inlined_public < privatize_after) return;
     win.inlined_public = 0;
     const std::size_t k = std::size_t(fr - w.stack.begin());
-    if (k + 1 != win.pub || win.pub <= 1) return;
-    fr->marks &= std::uint8_t(~frame_mark::public_slot);
+    if (k + 1 > win.pub || win.pub <= 1) return;
+    w.stack.begin()[win.pub - 1].marks &= std::uint8_t(~frame_mark::public_slot);
     --win.pub;
     set_trip(win);
     WEFT_ASSERT(win.pub >= 1 && !(w.stack.begin()[win.pub].marks & frame_mark::public_slot) && (w.stack.begin()[win.pub - 1].marks & frame_mark::public_slot), "wool: public marks disagree with the window after privatizing");

@@ -25,6 +25,10 @@ class scheduler {
   // Poll bits a worker starts with (e.g. `always` for ws, `public_next` for wool).  Called on the
   // worker's own thread before it looks for work.
   virtual std::uint32_t initial_poll_bits(worker& w) = 0;
+  // Poll bits for a thread that takes over `w` while `w` holds no frames: the worker's own thread
+  // taking its slot back after sleeping, or a caller of pool::run borrowing the slot (root_jobs.cpp).
+  // A query: it changes nothing (initial_poll_bits also sets the mechanism state up).
+  virtual std::uint32_t idle_poll_bits(const worker& w) const = 0;
   // A join or spawn took the slow path after pushing `fr`.
   virtual void promote_at_poll(worker& w, hot_state& h, frame* fr) = 0;
   // The join of a promoted frame `fr` (now h.top == fr).

@@ -26,18 +26,32 @@ struct mechanism_state {
   virtual ~mechanism_state() = default;
 };
 
+// Who holds a worker's slot (its task stack, mechanism state, counters, `hot`): its own thread, or,
+// while that thread sleeps, a thread outside the pool that runs a root job on it
+// (runtime::run_on_idle_slot, root_jobs.cpp; docs/PROTOCOLS.md section 9).
+namespace slot_tenure {
+inline constexpr std::uint32_t held = 0;      // the worker's own thread holds it
+inline constexpr std::uint32_t lendable = 1;  // its thread sleeps and touches nothing of the slot
+inline constexpr std::uint32_t lent = 2;      // a caller of pool::run holds it
+}  // namespace slot_tenure
+
 struct worker {
   worker(runtime* owner, unsigned idx, std::size_t capacity);
 
   runtime* const rt;
   const unsigned index;
-  hot_state* hot = nullptr;  // the TLS block of the thread running this worker
+  // The TLS block of the thread running this worker: its own thread's, or a borrower's while the
+  // slot is lent (changed only under runtime::lend_mu_, which the heartbeat timer holds to use it).
+  hot_state* hot = nullptr;
   task_stack stack;
   // Frames below `base` belong to tasks suspended under the one now running (a blocked join that
   // leapfrogs, or the worker's stolen task's caller): they are never promoted from here.
   frame* base;
   // This worker's state in the pool's mechanism (set by scheduler::attach before first use).
   std::unique_ptr<mechanism_state> mechanism;
+
+  // slot_tenure: handed over with release stores and acquiring CASes (PROTOCOLS.md section 9).
+  std::atomic<std::uint32_t> tenure{slot_tenure::held};
 
   // Transitive leapfrogging: the thief this worker waits for in a blocked join, or -1.
   std::atomic<int> blocked_on{-1};
@@ -59,7 +73,11 @@ struct worker {
 
   std::uint64_t rng;
   native_thread thread;  // its own native stack of config::stack_bytes
+  // The native stack a borrower of this slot runs its job on (config::stack_bytes, mapped on the
+  // first lend; owner-private: used by whoever holds the slot, see slot_tenure).
+  native_stack borrowed_stack;
   std::uint64_t idle_since = 0;  // when this worker last became idle (0: busy)
+  bool searching = false;        // counted in runtime::searching_ (owner-private)
 
   // Heartbeats (HB §2) measured, not assumed: beats the timer thread sent this worker (it alone
   // writes this), and beats that reached one of this worker's polls (the owner alone writes that).

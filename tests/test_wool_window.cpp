@@ -271,13 +271,30 @@ TEST(WoolWindow, PrivatizationShrinksTheWindowAfterManyPublicInlines) {
   expect_window_invariants(o);
 }
 
-TEST(WoolWindow, PrivatizationNeedsConsecutiveInlinesAtTheTopPublicSlot) {
+// Inlines at a lower public slot count too: when the count is reached, the top public slot, which
+// then lies above the task stack's top (a dead slot), is made private.  Otherwise a window grown
+// above the depth a program reaches would never shrink (issue 9 item 2).
+TEST(WoolWindow, PrivatizationAtALowerSlotDropsTheDeadTopSlot) {
   wt::manual_runtime m(weft::policy::wool, 2, capacity);
   owner o(m, 0);
-  // Inlines at a lower public slot count, but do not shrink the window when the count is reached.
-  inline_joins_at_top_public(o, privatize_after);  // all at slot 0, with pub = 4
+  inline_joins_at_top_public(o, privatize_after - 1);  // all at slot 0, with pub = 4
   EXPECT_EQ(o.win().pub, initial_public);
+  inline_joins_at_top_public(o, 1);
+  EXPECT_EQ(o.win().pub, initial_public - 1);
   EXPECT_EQ(o.win().inlined_public, 0u);
+  expect_window_invariants(o);
+  // The dropped slot is private: a push there is plain and popped without synchronizing.
+  std::vector<probe> p(initial_public);
+  for (auto& x : p) o.push(x);
+  EXPECT_EQ(o.state(initial_public - 1), ts::task(&run_probe));
+  EXPECT_EQ(o.join_top(), joined::private_pop);
+  while (o.top() > 0) EXPECT_EQ(o.join_top(), joined::inline_public);
+  expect_window_invariants(o);
+}
+
+TEST(WoolWindow, AStolenJoinRestartsThePrivatizationCount) {
+  wt::manual_runtime m(weft::policy::wool, 2, capacity);
+  owner o(m, 0);
   // A stolen join restarts the count: 63 inlines at slot 3, then a stolen join there.
   std::vector<probe> below(initial_public - 1);
   for (auto& x : below) o.push(x);

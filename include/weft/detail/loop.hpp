@@ -39,6 +39,7 @@ struct loop_record {
   loop_child* children = nullptr;  // split-off parts, youngest first
   task_fn run_child;             // runs a child's range on a thief
   void* shared;                  // what every piece of this loop shares (typed, see adaptive_loop)
+  std::uint64_t ap_armed_at = 0;   // ws-ap: when this piece started (cycles); 0 once it split
 };
 
 // A split-off part of a loop: a frame for the deque, the range, and room for its result.
@@ -54,6 +55,7 @@ static_assert(std::is_standard_layout_v<loop_child>, "loop_child must start with
 
 // Runtime side (src/loops.cpp).
 void loop_begin(hot_state& h, frame* fr);             // ws-ap: the auto partitioner's eager splits
+void loop_arm(hot_state& h, frame* fr) noexcept;     // ws-ap: start the clock; the splits come at a poll
 std::uint64_t loop_child_chunks(hot_state& h, const loop_child& c, bool stolen) noexcept;
 void free_loop_child(hot_state& h, loop_child* c) noexcept;
 
@@ -150,7 +152,7 @@ struct adaptive_loop {
     bool complete = true;  // acc covers [b, rec.next): nothing skipped so far
     std::uint64_t executed = 0;
     try {
-      if (h.loops_run_as == loop_style::auto_partitioned) loop_begin(h, fr);  // may throw after promoting
+      if (h.loops_run_as == loop_style::auto_partitioned) loop_arm(h, fr);
       complete = run_chunks(h, sh, rec, fr, acc, executed);
     } catch (...) {
       err = std::current_exception();

@@ -69,7 +69,8 @@ struct measured_pair {
   measured_pair& operator=(const measured_pair&) = delete;
 };
 
-// A call of pool::run from outside the pool: queued for a worker, the caller sleeps until done.
+// A call of pool::run from outside the pool: run by the caller on a borrowed slot, or queued for a
+// worker while the caller sleeps until done.
 struct root_job {
   void (*body)(root_job*) = nullptr;
   std::exception_ptr error;
@@ -80,10 +81,9 @@ struct root_job {
 };
 void submit(runtime* rt, root_job& job);  // queues the job for a worker; returns at once
 void wait_for(root_job& job);              // sleeps until the job's body has finished
-inline void submit_and_wait(runtime* rt, root_job& job) {
-  submit(rt, job);
-  wait_for(job);
-}
+// pool::run: from a thread outside every pool, the caller runs the job itself on the slot of a
+// sleeping worker when there is one; otherwise submit and wait_for.
+void submit_and_wait(runtime* rt, root_job& job);
 runtime* global_runtime();  // pool::global()'s runtime
 
 }  // namespace weft::detail

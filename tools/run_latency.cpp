@@ -1,0 +1,58 @@
+// weft-run-latency — how long `pool.run` of a trivial job takes from a thread outside the pool
+// (issue 9 item 3: median <= 20 us on an idle pool).
+//
+//   weft-run-latency RUNS GAP_US [POLICY [WORKERS]]
+//       RUNS calls of pool.run([] { return 1; }) from the main thread, each after GAP_US
+//       microseconds of sleep (a gap above ~1 ms lets the workers fall asleep first: the "idle
+//       pool" case).  Prints the median, the 10th and 90th percentiles, in microseconds.
+#include <weft/weft.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace {
+
+double percentile(std::vector<double> v, double q) {
+  std::sort(v.begin(), v.end());
+  return v[std::size_t(q * double(v.size() - 1) + 0.5)];
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 3) {
+    std::fputs("usage: weft-run-latency RUNS GAP_US [POLICY [WORKERS]]\n", stderr);
+    return 2;
+  }
+  const int runs = std::atoi(argv[1]);
+  const int gap_us = std::atoi(argv[2]);
+  const std::string pol = argc > 3 ? argv[3] : "lazy-bf";
+  const unsigned workers = argc > 4 ? unsigned(std::atoi(argv[4])) : 2;
+  if (runs < 1 || gap_us < 0 || workers < 1) {
+    std::fputs("weft-run-latency: RUNS and WORKERS must be positive, GAP_US not negative\n", stderr);
+    return 2;
+  }
+  weft::pool p(weft::config{.workers = workers, .policy = weft::parse_policy(pol)});
+  p.run([] { return 0; });  // the threads are up and have run once
+  std::vector<double> us;
+  us.reserve(std::size_t(runs));
+  long sink = 0;
+  for (int r = 0; r < runs; ++r) {
+    std::this_thread::sleep_for(std::chrono::microseconds(gap_us));
+    const auto t0 = std::chrono::steady_clock::now();
+    sink += p.run([] { return 1; });
+    us.push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count());
+  }
+  if (sink != runs) {
+    std::fprintf(stderr, "weft-run-latency: wrong result %ld\n", sink);
+    return 3;
+  }
+  std::printf("pool.run latency, %s, %u workers, %d runs, %d us apart: median %.1f us, p10 %.1f us, p90 %.1f us\n",
+              pol.c_str(), workers, runs, gap_us, percentile(us, 0.5), percentile(us, 0.1), percentile(us, 0.9));
+  return 0;
+}

@@ -1,0 +1,125 @@
+// weft-small-work — issue 9 item 2: a computation of about 1 us repeated many times inside one
+// `run` must not get slower when workers are added (at most 1.2x the 1-worker time at 2 workers,
+// and at 4, oversubscribed on a 2-core machine), under every adaptive policy.
+//
+//   weft-small-work KERNEL SIZE REPS RUNS [POLICY...]
+//       KERNEL fib:  fib(SIZE) written with a join per call (no cutoff), REPS times in one run.
+//       KERNEL loop: parallel_reduce over SIZE iterations of a ~15 ns body, REPS times in one run.
+//       Every (policy, workers) pool runs once per round, RUNS rounds (the configurations
+//       alternate in a rotating order, so machine noise spreads over all of them); prints the median time per
+//       repetition, its ratio to 1 worker, and the steals and promotions per repetition.
+//       Default policies: the adaptive ones (lazy-df lazy-df2 lazy-bf heartbeat wool ws-ap).
+#include <weft/weft.hpp>
+
+#include "programs.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace {
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+// About 15 ns of dependent arithmetic per iteration, opaque to the optimizer.
+std::uint64_t body(std::uint64_t i) {
+  std::uint64_t x = i;
+  for (int k = 0; k < 8; ++k) {
+    x = x * 6364136223846793005ull + 1442695040888963407ull;
+    asm volatile("" : "+r"(x));
+  }
+  return x >> 60;
+}
+
+std::uint64_t loop_kernel(int size) {
+  return weft::parallel_reduce(0, size, std::uint64_t(0), [](int i) { return body(std::uint64_t(i)); },
+                               [](std::uint64_t a, std::uint64_t b) { return a + b; });
+}
+
+std::uint64_t loop_serial(int size) {
+  std::uint64_t s = 0;
+  for (int i = 0; i < size; ++i) s += body(std::uint64_t(i));
+  return s;
+}
+
+struct config_row {
+  std::string policy;
+  unsigned workers;
+  std::unique_ptr<weft::pool> pool;
+  std::vector<double> ns_per_rep, steals, promotions;
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 5) {
+    std::fputs("usage: weft-small-work fib|loop SIZE REPS RUNS [POLICY...]\n", stderr);
+    return 2;
+  }
+  const std::string kernel = argv[1];
+  const int size = std::atoi(argv[2]);
+  const int reps = std::atoi(argv[3]);
+  const int runs = std::atoi(argv[4]);
+  if ((kernel != "fib" && kernel != "loop") || size < 1 || reps < 1 || runs < 1) {
+    std::fputs("weft-small-work: KERNEL is fib or loop; SIZE, REPS and RUNS must be positive\n", stderr);
+    return 2;
+  }
+  std::vector<std::string> policies;
+  for (int i = 5; i < argc; ++i) policies.emplace_back(argv[i]);
+  if (policies.empty()) policies = {"lazy-df", "lazy-df2", "lazy-bf", "heartbeat", "wool", "ws-ap"};
+  const std::uint64_t expect =
+      std::uint64_t(reps) * (kernel == "fib" ? std::uint64_t(tools::fib_serial(size)) : loop_serial(size));
+
+  std::vector<config_row> rows;
+  for (const auto& p : policies)
+    for (unsigned w : {1u, 2u, 4u})
+      rows.push_back({p, w, std::make_unique<weft::pool>(weft::config{.workers = w, .policy = weft::parse_policy(p)}), {}, {}, {}});
+  // The serial time of one repetition, for scale.
+  std::vector<double> serial_ns;
+  for (int r = 0; r < runs; ++r) {
+    std::uint64_t sink = 0;
+    const auto t0 = std::chrono::steady_clock::now();
+    for (int i = 0; i < reps; ++i)
+      sink += kernel == "fib" ? std::uint64_t(tools::fib_serial(size)) : loop_serial(size);
+    serial_ns.push_back(std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - t0).count() / reps);
+    if (sink != expect) return 3;
+    for (std::size_t k = 0; k < rows.size(); ++k) {
+      auto& row = rows[(k + std::size_t(r)) % rows.size()];  // a rotating order: no position bias
+      row.pool->reset_stats();
+      const auto t1 = std::chrono::steady_clock::now();
+      const std::uint64_t got = row.pool->run([&] {
+        std::uint64_t acc = 0;
+        for (int i = 0; i < reps; ++i) acc += kernel == "fib" ? std::uint64_t(tools::fib(size)) : loop_kernel(size);
+        return acc;
+      });
+      row.ns_per_rep.push_back(std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - t1).count() / reps);
+      if (got != expect) {
+        std::fprintf(stderr, "weft-small-work: wrong result %llu from %s@%u\n", (unsigned long long)got, row.policy.c_str(), row.workers);
+        return 3;
+      }
+      const weft::stats s = row.pool->stats();
+      row.steals.push_back(double(s.total.steals) / reps);
+      row.promotions.push_back(double(s.total.promotions) / reps);
+    }
+  }
+  std::printf("small work: %s(%d) x %d repetitions in one run, %d rounds, medians; serial %.0f ns per repetition\n",
+              kernel.c_str(), size, reps, runs, median(serial_ns));
+  std::printf("%-10s %8s %8s %8s %7s %7s %10s %10s %10s %10s\n", "policy", "T1_ns", "T2_ns", "T4_ns", "T2/T1",
+              "T4/T1", "steals@2", "promo@2", "steals@4", "promo@4");
+  for (std::size_t i = 0; i + 2 < rows.size(); i += 3) {
+    const double t1 = median(rows[i].ns_per_rep), t2 = median(rows[i + 1].ns_per_rep), t4 = median(rows[i + 2].ns_per_rep);
+    std::printf("%-10s %8.0f %8.0f %8.0f %7.2f %7.2f %10.3f %10.3f %10.3f %10.3f\n", rows[i].policy.c_str(), t1, t2, t4,
+                t2 / t1, t4 / t1, median(rows[i + 1].steals), median(rows[i + 1].promotions), median(rows[i + 2].steals),
+                median(rows[i + 2].promotions));
+  }
+  return 0;
+}
