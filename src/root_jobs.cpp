@@ -205,7 +205,9 @@ bool runtime::run_on_idle_slot(root_job& job) {
       wake_heartbeat();
     }
     WEFT_CHAOS_POINT();  // the slot is ours, the job not yet started
+    w.trace_enter(activity::work);  // on the slot's lane, above the sleeping worker's idle (PROTOCOLS 11b)
     run_on_stack(w.borrowed_stack, [](void* j) { run_body(*static_cast<root_job*>(j)); }, &job);
+    w.trace_leave();
     if (heartbeat_bits != 0) lent_slots_.fetch_sub(1, std::memory_order_seq_cst);
     std::lock_guard lk(lend_mu_);
     w.hot = own;
