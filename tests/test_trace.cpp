@@ -161,8 +161,12 @@ TEST(Trace, HeartbeatsRequestedAndDelivered) {
   EXPECT_GT(s.total.heartbeats_requested, 0u);
   for (int w = 0; w < 2; ++w) {
     const weft::counters& c = s.workers[std::size_t(w)];
-    EXPECT_EQ(c.heartbeats_requested, sent);
-    EXPECT_EQ(t["otherData"]["heartbeats_requested"][std::size_t(w)], c.heartbeats_requested);
+    // The file and its otherData are written when the pool is destroyed; the stats were read before
+    // that, and the timer may send a few more beats until the pool stops (it sleeps only when every
+    // worker does): the snapshot is at most the final count.
+    const std::uint64_t requested_at_end = t["otherData"]["heartbeats_requested"][std::size_t(w)];
+    EXPECT_EQ(requested_at_end, sent);
+    EXPECT_LE(c.heartbeats_requested, requested_at_end);
     EXPECT_LE(c.heartbeats_delivered, c.heartbeats_requested);
     EXPECT_EQ(count(t, w, "heartbeat"), c.heartbeats_delivered);
   }
