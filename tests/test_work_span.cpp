@@ -152,16 +152,22 @@ WT_INSTANTIATE(WorkSpan);
 // adds the longer of its two branches to the span), however the strands were timed.
 TEST(WorkSpanTimed, ParallelismOfFibAndOfAChain) {
   wt::clean_env clean;
-  weft::pool pl(weft::config{.workers = 1, .work_span = work_span_unit::ns});
-  EXPECT_EQ(pl.run([] { return wt::fib(22); }), wt::fib_serial(22));
-  weft::work_span_report r = pl.work_span();
+  // fib(22): ~3 * 10^4 joins, a path 22 calls deep, so T1/Tinf is in the hundreds.  Being
+  // descheduled counts in a strand's time, in the work and in the span of every path through that
+  // strand: one preemption of a few ms (a loaded CI machine running tests in parallel) makes the
+  // strand's path the span and pulls the ratio towards 1.  So the best of up to five runs is
+  // checked: each fails only if the thread lost more than twice fib(22)'s whole work (about 2 ms)
+  // in one strand.
+  weft::work_span_report r;
+  for (int attempt = 0; attempt < 5; ++attempt) {
+    weft::pool pl(weft::config{.workers = 1, .work_span = work_span_unit::ns});
+    EXPECT_EQ(pl.run([] { return wt::fib(22); }), wt::fib_serial(22));
+    r = pl.work_span();
+    if (r.total.parallelism() > 1.5) break;
+  }
   EXPECT_EQ(r.unit, work_span_unit::ns);
   EXPECT_EQ(r.burden, 770.0);
   EXPECT_GT(r.total.span, 0.0);
-  // fib(22): ~3 * 10^4 joins, a path 22 calls deep, so T1/Tinf is in the hundreds.  Being
-  // descheduled counts in a strand's time, in the work and, on the path, in the span too: that only
-  // pulls the ratio towards 1, and below 1.5 only if the thread lost more than twice the whole
-  // work (milliseconds) inside the few path strands.
   EXPECT_GT(r.total.parallelism(), 1.5);
   EXPECT_LE(r.total.burdened_parallelism(), r.total.parallelism());
   EXPECT_NE(weft::to_string(r).find("(whole run)"), std::string::npos);
