@@ -230,7 +230,9 @@ TEST(Adaptive, AutoPartitionerLeavesAShortLoopWhole) {
     return s;
   });
   EXPECT_EQ(sum, loops * 120L);
-  EXPECT_LT(pool.stats().total.promotions, std::uint64_t(loops / 16 * 15));
+  // Sanitized builds run a 16-iteration loop in about the 3 us the rule waits for: there the time
+  // rule is not what is being tested, only the result.
+  if (!wt::sanitized) EXPECT_LT(pool.stats().total.promotions, std::uint64_t(loops / 16 * 15));
 }
 
 TEST(Adaptive, LoopsPollBetweenChunks) {
