@@ -2,6 +2,7 @@
 #pragma once
 
 #include <gtest/gtest.h>
+#include <pthread.h>
 #include <weft/detail/policy_table.hpp>
 #include <weft/weft.hpp>
 
@@ -261,5 +262,30 @@ struct clean_env {
       d{"WEFT_QUOTA", nullptr}, e{"WEFT_TRACE", nullptr}, f{"WEFT_MAX_DEPTH", nullptr}, g{"WEFT_STACK_BYTES", nullptr},
       h{"WEFT_TRACE_EVENTS", nullptr}, i{"WEFT_WORK_SPAN", nullptr}, j{"WEFT_WORK_SPAN_BURDEN", nullptr};
 };
+
+// A chain of n nested joins: every level's join runs the next level in its first branch, so the
+// task stack holds one frame per level (and the native stack one C++ frame or two).  Returns the
+// number of odd levels.
+inline long join_chain(long n) {
+  if (n == 0) return 0;
+  auto [a, b] = weft::join([&] { return join_chain(n - 1); }, [&] { return n & 1; });
+  return a + b;
+}
+
+// Runs f on a new thread whose native stack is `bytes` (the test's choice, not weft's), and waits.
+template <class F>
+void on_thread_with_stack(std::size_t bytes, F f) {
+  pthread_attr_t attr;
+  pthread_attr_init(&attr);
+  pthread_attr_setstacksize(&attr, bytes);
+  pthread_t t;
+  auto thunk = [](void* p) -> void* {
+    (*static_cast<F*>(p))();
+    return nullptr;
+  };
+  ASSERT_EQ(::pthread_create(&t, &attr, thunk, &f), 0);
+  pthread_attr_destroy(&attr);
+  ::pthread_join(t, nullptr);
+}
 
 }  // namespace wt

@@ -2,34 +2,8 @@
 // thread calling run; past a limit, a clear error naming the limit and the setting that raises it).
 #include "common.hpp"
 
-#include <pthread.h>
 
 namespace {
-
-// A chain of nested joins: every level's join runs the next level in its first branch, so the task
-// stack holds one frame per level (and the native stack one C++ frame or two).
-long chain(long n) {
-  if (n == 0) return 0;
-  auto [a, b] = weft::join([&] { return chain(n - 1); }, [&] { return n & 1; });
-  return a + b;
-}
-
-// Runs f on a thread with a 2 GiB native stack: under `serial` the chain runs on the caller's own
-// thread, whose stack (here, not weft's) must hold it.
-template <class F>
-void on_big_stack(F f) {
-  pthread_attr_t attr;
-  pthread_attr_init(&attr);
-  pthread_attr_setstacksize(&attr, std::size_t(2) << 30);
-  pthread_t t;
-  auto thunk = [](void* p) -> void* {
-    (*static_cast<F*>(p))();
-    return nullptr;
-  };
-  ASSERT_EQ(::pthread_create(&t, &attr, thunk, &f), 0);
-  pthread_attr_destroy(&attr);
-  ::pthread_join(t, nullptr);
-}
 
 class Nesting : public wt::PoolTest {};
 INSTANTIATE_TEST_SUITE_P(All, Nesting, testing::ValuesIn([] {
@@ -45,7 +19,9 @@ INSTANTIATE_TEST_SUITE_P(All, Nesting, testing::ValuesIn([] {
 TEST_P(Nesting, AMillionNestedJoins) {
   const long depth = wt::sanitized ? 10'000 : 1'000'000;
   long got = -1;
-  on_big_stack([&] { got = pool().run([&] { return chain(depth); }); });
+  // A 2 GiB native stack: under `serial` the chain runs on the caller's own thread, whose stack
+  // (here, not weft's) must hold it.
+  wt::on_thread_with_stack(std::size_t(2) << 30, [&] { got = pool().run([&] { return wt::join_chain(depth); }); });
   EXPECT_EQ(got, depth / 2);
   // The pool is still usable and right afterwards.
   EXPECT_EQ(pool().run([] { return wt::fib(20); }), wt::fib_serial(20));
@@ -65,7 +41,7 @@ INSTANTIATE_TEST_SUITE_P(All, NestingLimits, testing::ValuesIn(weft::implemented
 TEST_P(NestingLimits, TooDeepForTheTaskStackNamesTheSetting) {
   EXPECT_DEATH(([&] {
                  weft::pool p(weft::config{.workers = 1, .policy = GetParam(), .max_depth = 2048});
-                 p.run([] { return chain(5000); });
+                 p.run([] { return wt::join_chain(5000); });
                }()),
                "joins nested deeper than 2048 on one worker.*WEFT_MAX_DEPTH");
 }
@@ -74,7 +50,7 @@ TEST_P(NestingLimits, TooDeepForTheTaskStackNamesTheSetting) {
 TEST_P(NestingLimits, NativeStackOverflowNamesTheSetting) {
   EXPECT_DEATH(([&] {
                  weft::pool p(weft::config{.workers = 1, .policy = GetParam(), .stack_bytes = 256 << 10});
-                 p.run([] { return chain(200'000); });
+                 p.run([] { return wt::join_chain(200'000); });
                }()),
                "native stack \\(262144 bytes\\) overflowed.*WEFT_STACK_BYTES");
 }

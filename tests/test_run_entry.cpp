@@ -3,7 +3,6 @@
 // thread.  What must hold there: the job runs on the caller; its forked work is still stolen by the
 // workers (heartbeat: the beats reach the borrower); counters land in the pool; exceptions and
 // cross-pool cycles behave as before.
-#include <pthread.h>
 
 #include <atomic>
 #include <chrono>
@@ -126,29 +125,6 @@ TEST_P(RunEntry, CrossPoolCycleFromACallerRun) {
   }
 }
 
-// A chain of nested joins, one task-stack frame and a C++ frame or two per level.
-long chain(long n) {
-  if (n == 0) return 0;
-  auto [a, b] = weft::join([&] { return chain(n - 1); }, [&] { return n & 1; });
-  return a + b;
-}
-
-// Runs f on a thread whose native stack is 1 MiB.
-template <class F>
-void on_small_stack(F f) {
-  pthread_attr_t attr;
-  pthread_attr_init(&attr);
-  pthread_attr_setstacksize(&attr, std::size_t(1) << 20);
-  pthread_t t;
-  auto thunk = [](void* p) -> void* {
-    (*static_cast<F*>(p))();
-    return nullptr;
-  };
-  ASSERT_EQ(::pthread_create(&t, &attr, thunk, &f), 0);
-  pthread_attr_destroy(&attr);
-  ::pthread_join(t, nullptr);
-}
-
 // A job run by its caller on a borrowed slot has the native stack the pool promises
 // (config::stack_bytes, default 1 GiB), not the caller's: 400,000 nested joins need far more than
 // the calling thread's 1 MiB.
@@ -157,9 +133,9 @@ TEST_P(RunEntry, ACallerRunHasThePoolsNativeStack) {
   weft::pool p(weft::config{.workers = 1, .policy = GetParam()});
   long got = -1;
   bool on_caller = false;
-  on_small_stack([&] {
+  wt::on_thread_with_stack(std::size_t(1) << 20, [&] {
     on_caller = run_until_on_caller(p, [&](bool here) {
-      if (here) got = chain(400'000);
+      if (here) got = wt::join_chain(400'000);
       return here;
     });
   });
@@ -174,7 +150,7 @@ TEST_P(RunEntry, ACallerRunsStackOverflowNamesTheSetting) {
   EXPECT_DEATH(([&] {
                  weft::pool p(weft::config{.workers = 1, .policy = GetParam(), .stack_bytes = 256 << 10});
                  run_until_on_caller(p, [](bool here) {
-                   if (here) chain(200'000);
+                   if (here) wt::join_chain(200'000);
                    return here;
                  });
                }()),
