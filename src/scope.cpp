@@ -108,7 +108,7 @@ void scope::sync_slow() {
     expected_top_ = fr;
     if (detail::must_reclaim(fr) && detail::reclaim(h, fr) == detail::reclaimed::stolen) {
       if (fr->error) {
-        note_error(std::launder(reinterpret_cast<const frame_head*>(fr->payload))->index, std::move(fr->error));
+        note_error(head_of(fr).index, std::move(fr->error));
         fr->error = nullptr;
       }
       continue;

@@ -52,6 +52,17 @@ class scope {
     std::size_t index;                   // spawn order, for the serial order of errors
   };
   static constexpr std::size_t closure_offset = sizeof(frame_head);
+  static const frame_head& head_of(const detail::frame* fr) noexcept {
+    return *std::launder(reinterpret_cast<const frame_head*>(fr->payload));
+  }
+  // The stores every latent spawn makes, after its closure (or the record's address) is in place:
+  // the head, the push (the thief's wrapper in the state word), the scope's new top.
+  WEFT_INLINE void push_task(detail::hot_state& h, detail::frame* fr, void (*run_inline)(detail::frame*),
+                             std::size_t index, detail::task_fn run) noexcept {
+    ::new (fr->payload) frame_head{run_inline, index};
+    detail::push_frame(h, fr, run);
+    expected_top_ = h.top;
+  }
   template <class F>
   static constexpr bool in_frame = std::is_trivially_copyable_v<F> && std::is_invocable_v<const F&> &&
                                    alignof(F) <= 8 && closure_offset + sizeof(F) <= detail::frame_payload_bytes;
@@ -169,10 +180,8 @@ WEFT_INLINE void scope::spawn(F&& f) {
   detail::frame* fr = h.top;
   if constexpr (in_frame<Fn>) {
     if (owner_ == &h && fr == expected_top_ && fr < limit_) [[likely]] {
-      ::new (fr->payload) frame_head{&frame_closure<Fn>::run_inline, spawned_++};
       ::new (fr->payload + closure_offset) Fn(f);
-      detail::push_frame(h, fr, &frame_closure<Fn>::run);
-      expected_top_ = h.top;
+      push_task(h, fr, &frame_closure<Fn>::run_inline, spawned_++, &frame_closure<Fn>::run);
       if (h.poll.load(std::memory_order_relaxed)) [[unlikely]] detail::promote_at_poll(h, fr);
       return;
     }
@@ -211,10 +220,8 @@ void scope::spawn_slow(F&& f) {
   r->index = index;
   r->prev = last_;  // destroyed by sync, after its frame is done
   last_ = r;
-  ::new (fr->payload) frame_head{&typed_record<Fn>::run_from_frame, index};
   ::new (fr->payload + closure_offset) typed_record<Fn>*(static_cast<typed_record<Fn>*>(r));
-  detail::push_frame(h, fr, &typed_record<Fn>::run);
-  expected_top_ = h.top;
+  push_task(h, fr, &typed_record<Fn>::run_from_frame, index, &typed_record<Fn>::run);
   if (h.poll.load(std::memory_order_relaxed)) [[unlikely]] detail::promote_at_poll(h, fr);
 }
 
@@ -235,7 +242,7 @@ WEFT_INLINE void scope::sync() {
 
 // Runs a frame's task on its owner; an exception is recorded in spawn order.
 WEFT_INLINE void scope::run_frame_inline(detail::frame* fr) noexcept {
-  const frame_head head = *std::launder(reinterpret_cast<const frame_head*>(fr->payload));
+  const frame_head head = head_of(fr);  // a copy: the task may spawn into this very slot
   try {
     head.run_inline(fr);
   } catch (...) {
