@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Installs what weft's build, tests and benchmarks need on a fresh Debian machine (as root, or
 # through sudo): compilers, CMake + Ninja, GoogleTest, oneTBB, OpenMP (gcc's libgomp comes with
-# g++, clang's libomp from libomp-dev), valgrind, hyperfine, Python's pip, Spin (the model checker
+# g++, clang's libomp from libomp-dev), valgrind, hyperfine, GNU time (the peak RSS of
+# bench/tools/nar_memory.py), Python's pip, Spin (the model checker
 # of verify/spin); then matplotlib and pytest from PyPI, Rust through the machine's cargo (rustup)
 # if it is missing, and the crates of the loom models (verify/loom).
 set -euo pipefail
 packages=(build-essential g++ clang cmake ninja-build googletest libgtest-dev libtbb-dev libomp-dev
           valgrind hyperfine python3 python3-pip python3-venv git curl ca-certificates spin
-          nlohmann-json3-dev)
+          nlohmann-json3-dev libboost-context-dev time)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -2,6 +2,7 @@
 // leapfrogging (WOOL §I.b).  Shared by both mechanisms.
 #include <thread>
 
+#include "beat_signal.hpp"
 #include "chaos.hpp"
 #include "pool_runtime.hpp"
 
@@ -19,7 +20,9 @@ void trace_stolen_task(trace_buffer& b, const worker& victim) noexcept {
 void runtime::execute_stolen(worker& w, worker& victim, frame* t, task_fn fn) {
   end_idle(w);
   ++w.steals;
-  if (heartbeat_bits != 0) w.hot->poll.fetch_and(~heartbeat_bits, std::memory_order_relaxed);
+  if (heartbeat_bits != 0 && (w.hot->poll.fetch_and(~heartbeat_bits, std::memory_order_relaxed) & heartbeat_bits) &&
+      beats_by_signal())
+    beat_timer_rearm();  // the cleared beat was the one-shot timer's: send the next
   if (w.trace) trace_stolen_task(*w.trace, victim);
   frame* saved = w.base;
   w.base = w.hot->top;
@@ -42,14 +45,17 @@ void runtime::execute_stolen(worker& w, worker& victim, frame* t, task_fn fn) {
 }
 
 // A join blocked for about 1 ms with nothing to leapfrog (its thief is descheduled, or blocked in
-// a long task) stops spinning and sleeps until the thief's DONE (SPEC §2: no idle spin).
+// a long task) stops spinning and sleeps until the thief's DONE (SPEC §2: no idle spin); under
+// signal delivery without beats, which would only wake it.
 void runtime::park_until_done(worker& w, frame* fr) {
   w.trace_enter(activity::idle);
+  if (beats_by_signal()) beat_timer_disarm();
   const std::uint32_t epoch = w.unpark_epoch.load(std::memory_order_acquire);
   w.parked.store(true, std::memory_order_seq_cst);
   WEFT_CHAOS_POINT();  // announced, DONE not yet checked
   if (fr->state.load(std::memory_order_seq_cst) != task_state::done) w.unpark_epoch.wait(epoch, std::memory_order_acquire);
   w.parked.store(false, std::memory_order_relaxed);
+  if (beats_by_signal()) beat_timer_arm(w.beats_requested, cfg.heartbeat);
   w.trace_leave();
 }
 

@@ -159,16 +159,43 @@ void resolve_heartbeat(config& out) {
   if (accepts && out.heartbeat.count() == 0) out.heartbeat = default_heartbeat;
 }
 
+// Who delivers the beats (heartbeat.cpp: a timer thread; beat_signal.cpp: per-worker timers).
+void resolve_heartbeat_delivery(config& out) {
+  const bool accepts = (traits_of(out.policy).settings & policy_setting::heartbeat_period) != 0;
+  const std::string accepted = "; accepted: thread, signal";
+  if (out.heartbeat_delivery == heartbeat_delivery::automatic) {
+    if (const char* v = env("WEFT_HEARTBEAT_DELIVERY")) {
+      const std::string s(v);
+      if (s == "thread") out.heartbeat_delivery = heartbeat_delivery::thread;
+      else if (s == "signal") out.heartbeat_delivery = heartbeat_delivery::signal;
+      else throw std::invalid_argument("weft: WEFT_HEARTBEAT_DELIVERY = \"" + s + "\" is not a delivery" + accepted);
+      if (!accepts) reject_setting("WEFT_HEARTBEAT_DELIVERY", out.policy, "heartbeat", policy_setting::heartbeat_period);
+    }
+  } else {
+    if (out.heartbeat_delivery != heartbeat_delivery::thread && out.heartbeat_delivery != heartbeat_delivery::signal)
+      throw std::invalid_argument("weft: config.heartbeat_delivery is not a delivery" + accepted +
+                                  " (heartbeat_delivery::automatic = default)");
+    if (!accepts) reject_setting("config.heartbeat_delivery", out.policy, "heartbeat", policy_setting::heartbeat_period);
+  }
+  if (accepts && out.heartbeat_delivery == heartbeat_delivery::automatic) out.heartbeat_delivery = heartbeat_delivery::thread;
+}
+
 void resolve_quota(config& out) {
   const bool accepts = (traits_of(out.policy).settings & policy_setting::quota) != 0;
   if (out.quota_bytes == 0) {
     if (const char* v = env("WEFT_QUOTA")) {
-      out.quota_bytes = std::size_t(parse_number("WEFT_QUOTA", v, 1, std::uint64_t(1) << 48));
+      out.quota_bytes = std::string(v) == "inf" ? unlimited_quota
+                                                : std::size_t(parse_number("WEFT_QUOTA (or \"inf\")", v, 1, max_finite_quota));
       if (!accepts) reject_setting("WEFT_QUOTA", out.policy, "memory quota", policy_setting::quota);
     }
-  } else if (!accepts) {
-    reject_setting("config.quota_bytes", out.policy, "memory quota", policy_setting::quota);
+  } else {
+    if (out.quota_bytes > max_finite_quota && out.quota_bytes != unlimited_quota)
+      throw std::invalid_argument("weft: config.quota_bytes = " + std::to_string(out.quota_bytes) +
+                                  " is out of range; accepted: 1.." + std::to_string(max_finite_quota) +
+                                  ", weft::unlimited_quota, or 0 = default");
+    if (!accepts) reject_setting("config.quota_bytes", out.policy, "memory quota", policy_setting::quota);
   }
+  if (accepts && out.quota_bytes == 0) out.quota_bytes = default_quota_bytes;
 }
 
 // The work/span mode (work_span.hpp) and its burden C.
@@ -226,6 +253,21 @@ void resolve_nesting(config& out) {
                                   max_trace_events, default_trace_events);
 }
 
+// The fiber stack: only the fiber engine's policies have fibers.
+void resolve_fiber_stack(config& out) {
+  const bool has_fibers = traits_of(out.policy).runs_on == mechanism::fibers;
+  const bool given = out.fiber_stack_bytes != 0 || env("WEFT_FIBER_STACK_BYTES") != nullptr;
+  out.fiber_stack_bytes = resolve_size(out.fiber_stack_bytes, "config.fiber_stack_bytes", "WEFT_FIBER_STACK_BYTES",
+                                       min_fiber_stack_bytes, max_fiber_stack_bytes, default_fiber_stack_bytes);
+  if (!has_fibers) {
+    if (given && out.fiber_stack_bytes != 0)
+      throw std::invalid_argument("weft: config.fiber_stack_bytes / WEFT_FIBER_STACK_BYTES is set but policy \"" +
+                                  std::string(to_string(out.policy)) + "\" has no fibers; accepted only with " +
+                                  names_where([](const detail::policy_traits& r) { return r.runs_on == mechanism::fibers; }, true));
+    out.fiber_stack_bytes = 0;
+  }
+}
+
 }  // namespace
 
 config resolve(const config& in) {
@@ -234,9 +276,11 @@ config resolve(const config& in) {
   resolve_policy(out);
   resolve_worker_count(out);
   resolve_heartbeat(out);
+  resolve_heartbeat_delivery(out);
   resolve_quota(out);
   resolve_trace(out);
   resolve_nesting(out);
+  resolve_fiber_stack(out);
   resolve_work_span(out);
   return out;
 }

@@ -14,6 +14,13 @@ inline constexpr std::size_t default_max_depth = std::size_t(1) << 21;          
 inline constexpr std::size_t min_max_depth = 1024, max_max_depth = std::size_t(1) << 28;
 inline constexpr std::size_t default_stack_bytes = std::size_t(1) << 30;         // 1 GiB
 inline constexpr std::size_t min_stack_bytes = std::size_t(256) << 10, max_stack_bytes = std::size_t(1) << 36;
+// The fiber engine (adf, dfd, fifo; SPEC §5): K when neither config.quota_bytes nor WEFT_QUOTA sets
+// it (NAR §5.3 used 50,000 bytes for Pthreads), and each fiber's stack.
+inline constexpr std::size_t default_quota_bytes = 50'000;
+inline constexpr std::size_t max_finite_quota = std::size_t(1) << 48;
+// 64 MiB: a join with results of 1 MiB by value needs about 9 (every frame on its path holds copies).
+inline constexpr std::size_t default_fiber_stack_bytes = std::size_t(64) << 20;
+inline constexpr std::size_t min_fiber_stack_bytes = std::size_t(16) << 10, max_fiber_stack_bytes = std::size_t(1) << 30;
 // The trace's buffer per worker, in 16-byte events (trace.hpp).
 inline constexpr std::size_t default_trace_events = std::size_t(1) << 20;
 inline constexpr std::size_t min_trace_events = 16, max_trace_events = std::size_t(1) << 28;

@@ -2,6 +2,7 @@
 // without losing a wake-up, and waking.
 #include <thread>
 
+#include "beat_signal.hpp"
 #include "chaos.hpp"
 #include "pool_runtime.hpp"
 
@@ -60,6 +61,13 @@ void runtime::end_idle(worker& w) noexcept {
 
 bool runtime::find_work(worker& w) {
   if (root_queue_size_.load(std::memory_order_relaxed) != 0 && take_root(w)) return true;
+  if (uses_fibers) {
+    // One ready structure for all (sched_fibers.cpp): no victim to choose, and no attempt while it
+    // holds nothing ready.
+    if (!sched->has_stealable(w)) return false;
+    bump(w.steal_attempts);
+    return sched->steal(w, w);
+  }
   const std::size_t n = workers.size();
   if (n < 2) return false;
   w.rng ^= w.rng << 13;
@@ -86,8 +94,12 @@ bool runtime::find_work(worker& w) {
 // it saw this worker searching (or saw a wake pending, which is cleared here) read that before
 // this fetch_sub (or this store) in S, hence before this sleeper's fence, so the sleeper's check
 // sees its work (PROTOCOLS.md section 4).
+//
+// Under signal delivery the thread's beat timer stops before it sleeps and restarts once it holds
+// its slot again (PROTOCOLS.md section 6b).
 void runtime::sleep(worker& w) {
   w.trace_enter(activity::idle);
+  if (beats_by_signal()) beat_timer_disarm();  // SPEC §2: a sleeping worker takes no beats
   const std::uint32_t epoch = wake_epoch_.load(std::memory_order_acquire);
   wake_pending_.store(false, std::memory_order_seq_cst);
   if (w.searching) {
@@ -103,6 +115,7 @@ void runtime::sleep(worker& w) {
   sleepers_.fetch_sub(1, std::memory_order_seq_cst);
   if (heartbeat_bits != 0) wake_heartbeat();
   take_back_slot(w);
+  if (beats_by_signal()) beat_timer_arm(w.beats_requested, cfg.heartbeat);
   w.trace_leave();  // the slot is this thread's again (a borrower may have written its trace)
   begin_search(w);
   wake_pending_.store(false, std::memory_order_seq_cst);  // after counting as a searcher

@@ -1,25 +1,42 @@
 // weft — starting and stopping a pool's runtime: the scheduler, the worker threads, the heartbeat.
+#include <cerrno>
 #include <cstdio>
 #include <latch>
+#include <string>
+#include <system_error>
 
+#include "beat_signal.hpp"
 #include "pool_runtime.hpp"
 
 namespace weft::detail {
 
 runtime::runtime(const config& resolved)
     : cfg(resolved), runs_on_caller(traits_of(resolved.policy).runs_on == mechanism::caller),
+      uses_fibers(traits_of(resolved.policy).runs_on == mechanism::fibers),
+      quota_applies(uses_fibers && (traits_of(resolved.policy).settings & policy_setting::quota) != 0 &&
+                    resolved.quota_bytes != unlimited_quota),
       heartbeat_bits(traits_of(resolved.policy).when == trigger::heartbeat ? poll_bit::heartbeat : 0),
       fork_generation(current_fork_generation()) {
   // The caller mechanism keeps a deque scheduler too: a serial context that another pool's thread
   // runs may see that pool's poll bits, and answers them like a deque policy with no trigger.
   if (traits_of(cfg.policy).runs_on == mechanism::wool_stack)
     sched = make_wool_scheduler(*this);
+  else if (uses_fibers)
+    sched = make_fiber_scheduler(*this, cfg.policy);
   else
     sched = make_deque_scheduler(*this, traits_of(cfg.policy));
   if (runs_on_caller) return;
   try {
+    if (beats_by_signal()) install_beat_handler();
     start_workers();
-    if (heartbeat_bits != 0) heartbeat_thread_ = std::thread([this] { heartbeat_main(); });
+    if (beats_by_signal()) {
+      for (auto& w : workers)
+        if (w->beat_timer_error != 0)
+          throw std::system_error(w->beat_timer_error, std::generic_category(),
+                                  "weft: heartbeat_delivery = signal: no timer for worker " + std::to_string(w->index));
+    } else if (heartbeat_bits != 0) {
+      heartbeat_thread_ = std::thread([this] { heartbeat_main(); });
+    }
   } catch (...) {
     // A thread could not be started (std::system_error: out of memory or of threads): stop and join
     // the ones that were, then let the error leave the pool's constructor (a std::thread still
@@ -63,8 +80,19 @@ void runtime::worker_thread(worker& w, std::latch& started) {
   h.loops_run_as = traits_of(cfg.policy).loops;
   w.hot = &h;
   h.poll.store(sched->initial_poll_bits(w), std::memory_order_relaxed);
+  // Signal delivery: this thread's timer, made here so that it targets this thread; beats from now
+  // until worker_main returns, except while it sleeps (sleep(), park_until_done).  The constructor
+  // reads beat_timer_error after the latch.
+  if (beats_by_signal()) {
+    beat_signal_unblock();
+    if (beat_timer_prepare())
+      beat_timer_arm(w.beats_requested, cfg.heartbeat);
+    else
+      w.beat_timer_error = errno != 0 ? errno : EAGAIN;
+  }
   started.count_down();
   worker_main(w);
+  if (beats_by_signal()) beat_timer_disarm();  // no beat after this; the timer goes with the thread
   h.self = nullptr;
   h.top = nullptr;
   h.poll.store(poll_bit::external, std::memory_order_relaxed);

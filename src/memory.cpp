@@ -8,6 +8,8 @@
 namespace weft {
 
 void* malloc(std::size_t bytes) {
+  if (detail::worker* w = detail::tls_hot.self; w != nullptr && w->rt->quota_applies)
+    detail::fiber_before_alloc(bytes);  // may preempt: this thread may run on another worker after it
   void* p = std::malloc(bytes == 0 ? 1 : bytes);
   if (p == nullptr) throw std::bad_alloc();
   if (detail::worker* w = detail::tls_hot.self) {

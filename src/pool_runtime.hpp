@@ -2,7 +2,7 @@
 // that every policy shares.  Its methods live in one file per concern:
 //   lifecycle.cpp     starting and stopping the worker threads
 //   idle.cpp          the idle loop: looking for work, sleeping, waking (the sleepers Dekker pair)
-//   heartbeat.cpp     the heartbeat timer thread (HB §2)
+//   heartbeat.cpp     the heartbeat timer thread (HB §2); beat_signal.cpp: beats by signal instead
 //   blocked_join.cpp  running a stolen task; a blocked join and its leapfrogging (WOOL §I.b)
 //   root_jobs.cpp     pool::run from outside the pool; the serial policy's runs on the caller
 //   stats.cpp         counters (SPEC §6)
@@ -35,9 +35,17 @@ class runtime {
 
   const config cfg;
   const bool runs_on_caller;  // the serial policy: run() executes on the calling thread
+  const bool uses_fibers;     // adf, dfd, fifo: every job and branch runs on a fiber (sched_fibers.cpp)
+  // adf, dfd with a finite K: weft::malloc consults the quota (NAR §5.3) before it allocates.
+  const bool quota_applies;
   std::unique_ptr<scheduler> sched;
   std::vector<std::unique_ptr<worker>> workers;
   const std::uint32_t heartbeat_bits;  // poll bits the heartbeat thread sets (0: no heartbeat)
+  // The heartbeat policy with config::heartbeat_delivery = signal: each awake thread's own timer
+  // (beat_signal.hpp) beats instead of the timer thread.
+  bool beats_by_signal() const noexcept {
+    return heartbeat_bits != 0 && cfg.heartbeat_delivery == heartbeat_delivery::signal;
+  }
   // The process's fork generation when this pool started its threads (global_pool.cpp): in a child
   // of a later fork() the threads do not exist, and run() says so.
   const std::uint64_t fork_generation;
@@ -70,6 +78,9 @@ class runtime {
   bool run_on_idle_slot(root_job& job);
   // `w`, a worker of this pool, waits for a job it submitted to another pool, serving this one.
   void wait_serving(worker& w, root_job& job);
+
+  // The pool's live threads (counters::live_threads_peak in stats::total).
+  live_threads live;
 
   // Accounted memory (weft::malloc).
   std::atomic<std::int64_t> heap_now{0};
@@ -142,6 +153,14 @@ class runtime {
   std::vector<worker*> serial_free_;
   std::vector<std::unique_ptr<worker>> serial_all_;
 };
+
+// A root job's body, run where the job runs (a worker's stack, a borrowed slot, a root fiber), and
+// the notice to its caller that it is done (root_jobs.cpp).
+void run_root_body(root_job& job);
+void finish_root(root_job& job);
+// weft::malloc on a worker of a pool with a memory quota (adf, dfd): the dummy threads and the
+// preemption that come before an allocation of `bytes` (sched_fibers.cpp, NAR §5.3).
+void fiber_before_alloc(std::size_t bytes);
 
 // How many fork() children deep this process is (0 in the original process); registers the
 // pthread_atfork handlers on first call (global_pool.cpp).

@@ -1,6 +1,7 @@
 // weft — root jobs: pool::run from a thread outside the pool (run by the caller itself on the slot
 // of a sleeping worker, or queued for a worker while the caller sleeps until done), and under the
 // serial policy, runs on the calling thread itself.
+#include "beat_signal.hpp"
 #include "chaos.hpp"
 #include "measure.hpp"
 #include "pool_runtime.hpp"
@@ -11,9 +12,7 @@
 
 namespace weft::detail {
 
-namespace {
-
-void run_body(root_job& job) {
+void run_root_body(root_job& job) {
   measured_root measured(tls_hot);  // the work/span mode, when on (work_span.cpp)
   try {
     job.body(&job);
@@ -23,15 +22,13 @@ void run_body(root_job& job) {
 }
 
 // Notify under the lock: the waiter may destroy the job as soon as it sees `done`.
-void mark_done(root_job& job) {
+void finish_root(root_job& job) {
   std::lock_guard lk(job.m);
   job.done = true;
   WEFT_CHAOS_POINT();  // done under the lock, hint not yet set: the caller's spin must not decide alone
   job.done_hint.store(true, std::memory_order_release);
   job.cv.notify_one();
 }
-
-}  // namespace
 
 // The calling thread acts as worker `w` while it lives: its hot state points at w's task stack
 // (which holds no frames), and is restored afterwards; the joins and loop iterations it counts
@@ -115,16 +112,17 @@ bool runtime::take_root(worker& w) {
 }
 
 void runtime::run_root(worker& w, root_job& job) {
+  if (sched->start_root(w, job)) return;  // the fiber engine: the job is a root thread
   end_idle(w);
   w.trace_enter(activity::work);
   frame* saved = w.base;
   w.base = w.hot->top;
-  run_body(job);
+  run_root_body(job);
   w.trace_leave();
   WEFT_ASSERT(w.hot->top == w.base, "a root job returned with frames left on its task stack");
   w.base = saved;
   WEFT_CHAOS_POINT();  // finished, not yet marked done: the caller spins on done_hint, then sleeps
-  mark_done(job);
+  finish_root(job);
 }
 
 // The serial policy: the caller runs the job itself, on a task stack of its own (a serial
@@ -133,10 +131,10 @@ void runtime::run_on_caller(root_job& job) {
   worker& ctx = serial_context_acquire();
   {
     acting_as as(ctx, 0, traits_of(cfg.policy).loops);
-    run_body(job);
+    run_root_body(job);
   }
   serial_context_release(ctx);
-  mark_done(job);
+  finish_root(job);
 }
 
 // A slot whose thread sleeps (tenure `lendable`), taken with an acquiring CAS: everything that
@@ -182,8 +180,11 @@ void runtime::return_slot(worker& w) noexcept {
 #endif
 
 bool runtime::run_on_idle_slot(root_job& job) {
-  if (runs_on_caller || !WEFT_LEND_SLOTS) return false;  // serial: submit runs it on a serial context
+  // serial: submit runs it on a serial context; the fiber engine: every job is a root thread, which
+  // only the pool's workers run (the caller's thread has no scheduler loop).
+  if (runs_on_caller || uses_fibers || !WEFT_LEND_SLOTS) return false;
   check_fork_generation();
+  if (beats_by_signal() && !beat_timer_prepare()) return false;  // no timer for this thread: queue the run
   worker* slot = borrow_slot();
   if (slot == nullptr) return false;
   worker& w = *slot;
@@ -199,16 +200,23 @@ bool runtime::run_on_idle_slot(root_job& job) {
       std::lock_guard lk(lend_mu_);
       w.hot = &as.hot();  // thieves and the heartbeat timer now reach this thread's poll word
     }
-    if (heartbeat_bits != 0) {
+    if (beats_by_signal()) {
+      // The borrower's own timer beats its run (the slot's thread sleeps, its timer stopped).  A
+      // borrower that blocks the beat signal gets no beats (PROTOCOLS.md section 6b).
+      beat_timer_arm(w.beats_requested, cfg.heartbeat);
+    } else if (heartbeat_bits != 0) {
       // The timer parks while every worker sleeps; this slot's thread still counts as asleep.
       lent_slots_.fetch_add(1, std::memory_order_seq_cst);
       wake_heartbeat();
     }
     WEFT_CHAOS_POINT();  // the slot is ours, the job not yet started
     w.trace_enter(activity::work);  // on the slot's lane, above the sleeping worker's idle (PROTOCOLS 11b)
-    run_on_stack(w.borrowed_stack, [](void* j) { run_body(*static_cast<root_job*>(j)); }, &job);
+    run_on_stack(w.borrowed_stack, [](void* j) { run_root_body(*static_cast<root_job*>(j)); }, &job);
     w.trace_leave();
-    if (heartbeat_bits != 0) lent_slots_.fetch_sub(1, std::memory_order_seq_cst);
+    if (beats_by_signal())
+      beat_timer_disarm(true);  // before the slot goes back: no beat of ours counts in it after
+    else if (heartbeat_bits != 0)
+      lent_slots_.fetch_sub(1, std::memory_order_seq_cst);
     std::lock_guard lk(lend_mu_);
     w.hot = own;
   }

@@ -7,6 +7,7 @@
 #include <thread>
 #include <cstdlib>
 
+#include "beat_signal.hpp"
 #include "chaos.hpp"
 #include "deque.hpp"
 #include "pool_runtime.hpp"
@@ -53,7 +54,7 @@ class deque_scheduler final : public scheduler {
     WEFT_CHAOS_POINT();
     frame* got = deque_of(w).pop();
     fr->marks &= std::uint8_t(~frame_mark::on_deque);
-    --w.promoted_unjoined;
+    w.note_joined();
     if (lazy() && deque_of(w).size() < threshold_) h.poll.fetch_or(poll_bit::notify, std::memory_order_relaxed);
     if (got == fr) return reclaimed::run_inline;
     if (got != nullptr) {
@@ -135,6 +136,7 @@ class deque_scheduler final : public scheduler {
   // trigger::heartbeat: one promotion per beat (HB §2).
   void promote_at_beat(worker& w, hot_state& h) {
     h.poll.fetch_and(~poll_bit::heartbeat, std::memory_order_relaxed);
+    if (rt_.beats_by_signal()) beat_timer_rearm();  // one-shot timers (beat_signal.cpp)
     ++w.beats_delivered;
     if (w.trace) w.trace->instant(trace_kind::heartbeat_delivered, 0, 0);
     promote_one(w, h);

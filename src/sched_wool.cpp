@@ -69,7 +69,7 @@ class wool_scheduler final : public scheduler {
       } while (s == task_state::empty);
       if (task_state::is_task(s)) s = fr->state.exchange(task_state::empty, std::memory_order_acq_rel);
     }
-    if (w.promoted_unjoined > 0) --w.promoted_unjoined;
+    w.note_joined();
     if (task_state::is_task(s)) {
       maybe_privatize(w, fr);
       update_public_next(w, h);

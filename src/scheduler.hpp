@@ -40,10 +40,17 @@ class scheduler {
   // Makes `fr` stealable at once as a whole (a split-off loop range: loops.cpp); false when it
   // cannot (deque full).  Only the deque mechanism runs loops as loop frames; wool never calls it.
   virtual bool promote_frame(worker& w, frame* fr) = 0;
+  // Runs a root job taken by `w` as this mechanism's own root thread, when it has those (the fiber
+  // engine); false: the runtime runs it on the worker's stack.
+  virtual bool start_root(worker&, root_job&) { return false; }
+  // The fiber engine's stacks at their peak (counters::fiber_stack_peak_bytes), and its reset.
+  virtual std::uint64_t fiber_stack_peak_bytes() const { return 0; }
+  virtual void reset_peaks() {}
 };
 
 std::unique_ptr<scheduler> make_deque_scheduler(runtime& rt, const policy_traits& row);
 std::unique_ptr<scheduler> make_wool_scheduler(runtime& rt);
+std::unique_ptr<scheduler> make_fiber_scheduler(runtime& rt, policy p);  // adf, dfd, fifo
 // Calls the promotion hook (slow_path.hpp) when one is installed.
 void report_promotion(const worker& w, const frame* f, promotion_kind kind) noexcept;
 

@@ -47,7 +47,8 @@ frame* spawn_limit(hot_state& h) noexcept {
   // Spawned tasks may fill half the task stack; the other half is for the joins nested in them.
   // The work/span mode runs the serial elision: a spawn runs at once (never reaching a promotion).
   const worker& w = *h.self;
-  if (h.poll.load(std::memory_order_relaxed) & poll_bit::measure) [[unlikely]] return w.stack.begin();
+  // Under the fiber engine a scope's spawns run at once too: its joins are threads, its frames unused.
+  if (h.poll.load(std::memory_order_relaxed) & (poll_bit::measure | poll_bit::fibers)) [[unlikely]] return w.stack.begin();
   return w.stack.begin() + w.stack.capacity() / 2;
 }
 

@@ -46,6 +46,11 @@ void report(guard_kind kind, std::size_t limit) noexcept {
     put_number(limit);
     put(" on one worker: its task stack is full. Raise the limit with WEFT_MAX_DEPTH or "
         "weft::config::max_depth (frames of 64 bytes, reserved and committed as used).\n");
+  } else if (kind == guard_kind::fiber_stack) {
+    put("weft: a fiber's stack (");
+    put_number(limit);
+    put(" bytes) overflowed under the fiber engine (adf, dfd, fifo): deep recursion inside one branch. Raise it "
+        "with WEFT_FIBER_STACK_BYTES or weft::config::fiber_stack_bytes (reserved and committed as used).\n");
   } else {
     put("weft: a worker's native stack (");
     put_number(limit);

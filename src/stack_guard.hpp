@@ -1,7 +1,8 @@
 // weft — guard regions and the message when one is hit (SPEC §2: past a limit, a clear error naming
 // the limit and the setting that raises it, never a bare crash).
 //
-// Every task stack and every worker's native stack ends in a guard region (PROT_NONE).  A join
+// Every task stack, every worker's native stack and every fiber's stack (fiber_stack.hpp) ends in a
+// guard region (PROT_NONE).  A join
 // nested deeper than the task stack's capacity, or a native stack overflow, faults there.  The
 // SIGSEGV handler installed here (on an alternate signal stack in worker threads, so that it runs
 // even when the native stack is exhausted) looks the fault address up among the registered guard
@@ -15,7 +16,7 @@
 
 namespace weft::detail {
 
-enum class guard_kind : std::uint8_t { task_stack, native_stack };
+enum class guard_kind : std::uint8_t { task_stack, native_stack, fiber_stack };
 
 // Registers [lo, hi) as the guard of a stack of `limit` (frames for a task stack, bytes for a
 // native stack); returns a handle for unregister_guard, or -1 when the table is full (the guard

@@ -15,6 +15,9 @@ counters& counters::operator+=(const counters& o) noexcept {
   idle_ns += o.idle_ns;
   heap_peak_bytes += o.heap_peak_bytes;
   live_threads_peak += o.live_threads_peak;
+  fiber_stack_peak_bytes += o.fiber_stack_peak_bytes;
+  quota_preemptions += o.quota_preemptions;
+  dummy_threads += o.dummy_threads;
   heartbeats_requested += o.heartbeats_requested;
   heartbeats_delivered += o.heartbeats_delivered;
   return *this;
@@ -38,6 +41,8 @@ counters counters_of(const worker& w) {
   c.live_threads_peak = w.promoted_unjoined_peak;
   c.heartbeats_requested = w.beats_requested.load(std::memory_order_relaxed);
   c.heartbeats_delivered = w.beats_delivered;
+  c.quota_preemptions = w.quota_preemptions;
+  c.dummy_threads = w.dummy_threads;
   return c;
 }
 
@@ -50,6 +55,7 @@ void reset_counters_of(worker& w) {
   w.steal_attempts.store(0, std::memory_order_relaxed);
   w.beats_requested.store(0, std::memory_order_relaxed);
   w.beats_delivered = 0;
+  w.quota_preemptions = w.dummy_threads = 0;
   w.idle_ns.store(0, std::memory_order_relaxed);
   w.heap_peak = w.heap_now > 0 ? w.heap_now : 0;
 }
@@ -68,6 +74,8 @@ weft::stats runtime::collect_stats() const {
   }
   for (const auto& c : s.workers) s.total += c;
   s.total.heap_peak_bytes = heap_peak.load(std::memory_order_relaxed);
+  s.total.live_threads_peak = live.peak.load(std::memory_order_relaxed);
+  s.total.fiber_stack_peak_bytes = sched->fiber_stack_peak_bytes();
   return s;
 }
 
@@ -80,6 +88,9 @@ void runtime::reset_stats() {
   }
   const std::int64_t now = heap_now.load(std::memory_order_relaxed);
   heap_peak.store(now > 0 ? std::uint64_t(now) : 0, std::memory_order_relaxed);
+  const std::int64_t live_now = live.now.load(std::memory_order_relaxed);
+  live.peak.store(live_now > 0 ? std::uint64_t(live_now) : 0, std::memory_order_relaxed);
+  sched->reset_peaks();
 }
 
 }  // namespace detail

@@ -11,7 +11,7 @@ void runtime::start_trace() {
   if (!tracing()) return;
   trace_start_ = trace_clock::now();
   for (auto& w : workers) w->trace = std::make_unique<trace_buffer>(cfg.trace_events);
-  if (heartbeat_bits != 0) timer_trace_ = std::make_unique<trace_buffer>(cfg.trace_events);
+  if (heartbeat_bits != 0 && !beats_by_signal()) timer_trace_ = std::make_unique<trace_buffer>(cfg.trace_events);
 }
 
 void runtime::write_trace() const {

@@ -1,11 +1,12 @@
 // weft — a worker's construction, and the thread-local hot state each worker thread runs on.
-#include "worker.hpp"
+#include "pool_runtime.hpp"
 
 namespace weft::detail {
 
 constinit thread_local hot_state tls_hot __attribute__((tls_model("initial-exec")));
 
 worker::worker(runtime* owner, unsigned idx, std::size_t capacity)
-    : rt(owner), index(idx), stack(capacity), base(stack.begin()), rng(0x9E3779B97F4A7C15ull * (idx + 1)) {}
+    : rt(owner), index(idx), stack(capacity), base(stack.begin()),
+      rng(0x9E3779B97F4A7C15ull * (idx + 1)), pool_live(&owner->live) {}
 
 }  // namespace weft::detail

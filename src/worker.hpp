@@ -35,6 +35,22 @@ inline constexpr std::uint32_t lendable = 1;  // its thread sleeps and touches n
 inline constexpr std::uint32_t lent = 2;      // a caller of pool::run holds it
 }  // namespace slot_tenure
 
+// The pool's live threads now and at their peak: counters::live_threads_peak in stats::total, the
+// true simultaneous maximum (SPEC §5).  Relaxed suffices: `now` is one variable, so its RMWs form
+// one modification order and each returns the exact count at its place in it; the peak is the
+// maximum of those counts, whatever other memory is doing meanwhile.
+struct live_threads {
+  std::atomic<std::int64_t> now{0};
+  std::atomic<std::uint64_t> peak{0};
+  void add() noexcept {
+    const std::int64_t n = now.fetch_add(1, std::memory_order_relaxed) + 1;
+    std::uint64_t p = peak.load(std::memory_order_relaxed);
+    while (n > 0 && std::uint64_t(n) > p && !peak.compare_exchange_weak(p, std::uint64_t(n), std::memory_order_relaxed)) {
+    }
+  }
+  void sub() noexcept { now.fetch_sub(1, std::memory_order_relaxed); }
+};
+
 struct worker {
   worker(runtime* owner, unsigned idx, std::size_t capacity);
 
@@ -66,6 +82,7 @@ struct worker {
   // their high-water mark since the last reset: counters::live_threads_peak (SPEC §6).
   std::uint64_t promoted_unjoined = 0, promoted_unjoined_peak = 0;
   std::int64_t heap_now = 0, heap_peak = 0;  // this worker's weft::malloc net bytes
+  std::uint64_t quota_preemptions = 0, dummy_threads = 0;  // the fiber engine's (NAR §5.3)
   // Serial contexts: counts of finished runs (their TLS block belongs to the caller).
   std::uint64_t retired_joins = 0, retired_loop_iterations = 0;
   // Counters written by the idle loop while a stats() reader may be running.
@@ -79,10 +96,13 @@ struct worker {
   std::uint64_t idle_since = 0;  // when this worker last became idle (0: busy)
   bool searching = false;        // counted in runtime::searching_ (owner-private)
 
-  // Heartbeats (HB §2) measured, not assumed: beats the timer thread sent this worker (it alone
-  // writes this), and beats that reached one of this worker's polls (the owner alone writes that).
+  // Heartbeats (HB §2) measured, not assumed: beats sent to this slot (thread delivery: by the timer
+  // thread alone; signal delivery: by the beat handler of the thread holding the slot, which counts
+  // every timer expiry, merged ones too), and beats that reached one of its polls (the owner alone
+  // writes that).  beat_timer_error: signal delivery, the errno of this thread's timer_create.
   std::atomic<std::uint64_t> beats_requested{0};
   std::uint64_t beats_delivered = 0;
+  int beat_timer_error = 0;
 
   // The timeline trace (trace.hpp): null when tracing is off, which is all the hooks test.
   std::unique_ptr<trace_buffer> trace;
@@ -100,9 +120,18 @@ struct worker {
   std::vector<loop_child*> free_children;
   std::vector<std::unique_ptr<loop_child[]>> child_blocks;
 
+  live_threads* const pool_live;  // the runtime's (stats::total's live_threads_peak)
+
   void note_promotion() noexcept {
     ++promotions;
     if (++promoted_unjoined > promoted_unjoined_peak) promoted_unjoined_peak = promoted_unjoined;
+    pool_live->add();
+  }
+  // A promoted item of this worker was joined (taken back, or waited for).
+  void note_joined() noexcept {
+    if (promoted_unjoined == 0) return;
+    --promoted_unjoined;
+    pool_live->sub();
   }
 };
 

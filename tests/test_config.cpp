@@ -9,6 +9,8 @@
 
 namespace {
 
+using wt::expect_invalid;
+
 using namespace std::chrono_literals;
 
 using weft::detail::policy_table;
@@ -21,20 +23,6 @@ bool implemented(weft::policy p) {
 
 bool accepts(weft::policy p, std::uint8_t setting) { return (wt::traits(p).settings & setting) != 0; }
 
-// Runs make(), expects std::invalid_argument whose what() contains every one of `needles`.
-template <class F>
-void expect_invalid(F&& make, std::initializer_list<const char*> needles, const char* what_for) {
-  try {
-    make();
-    ADD_FAILURE() << what_for << ": no exception";
-  } catch (const std::invalid_argument& e) {
-    for (const char* n : needles)
-      EXPECT_NE(std::string(e.what()).find(n), std::string::npos)
-          << what_for << ": message does not name \"" << n << "\": " << e.what();
-  } catch (const std::exception& e) {
-    ADD_FAILURE() << what_for << ": wrong exception type: " << e.what();
-  }
-}
 
 TEST(Config, PolicyNamesRoundTrip) {
   std::vector<std::string_view> seen;

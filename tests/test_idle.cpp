@@ -18,7 +18,7 @@ double process_cpu_ms() { return cpu_ms(CLOCK_PROCESS_CPUTIME_ID); }
 double thread_cpu_ms() { return cpu_ms(CLOCK_THREAD_CPUTIME_ID); }
 
 class Idle : public testing::TestWithParam<weft::policy> {};
-INSTANTIATE_TEST_SUITE_P(All, Idle, testing::ValuesIn(weft::implemented_policies()), wt::policy_name);
+INSTANTIATE_TEST_SUITE_P(All, Idle, testing::ValuesIn(wt::suite_policies()), wt::policy_name);
 
 TEST_P(Idle, IdlePoolUsesNoCpuAndWakesUp) {
   const unsigned workers = wt::runs_on_caller(GetParam()) ? 1 : 4;

@@ -21,7 +21,9 @@ TEST_P(Stats, WorkersVectorMatchesSize) {
   EXPECT_EQ(sum.promotions, s.total.promotions);
   EXPECT_EQ(sum.steals, s.total.steals);
   EXPECT_EQ(sum.leapfrogs, s.total.leapfrogs);
-  EXPECT_EQ(sum.live_threads_peak, s.total.live_threads_peak);
+  // The total is the pool's true simultaneous maximum, at most the sum of the workers' own peaks
+  // (the fiber engine's threads migrate: it counts them pool-wide only).
+  if (!wt::uses_fibers(policy())) EXPECT_LE(s.total.live_threads_peak, sum.live_threads_peak);
 }
 
 // Every join is counted once, by whoever makes it, whatever the policy and the worker count.
@@ -200,7 +202,7 @@ TEST_P(Stats, StealsHappenWithSeveralWorkers) {
   const unsigned n = wt::pick(27u, 20u);
   const int per_branch = 4;
   pool().reset_stats();
-  std::atomic<int> started{0};
+  std::atomic<int> started{0}, first_waiting{0};
   std::atomic<std::thread::id> first_thread{};
   std::uint64_t polls = 0;
   bool stolen = false;
@@ -213,6 +215,7 @@ TEST_P(Stats, StealsHappenWithSeveralWorkers) {
     return weft::join(
         [&] {
           first_thread.store(std::this_thread::get_id());
+          first_waiting.store(1);  // see wt::steal_probe: under the fiber engine this branch moves
           stolen = wt::wait_until(
               [&] {
                 weft::join([] {}, [] {});
@@ -220,10 +223,11 @@ TEST_P(Stats, StealsHappenWithSeveralWorkers) {
                 return started.load() != 0;
               },
               wt::event_bound);
+          first_waiting.store(0);
           return fibs();
         },
         [&] {
-          if (first_thread.load() != std::this_thread::get_id()) started.store(1);
+          if (first_thread.load() != std::this_thread::get_id() || first_waiting.load() != 0) started.store(1);
           return fibs();
         });
   });

@@ -173,6 +173,35 @@ TEST(Trace, HeartbeatsRequestedAndDelivered) {
   expect_monotone(t, 3);
 }
 
+// Signal delivery (beat_signal.cpp): no timer thread, so no timer lane and no beat-sent instants;
+// each worker's `heartbeat` instants are still its delivered beats, and the file's requested
+// counts are at least the stats' snapshot (timers keep running until the workers sleep or stop).
+TEST(Trace, HeartbeatsBySignalHaveNoTimerLane) {
+  wt::clean_env clean;
+  if (!weft::detail::traits_of(weft::policy::heartbeat).implemented) GTEST_SKIP();
+  temp_path tp("signal-beats");
+  weft::stats s;
+  {
+    weft::pool pl(weft::config{.workers = 2, .policy = weft::policy::heartbeat, .heartbeat = std::chrono::microseconds(50),
+                               .heartbeat_delivery = weft::heartbeat_delivery::signal, .trace_path = tp.path.string()});
+    const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(20);
+    pl.run([&] {
+      while (std::chrono::steady_clock::now() < until) EXPECT_EQ(wt::fib(16), wt::fib_serial(16));
+    });
+    s = pl.stats();
+  }
+  const json t = load(tp.path);
+  for (const json& e : t["traceEvents"]) EXPECT_NE(e.value("tid", -1), 2) << "a third lane: " << e.dump();
+  for (int w = 0; w < 2; ++w) {
+    const weft::counters& c = s.workers[std::size_t(w)];
+    const std::uint64_t requested_at_end = t["otherData"]["heartbeats_requested"][std::size_t(w)];
+    EXPECT_LE(c.heartbeats_requested, requested_at_end);
+    EXPECT_LE(c.heartbeats_delivered, c.heartbeats_requested);
+    EXPECT_EQ(count(t, w, "heartbeat"), c.heartbeats_delivered);
+  }
+  expect_monotone(t, 2);
+}
+
 // One worker under ws promotes every join: fib(18) makes 4180 promotion instants, more than a
 // buffer of 1024 events holds.  Instants stop at 7/8 of it and are counted as dropped, and the
 // activities keep being recorded.

@@ -96,23 +96,31 @@ using kernel_fn = output (*)(const args&);
 // Registry (one table per binary; function-local static, so static initialisation order
 // between translation units does not matter).
 
+// Whether a kernel has the named variant in this binary, for `BIN --kernel list --variant V`
+// (null: none that a listing names; stress's steal-cost:L:R has parameters and is not listed).
+using variant_test = bool (*)(const std::string& variant);
+
 struct kernel_entry {
     const char* name;
     kernel_fn fn;
+    variant_test has_variant;
 };
 
 std::vector<kernel_entry>& registry();
 
 struct registrar {
-    registrar(const char* name, kernel_fn fn) { registry().push_back({name, fn}); }
+    registrar(const char* name, kernel_fn fn, variant_test has_variant = nullptr) {
+        registry().push_back({name, fn, has_variant});
+    }
 };
 
 #define BENCH_DETAIL_CAT2(a, b) a##b
 #define BENCH_DETAIL_CAT(a, b) BENCH_DETAIL_CAT2(a, b)
-// BENCH_KERNEL("fib", run_fib);  at namespace scope in the system's kernel file.
-#define BENCH_KERNEL(name, fn)                                                        \
+// BENCH_KERNEL("fib", run_fib);  at namespace scope in the system's kernel file;
+// BENCH_KERNEL("stream", run_stream, has_variant)  for a kernel with listed variants.
+#define BENCH_KERNEL(name, ...)                                                       \
     static const ::bench::registrar BENCH_DETAIL_CAT(bench_registrar_, __COUNTER__) { \
-        name, fn                                                                      \
+        name, __VA_ARGS__                                                             \
     }
 
 // ---------------------------------------------------------------------------------------

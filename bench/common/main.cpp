@@ -2,6 +2,8 @@
 //
 //   BIN --kernel K|list --size test|quick|full --workers P [--policy NAME] [--variant V]
 //       [--reps R]
+//   BIN --kernel list [--variant V]   (the kernel names, one a line; with V only the kernels
+//                                      that have variant V in this binary)
 //   BIN --policy list        (weft only: the implemented policy names, one a line)
 //
 // --reps R times R repetitions after one input generation and warm-up and prints one JSON line
@@ -87,9 +89,12 @@ unsigned parse_count(const char* option, const std::string& s, unsigned long max
     return static_cast<unsigned>(v);
 }
 
-std::vector<std::string> sorted_names() {
+// The kernel names, sorted; with a variant, only those of the kernels that have it.
+std::vector<std::string> sorted_names(const std::string& variant = "") {
     std::vector<std::string> names;
-    for (const auto& e : bench::registry()) names.emplace_back(e.name);
+    for (const auto& e : bench::registry())
+        if (variant.empty() || (e.has_variant != nullptr && e.has_variant(variant)))
+            names.emplace_back(e.name);
     std::sort(names.begin(), names.end());
     return names;
 }
@@ -148,8 +153,8 @@ int run(int argc, char** argv) {
         return 0;
     }
     if (!have_kernel) throw bench::usage_error("--kernel is required");
-    if (a.kernel == "list") {
-        for (const auto& n : sorted_names()) std::printf("%s\n", n.c_str());
+    if (a.kernel == "list") {  // with --variant V: the kernels that have V (maybe none)
+        for (const auto& n : sorted_names(a.variant)) std::printf("%s\n", n.c_str());
         return 0;
     }
     if (!have_size) throw bench::usage_error("--size is required");

@@ -23,6 +23,9 @@
 //   S::flat_for(lo, hi, body)  a loop at the top of a run_loops region: the loop that the papers'
 //                           OpenMP codes write as `omp for` (KERNELS.md: mm, ssf, spmv rows, floyd,
 //                           bfs frontier); every other system treats it as parallel_for.
+//   S::allocator<T>         the allocator of a kernel's temporaries (bench/common/temp.hpp): weft's
+//                           weft::allocator (weft::malloc, counted in heap_peak_bytes), elsewhere
+//                           std::allocator.
 //
 // No grain, no cutoff anywhere: how a loop is split is each system's own idiom (weft: its policy;
 // tbb: the auto partitioner; OpenMP: see system_omp.hpp; serial: not at all).

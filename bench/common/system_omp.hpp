@@ -10,8 +10,10 @@
 //   chunk folded serially into its own slot, the slots combined in index order.  (Before the
 //   adapter, nqueens used a taskloop, uts and tsp one task per child, quickhull recursive
 //   halving into tasks: each kernel its own choice; now every kernel gets OpenMP's one idiom);
-// * a flat loop (flat_for, in a run_loops region) is `parallel for` with the default schedule,
-//   the `omp for` of the papers' OpenMP codes.  A loop nested in a flat loop's iteration runs
+// * a flat loop (flat_for, in a run_loops region) is `parallel for` with `schedule(static)`
+//   (what both runtimes do for an `omp for` without a schedule clause), the `omp for` of the
+//   papers' OpenMP codes; a flat-loop kernel's `--variant dynamic` makes it `schedule(dynamic)`
+//   (flat_schedule, set by select_flat_schedule, bench/common/schedule.hpp).  A loop nested in a flat loop's iteration runs
 //   serially on that thread: OpenMP has no cheap nested worksharing loop, and a nested parallel
 //   region or a task per iteration would cost far more than the iteration (spmv's rows, bfs's
 //   neighbour lists).
@@ -19,18 +21,27 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <memory>
 #include <utility>
 #include <vector>
 
 #include <omp.h>
 
 #include "branch.hpp"
+#include "schedule.hpp"
 
 namespace bench {
 
 struct omp_system {
+    // Temporaries (bench/common/temp.hpp): plain operator new.
+    template <class T>
+    using allocator = std::allocator<T>;
+
     // True on a thread while it runs iterations of a flat_for: nested loops then run serially.
     static inline thread_local bool in_flat_loop = false;
+    // The schedule of flat_for's `omp for`: set once before the timed region, read only by
+    // the thread that opens each parallel region.
+    static inline omp_schedule flat_schedule = omp_schedule::static_blocks;
 
     template <class F>
     static auto run_tasks(F&& f) {
@@ -97,13 +108,19 @@ struct omp_system {
     static void flat_for(I lo, I hi, Body&& body) {
         if (!(lo < hi)) return;
         const long n = static_cast<long>(hi - lo);
+        const bool dynamic = flat_schedule == omp_schedule::dynamic_chunks;
         // `nowait`: the region's closing barrier is the loop's one barrier, as in `parallel for`
         // (the flag is per thread, so clearing it early is harmless).
-#pragma omp parallel
+#pragma omp parallel firstprivate(dynamic)
         {
             in_flat_loop = true;
-#pragma omp for nowait
-            for (long k = 0; k < n; ++k) body(static_cast<I>(lo + static_cast<I>(k)));
+            if (dynamic) {
+#pragma omp for schedule(dynamic) nowait
+                for (long k = 0; k < n; ++k) body(static_cast<I>(lo + static_cast<I>(k)));
+            } else {
+#pragma omp for schedule(static) nowait
+                for (long k = 0; k < n; ++k) body(static_cast<I>(lo + static_cast<I>(k)));
+            }
             in_flat_loop = false;
         }
     }

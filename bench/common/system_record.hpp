@@ -17,6 +17,7 @@
 #include <chrono>
 #include <cstdint>
 #include <type_traits>
+#include <memory>
 #include <utility>
 #include <vector>
 
@@ -57,6 +58,10 @@ auto in_context(F& f, std::uint32_t& id) {
 }  // namespace record
 
 struct record_system {
+    // Temporaries (bench/common/temp.hpp): plain operator new.
+    template <class T>
+    using allocator = std::allocator<T>;
+
     // The timed run: kPlainRuns uninstrumented runs (the least time is the recorded work's total),
     // then kPasses recorded ones (each interval's least time is kept: an OS preemption inside a
     // strand, milliseconds on a loaded machine, is in at most one of them).  So the kernel's timed

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <type_traits>
+#include <memory>
 #include <utility>
 
 #include "branch.hpp"
@@ -33,6 +34,10 @@ inline std::pair<no_result, no_result> void_in_order(F& f, G& g) {
 }
 
 struct serial_system {
+    // Temporaries (bench/common/temp.hpp): plain operator new, the serial program's own heap.
+    template <class T>
+    using allocator = std::allocator<T>;
+
     template <class F>
     BENCH_INLINE static auto run_tasks(F&& f) {
         return f();

@@ -4,6 +4,7 @@
 // system_tbb.cpp, so entering the timed region is a plain call.
 #pragma once
 
+#include <memory>
 #include <utility>
 
 #include <tbb/blocked_range.h>
@@ -16,6 +17,10 @@
 namespace bench {
 
 struct tbb_system {
+    // Temporaries (bench/common/temp.hpp): plain operator new.
+    template <class T>
+    using allocator = std::allocator<T>;
+
     template <class F>
     static auto run_tasks(F&& f) {
         return f();

@@ -71,6 +71,9 @@ std::string system_extra_json() {
     field("live_threads_peak", c.live_threads_peak);
     field("heartbeats_requested", c.heartbeats_requested);
     field("heartbeats_delivered", c.heartbeats_delivered);
+    field("fiber_stack_peak_bytes", c.fiber_stack_peak_bytes);
+    field("quota_preemptions", c.quota_preemptions);
+    field("dummy_threads", c.dummy_threads);
     s += "}";
     return s;
 }

@@ -15,6 +15,10 @@ namespace bench {
 weft::pool& weft_pool();
 
 struct weft_system {
+    // Temporaries (bench/common/temp.hpp) through weft::malloc: counted in heap_peak_bytes.
+    template <class T>
+    using allocator = weft::allocator<T>;
+
     template <class F>
     static auto run_tasks(F&& f) {
         return weft_pool().run(std::forward<F>(f));

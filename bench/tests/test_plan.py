@@ -46,7 +46,7 @@ def test_kernels_come_from_the_binaries(env, capsys):
 def test_unknown_kernel_is_refused(env, capsys):
     env.configure({"kernels": ["fib", "nqueens"]})
     assert env.run("--kernels", "fib,fbi") == 2
-    assert "--kernels: no binary has a kernel 'fbi' (accepted: all, fib, nqueens: " \
+    assert "--kernels: no binary has a kernel 'fbi' (accepted: all, nar, fib, nqueens: " \
            "`BIN --kernel list`)" in capsys.readouterr().err
     assert not env.calls()
 
@@ -143,3 +143,21 @@ def test_plan_skips_per_worker_count(tmp_path):
     pl.skipped[("tbb", "fib", "", 1)] = (R.OVER_CAP, "over")
     assert not pl.available(tbb, pl.groups[0], inv)
     assert pl.available(tbb, pl.groups[1], inv)
+
+
+def test_nar_group_is_opt_in(env, capsys):
+    """The NAR kernels run only when asked for (quick mode's budget: options.KERNEL_GROUPS)."""
+    env.only(["serial"])
+    nar = ["mmtemp", "strassen", "dtree", "fft", "meshspmv"]
+
+    def planned(*args):
+        assert env.run("--workers", "1", "--steal-cost", "none", "--dry-run", *args) == 0
+        err = capsys.readouterr().err
+        return [line.split()[0] for line in err.splitlines() if line.endswith(": serial")]
+
+    default = planned()
+    assert len(default) == 13 and not set(nar) & set(default)
+    assert planned("--kernels", "all") == default
+    assert planned("--kernels", "nar") == nar
+    assert planned("--kernels", "fib,nar,fft") == ["fib"] + nar
+    assert planned("--kernels", "all,nar") == default + nar

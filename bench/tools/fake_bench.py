@@ -13,7 +13,7 @@ FAKE_BENCH_CONFIG (or by --config at install time, baked into the wrappers):
 
     {
       "log": "/tmp/calls.log",            # one line per timed invocation (see log_line)
-      "kernels": ["fib", "stress"],        # what --kernel list prints (default: all 13)
+      "kernels": ["fib", "stress"],        # what --kernel list prints (default: all 18)
       "kernels_of": {"rayon": ["fib"]},    # the same for one system (before "kernels")
       "missing_kernels": {"rayon": ["quickhull"]},   # exit 2: kernel not implemented
       "unimplemented_policies": ["adf"],   # weft --policy adf: exit 2 "... not implemented"
@@ -26,6 +26,9 @@ FAKE_BENCH_CONFIG (or by --config at install time, baked into the wrappers):
       "crash": [["omp-gcc", "mm"]],        # exit 1 with a message
       "short_reps": [["tbb", "fib"]],      # with --reps R > 1: prints only R - 1 lines
       "no_variant": ["omp-clang"],         # systems that reject every --variant (exit 2)
+      "schedule_kernels": ["stream"],      # the kernels whose OpenMP binaries accept
+                                           # --variant dynamic (default: the flat-loop ones)
+      "old_variant_list": ["omp-gcc"],     # systems whose --kernel list ignores --variant
       "times": {"serial/fib/1": [0.1, 0.3, 0.2]},   # time_s per call, cycled; key
                                            # system[:policy]/kernel/workers
       "base": {"fib": 0.01},               # serial seconds of a kernel (default 0.01)
@@ -46,8 +49,11 @@ from pathlib import Path
 from types import SimpleNamespace
 
 ALL_KERNELS = ["fib", "nqueens", "stress", "mm", "ssf", "spmv", "bfs", "floyd", "uts-geo",
-               "uts-bin", "tsp", "mergesort", "quickhull"]
+               "uts-bin", "tsp", "mergesort", "quickhull",
+               "mmtemp", "strassen", "dtree", "fft", "meshspmv"]  # the last five: group nar
+FLAT_KERNELS = ["flat_spmv", "stencil", "stream"]  # not in ALL_KERNELS: asked for by name
 SYSTEMS = ["serial", "weft", "tbb", "omp-gcc", "omp-clang", "rayon", "chili"]
+OMP_SYSTEMS = ("omp-gcc", "omp-clang")
 POLICIES = ["serial", "ws", "ws-ap", "wool", "lazy-df", "lazy-df2", "lazy-bf", "heartbeat",
             "adf", "dfd", "fifo"]
 DEFAULT_FACTOR = {"serial": 1.0, "weft": 1.3, "tbb": 2.0, "omp-gcc": 4.0, "omp-clang": 3.0,
@@ -122,6 +128,8 @@ def check_variant(system, kernel, variant, cfg):
     """(L, R) of a steal-cost variant, None without a variant; Usage if refused."""
     if not variant:
         return None
+    if variant == "dynamic" and has_schedule(system, kernel, cfg):
+        return None
     if system in cfg.get("no_variant", []) or kernel != "stress" \
             or not variant.startswith("steal-cost:"):
         raise Usage(f"kernel {kernel} has no variant '{variant}'")
@@ -129,6 +137,12 @@ def check_variant(system, kernel, variant, cfg):
     if len(parts) != 3 or not all(p.isdigit() and int(p) > 0 for p in parts[1:]):
         raise Usage(f"bad variant '{variant}' (steal-cost:<L>:<R>)")
     return int(parts[1]), int(parts[2])
+
+
+def has_schedule(system, kernel, cfg):
+    """OpenMP's --variant dynamic (schedule(dynamic)) of a flat-loop kernel."""
+    return system in OMP_SYSTEMS and system not in cfg.get("no_variant", []) and \
+        kernel in cfg.get("schedule_kernels", FLAT_KERNELS)
 
 
 def check_policy(system, policy, cfg):
@@ -220,6 +234,10 @@ def answer_lists(o, cfg, kernels):
     if "kernel" not in o:
         raise Usage("--kernel is required")
     if o["kernel"] == "list":
+        variant = o.get("variant", "")
+        if variant and system not in cfg.get("old_variant_list", []):
+            kernels = [k for k in kernels if variant == "dynamic" and has_schedule(system, k, cfg)
+                       or k == "stress" and variant.startswith("steal-cost:")]
         print("\n".join(sorted(kernels)))
         return 0
     return None

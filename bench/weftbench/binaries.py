@@ -21,6 +21,10 @@ REPO = Path(__file__).resolve().parent.parent.parent
 SYSTEMS = ["serial", "weft", "tbb", "omp-gcc", "omp-clang", "rayon", "chili"]
 PEERS = ["tbb", "omp-gcc", "omp-clang", "rayon", "chili"]
 RUST_SYSTEMS = {"rayon", "chili"}
+# Column variants: OpenMP's other schedule of the flat loops is one more column per OpenMP
+# system, passing `--variant dynamic` (KERNELS.md, "Variants"), in the groups of the kernels
+# that `BIN --kernel list --variant dynamic` names
+COLUMN_VARIANTS = {"omp-gcc": ["dynamic"], "omp-clang": ["dynamic"]}
 
 # environment variables that would change what a binary does behind the driver's back
 SCRUB_ENV = ["WEFT_POLICY", "WEFT_WORKERS", "WEFT_TRACE", "WEFT_HEARTBEAT_US", "WEFT_QUOTA",
@@ -165,6 +169,19 @@ def read_name_list(path, flag):
     msg = tail(done.stderr.strip().splitlines()[0], 200) if done.stderr.strip() else \
         ("printed nothing" if not names else "printed something other than names")
     return None, f"`{Path(path).name} {flag} list` failed ({what}: {msg})"
+
+
+def read_variant_kernels(path, variant):
+    """`path --kernel list --variant V`: the kernels that have variant V (maybe none), or
+    (None, why not)."""
+    done = run_binary(path, ["--kernel", "list", "--variant", variant], LIST_TIMEOUT_S)
+    names = [x.strip() for x in done.stdout.splitlines() if x.strip()]
+    if done.rc == 0 and all(" " not in n and not n.startswith("{") for n in names):
+        return names, None
+    what = "timed out" if done.rc is None else f"exit {done.rc}"
+    msg = tail(done.stderr.strip().splitlines()[0], 200) if done.stderr.strip() else \
+        "printed something other than names"
+    return None, f"`{Path(path).name} --kernel list --variant {variant}` failed ({what}: {msg})"
 
 
 def probe_default_policy(path, kernel):

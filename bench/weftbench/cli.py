@@ -1,6 +1,6 @@
 """weft benchmark driver: runs the benchmark binaries side by side and writes the report.
 
-    python3 bench/run.py [--mode test|quick|full] [--kernels a,b|all] [--systems a,b]
+    python3 bench/run.py [--mode test|quick|full] [--kernels a,b|all|nar] [--systems a,b]
                          [--policies default,lazy-bf|all] [--workers 1,2] [--runs 6]
                          [--reps 3]
                          [--build-dir build] [--clang-build-dir build-clang]
@@ -10,7 +10,9 @@
                          [--out docs/results] [--dry-run]
 
 Every binary follows the protocol of bench/KERNELS.md (one JSON line per timed run). The kernels
-are those the binaries list (`BIN --kernel list`), the weft policies those
+are those the binaries list (`BIN --kernel list`) but the opt-in group `nar` (NAR's space
+benchmarks mmtemp, strassen, dtree, fft, meshspmv: `--kernels nar` or `--kernels all,nar`;
+bench/tools/nar_memory.py reports their memory), the weft policies those
 `weft-bench-weft --policy list` names. For each kernel and worker count the driver forms
 the list of configurations (each system; for weft each policy) and runs them round-robin,
 A B C A B C ..., until each has `--runs` timed runs, so that ratios are measured side by side
@@ -58,7 +60,7 @@ from .cap import CapRule
 from .estimate import Estimator, load_prior, trim_to_budget
 from .fmt import fmt_dur
 from .machine import machine_info, nproc
-from .options import MODES, Options, parse_steal, steal_variant
+from .options import KERNEL_GROUPS, MODES, Options, expand_kernels, parse_steal, steal_variant
 from .progress import Progress
 from .run import Runner
 
@@ -75,8 +77,10 @@ def _parser():
     p.add_argument("--mode", choices=list(MODES), default="quick",
                    help="input sizes and defaults (default: quick)")
     p.add_argument("--kernels", default=None,
-                   help="comma list, or 'all' (default: all, i.e. every kernel the "
-                        "binaries list with --kernel list)")
+                   help="comma list of kernels, 'all' and groups (default: all, i.e. every "
+                        "kernel the binaries list with --kernel list but the opt-in groups; "
+                        "groups: " + ", ".join(f"{g} = {','.join(ks)}"
+                                               for g, ks in KERNEL_GROUPS.items()) + ")")
     p.add_argument("--systems", default=None,
                    help=f"comma list of {','.join(SYSTEMS)} ('omp' = both omp; default: all)")
     p.add_argument("--policies", default=None,
@@ -173,7 +177,8 @@ def _steal(a, mode, kernels, fail):
     if a.steal_cost == "none":
         return None
     if a.steal_cost == "auto":
-        return parse_steal(mode["steal"]) if kernels is None or "stress" in kernels else None
+        return parse_steal(mode["steal"]) if kernels is None or "stress" in kernels or \
+            "all" in kernels else None
     steal = parse_steal(a.steal_cost)
     if steal is None:
         fail(f"--steal-cost must be auto, none or L:R with positive integers "
@@ -199,7 +204,7 @@ def _kernels(text, fail):
     names = split_list(text)
     if not names:
         fail("--kernels is empty")
-    return list(dict.fromkeys(names))
+    return expand_kernels(names)
 
 
 def parse_args(argv):

@@ -26,15 +26,20 @@ from .options import steal_of_variant
 # (CPU, not wall, because the machine was shared), (setup + 4 x kernel) / 3 plus 5 ms for the
 # process start. full (3 runs a process, no warm-up): (setup + 3 x kernel) / 3 from the
 # serial binary's CPU time at --reps 1 and 2 at full size; mergesort's 10^8 keys dominate a
-# full run.
+# full run. flat_spmv, stencil, stream: the quick figures are wall times of one process of 3
+# runs over 3 on the loaded machine (load average ~4); the full ones are estimated from them.
 SERIAL_GUESS_S = {
     "test": {"default": 0.03},
     "quick": {"fib": 0.032, "nqueens": 0.115, "stress": 0.135, "mm": 0.048, "ssf": 0.042,
               "spmv": 0.060, "bfs": 0.147, "floyd": 0.068, "uts-geo": 0.166, "uts-bin": 0.142,
-              "tsp": 0.024, "mergesort": 0.083, "quickhull": 0.072, "default": 0.1},
+              "tsp": 0.024, "mergesort": 0.083, "quickhull": 0.072, "mmtemp": 0.057,
+              "strassen": 0.047, "dtree": 0.093, "fft": 0.043, "meshspmv": 0.05,
+              "flat_spmv": 0.12, "stencil": 0.16, "stream": 0.12, "default": 0.1},
     "full": {"fib": 0.092, "nqueens": 3.1, "stress": 0.81, "mm": 0.11, "ssf": 0.035,
              "spmv": 0.29, "bfs": 0.49, "floyd": 1.67, "uts-geo": 2.03, "uts-bin": 0.65,
-             "tsp": 0.02, "mergesort": 31.7, "quickhull": 0.57, "default": 2.0},
+             "tsp": 0.02, "mergesort": 31.7, "quickhull": 0.57, "mmtemp": 0.26,
+             "strassen": 0.27, "dtree": 1.17, "fft": 0.5, "meshspmv": 0.35,
+             "flat_spmv": 0.6, "stencil": 0.65, "stream": 0.45, "default": 2.0},
 }
 RATIO_GUESS = 2.0        # a configuration's wall time over the serial binary's
 STEAL_NS_PER_ITER = 1.5  # the stress leaf loop: one dependent multiply-add per iteration
@@ -91,7 +96,9 @@ class Estimator:
 
     def ratio(self, kernel, label, workers):
         # a weft policy not measured before is estimated like weft's default policy
-        similar = [label] + (["weft:default"] if label.startswith("weft:") else [])
+        # (and an OpenMP schedule column like that system's plain column)
+        similar = [label] + (["weft:default"] if label.startswith("weft:") else
+                             [label.split(":")[0]] if ":" in label else [])
         for lab in similar:
             for w in (workers, None):
                 t = self._prior_mean(kernel, "", lab, w)

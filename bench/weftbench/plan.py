@@ -6,8 +6,9 @@ from dataclasses import dataclass, field
 from typing import Optional
 
 from . import records as R
-from .binaries import find_binary, probe_default_policy, read_name_list
-from .options import MODES, Options, parse_steal, steal_variant
+from .binaries import (COLUMN_VARIANTS, find_binary, probe_default_policy, read_name_list,
+                       read_variant_kernels)
+from .options import GROUPED_KERNELS, MODES, Options, parse_steal, steal_variant
 
 # "serial" is weft's serial elision: a policy one may ask for by name, but not part of
 # "all" (the serial binary is the baseline already)
@@ -26,6 +27,8 @@ class Inventory:
     kernel_lists: dict = field(default_factory=dict)   # system -> list, or None if unknown
     policies: Optional[list] = None    # `weft-bench-weft --policy list`, None if unknown
     policy_list_error: Optional[str] = None
+    # (system, column variant) -> the kernels `BIN --kernel list --variant V` names
+    variant_kernels: dict = field(default_factory=dict)
     default_policy: Optional[str] = None
     notes: list = field(default_factory=list)          # said in the report's header
 
@@ -65,20 +68,35 @@ def discover(opts: Options) -> Inventory:
             continue
         inv.binaries[s] = path
         inv.kernel_lists[s], _ = read_name_list(path, "--kernel")
+        for v in COLUMN_VARIANTS.get(s, []):
+            names, why = read_variant_kernels(path, v)
+            if names is None:
+                inv.notes.append(f"no {s}:{v} column: {why}")
+            else:
+                inv.variant_kernels[(s, v)] = names
     if "weft" in inv.binaries:
         inv.policies, inv.policy_list_error = read_name_list(inv.binaries["weft"], "--policy")
     return inv
 
 
 def resolve_kernels(opts: Options, inv: Inventory) -> list:
-    """The kernels asked for, or every kernel some binary lists (in the binaries' order)."""
+    """The kernels asked for; "all" (or no --kernels) is every kernel some binary lists (in the
+    binaries' order) except those of the opt-in groups (options.KERNEL_GROUPS)."""
+    requested = ["all"] if opts.kernels is None else opts.kernels
+    names = []
+    for x in requested:
+        names += listed_kernels(opts, inv) if x == "all" else [x]
+    names = list(dict.fromkeys(names))
     if opts.kernels is not None:
-        check_kernel_names(opts.kernels, inv)
-        return list(opts.kernels)
+        check_kernel_names([k for k in opts.kernels if k != "all"], inv)
+    return names
+
+
+def listed_kernels(opts: Options, inv: Inventory) -> list:
     names = []
     for s in opts.systems:
         for k in inv.kernel_lists.get(s) or []:
-            if k not in names:
+            if k not in names and k not in GROUPED_KERNELS:
                 names.append(k)
     return names
 
@@ -92,7 +110,7 @@ def check_kernel_names(kernels, inv: Inventory):
     known = sorted({k for ks in lists for k in ks})
     for k in kernels:
         if k not in known:
-            raise UsageError(f"--kernels: no binary has a kernel '{k}' (accepted: all, "
+            raise UsageError(f"--kernels: no binary has a kernel '{k}' (accepted: all, nar, "
                              f"{', '.join(known)}: `BIN --kernel list`)")
 
 
@@ -135,17 +153,22 @@ def drop_default_duplicate(policies: list, opts: Options, inv: Inventory, kernel
                          f"weft:default (not run twice)")
 
 
-def configs_for(systems: list, policies: list) -> list:
+def configs_for(systems: list, policies: list, inv=None, kernels=()) -> list:
+    """The columns: each system, weft once per policy, and a column variant (COLUMN_VARIANTS)
+    beside its system when one of the kernels has it."""
     out = []
     for s in systems:
         out += [R.Config("weft", p) for p in policies] if s == "weft" else [R.Config(s)]
+        if inv is not None:
+            out += [R.Config(s, variant=v) for v in COLUMN_VARIANTS.get(s, [])
+                    if set(inv.variant_kernels.get((s, v), [])) & set(kernels)]
     return out
 
 
 def build_groups(opts: Options, kernels: list, configs: list, steal) -> list:
     groups = [R.Group(k, "", w, list(configs)) for k in kernels for w in opts.workers]
     if steal is not None:
-        peers = [c for c in configs if c.system != "serial"]
+        peers = [c for c in configs if c.system != "serial" and not c.variant]
         groups += [R.Group("stress", steal_variant(steal), w, list(peers))
                    for w in opts.steal_workers]
     return groups
@@ -159,6 +182,10 @@ def skips_from_kernel_lists(groups: list, inv: Inventory) -> dict:
             if c.system in inv.binaries and not inv.knows_kernel(c.system, g.kernel):
                 skipped[(c.label, g.kernel, g.variant, None)] = (
                     R.MISSING, f"kernel {g.kernel} not in `weft-bench-{c.system} --kernel list`")
+            elif c.variant and g.kernel not in inv.variant_kernels.get((c.system, c.variant), []):
+                skipped[(c.label, g.kernel, g.variant, None)] = (
+                    R.MISSING, f"kernel {g.kernel} has no variant '{c.variant}' (`weft-bench-"
+                               f"{c.system} --kernel list --variant {c.variant}`)")
     return skipped
 
 
@@ -169,9 +196,10 @@ def build_plan(opts: Options, inv: Inventory, policies=None) -> Plan:
         policies = resolve_policies(opts, inv)
         drop_default_duplicate(policies, opts, inv, kernels)
     steal = opts.steal
-    if opts.kernels is None and opts.steal_auto:  # --kernels all: stress is known only now
+    if (opts.kernels is None or "all" in opts.kernels) and opts.steal_auto:
+        # --kernels all: stress is known only now
         steal = parse_steal(MODES[opts.mode]["steal"]) if "stress" in kernels else None
-    configs = configs_for(opts.systems, policies)
+    configs = configs_for(opts.systems, policies, inv, kernels)
     groups = build_groups(opts, kernels, configs, steal)
     return Plan(configs=configs, groups=groups, kernels=kernels, policies=policies,
                 steal=steal, skipped=skips_from_kernel_lists(groups, inv))

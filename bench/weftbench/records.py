@@ -18,13 +18,18 @@ FAILURES = (WRONG, FAILED)
 
 @dataclass(frozen=True)
 class Config:
-    """One column: a system, and for weft a policy ("default" = no --policy)."""
+    """One column: a system, for weft a policy ("default" = no --policy), for OpenMP a
+    schedule variant of the flat-loop kernels (None = the kernel as tabled: schedule(static);
+    "dynamic" = `--variant dynamic`, KERNELS.md "Variants")."""
     system: str
     policy: Optional[str] = None
+    variant: Optional[str] = None
 
     @property
     def label(self) -> str:
-        return f"weft:{self.policy}" if self.system == "weft" else self.system
+        if self.system == "weft":
+            return f"weft:{self.policy}"
+        return f"{self.system}:{self.variant}" if self.variant else self.system
 
     @property
     def weft_policy(self) -> Optional[str]:

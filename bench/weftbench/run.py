@@ -63,8 +63,8 @@ class Runner:
         args = ["--kernel", g.kernel, "--size", self.opts.mode, "--workers", str(workers)]
         if cfg.system == "weft" and cfg.policy != "default":
             args += ["--policy", cfg.policy]
-        if g.variant:
-            args += ["--variant", g.variant]
+        if g.variant or cfg.variant:  # a variant group has no variant columns (plan.py)
+            args += ["--variant", g.variant or cfg.variant]
         if reps > 1:
             args += ["--reps", str(reps)]
         return args

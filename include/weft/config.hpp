@@ -26,6 +26,16 @@ enum class policy {
   fifo,       // breadth-first global FIFO (NAR l.2700)
 };
 
+// config::quota_bytes for K = infinity.
+inline constexpr std::size_t unlimited_quota = ~std::size_t(0);
+
+// How the heartbeat policy's beats reach the workers (HB §2; docs/ARCHITECTURE.md, heartbeat):
+// `thread`: one timer thread per pool sets every worker's poll bit every N us; `signal`: each
+// worker's own POSIX timer sends it a signal N us after it took its last beat, while it is awake
+// (docs/results/trace.md §3b measures both; WEFT_HEARTBEAT_DELIVERY
+// = thread | signal).  `automatic`: WEFT_HEARTBEAT_DELIVERY if set, else `thread`.
+enum class heartbeat_delivery : unsigned char { automatic, thread, signal };
+
 // The work/span mode (weft/work_span.hpp): off, strands timed in ns, or every call counting 1.
 enum class work_span_unit : unsigned char { off, ns, calls };
 
@@ -38,14 +48,19 @@ std::string_view to_string(policy p) noexcept;
 std::vector<policy> implemented_policies();
 
 // A field left at its default is taken from the environment when set there (WEFT_WORKERS,
-// WEFT_POLICY, WEFT_HEARTBEAT_US, WEFT_QUOTA, WEFT_TRACE, WEFT_MAX_DEPTH, WEFT_STACK_BYTES,
-// WEFT_TRACE_EVENTS); bad
+// WEFT_POLICY, WEFT_HEARTBEAT_US, WEFT_HEARTBEAT_DELIVERY, WEFT_QUOTA, WEFT_TRACE, WEFT_MAX_DEPTH,
+// WEFT_STACK_BYTES, WEFT_FIBER_STACK_BYTES, WEFT_TRACE_EVENTS); bad
 // values raise std::invalid_argument.
 struct config {
   unsigned workers = 0;                      // 0 = automatic (hardware threads)
   weft::policy policy = weft::policy::automatic;
   std::chrono::microseconds heartbeat{0};    // 0 = default period N (heartbeat policy only)
-  std::size_t quota_bytes = 0;               // 0 = default K (adf and dfd only)
+  weft::heartbeat_delivery heartbeat_delivery = weft::heartbeat_delivery::automatic;  // heartbeat only
+  // K, the memory threshold of adf and dfd (NAR §3.2, §6.2): the bytes of weft::malloc a thread
+  // (adf: per scheduling) or a worker (dfd: per steal) may allocate before it is preempted; 0 =
+  // default 50,000 (NAR §5.3's value for Pthreads), unlimited_quota = K = infinity (dfd is then
+  // work stealing, NAR §6.2).  WEFT_QUOTA = bytes or "inf".
+  std::size_t quota_bytes = 0;
   std::string trace_path;                    // empty = no trace
   // How deep joins may nest on one worker (task-stack frames of 64 bytes, reserved in virtual
   // memory and committed as used); 0 = default 2^21.  Deeper: the process stops with a message
@@ -54,6 +69,9 @@ struct config {
   // Each worker thread's native stack in bytes (reserved, committed as used; it must hold the C++
   // frames of max_depth nested joins); 0 = default 1 GiB.  Overflow: a message naming this setting.
   std::size_t stack_bytes = 0;
+  // adf, dfd, fifo: each thread's fiber stack in bytes (reserved, committed as used, a guard region
+  // below it); 0 = default 64 MiB.  Overflow: a message naming this setting (WEFT_FIBER_STACK_BYTES).
+  std::size_t fiber_stack_bytes = 0;
   // The trace's buffer per worker, in events of 16 bytes (reserved, committed as written); 0 =
   // default 2^20.  Events past it are dropped and counted in the file (WEFT_TRACE_EVENTS).
   std::size_t trace_events = 0;
@@ -77,10 +95,17 @@ struct counters {
   std::uint64_t deque_checks = 0;      // polls that looked at the worker's own deque (lazy policies)
   std::uint64_t idle_ns = 0;           // time spent looking for work or asleep
   std::uint64_t heap_peak_bytes = 0;   // high-water mark of weft::malloc bytes
-  // SPEC §6's name.  Counts promoted items, not threads: the most of this worker's promoted items
-  // not yet joined at any one time (on its deque; under wool, tasks tagged public); under adf, dfd
-  // and fifo it will count fibers.  In stats::total it is the sum of the per-worker peaks.
+  // SPEC §6's name.  The most live threads at any one time: under adf, dfd and fifo the forked
+  // threads (fibers) not yet terminated; under the other policies the promoted items not yet joined
+  // (on a deque; under wool, tasks tagged public).  Per worker: those it made, at its own peak; in
+  // stats::total: the pool's true simultaneous maximum (not a sum of per-worker peaks).
   std::uint64_t live_threads_peak = 0;
+  // adf, dfd, fifo (NAR §5.3, §7.1): the most fiber stack bytes in use at once (the reserved size of
+  // each stack; pool-wide, in stats::total only), the threads preempted because an allocation
+  // exceeded the quota left, and the dummy threads forked before allocations larger than K.
+  std::uint64_t fiber_stack_peak_bytes = 0;
+  std::uint64_t quota_preemptions = 0;
+  std::uint64_t dummy_threads = 0;
   // Heartbeat policy (HB §2): beats the timer thread sent, and beats that reached a poll (a beat
   // sent while the previous one is still pending, or cleared by a steal, never reaches one).
   std::uint64_t heartbeats_requested = 0;

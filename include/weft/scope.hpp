@@ -196,6 +196,7 @@ void scope::spawn_slow(F&& f) {
   if (owner_ != &h) {
     // Another thread (a thief running one of this scope's tasks, say): the scope's storage belongs
     // to its owner, so the task runs here and now, touching nothing but the error slot.
+    if (h.self != nullptr) ++h.joins;  // every spawn counts as a join
     try {
       f();
     } catch (...) {
@@ -213,6 +214,7 @@ void scope::spawn_slow(F&& f) {
       r->index = index;
       return spawn_external(r);
     }
+    ++h.joins;
     return run_now(f, index);
   }
   // A closure too large for the frame: the frame points at a record holding it.

@@ -59,7 +59,7 @@ constexpr PolicyTraits from_runtime(weft::policy p) {
   return {r.name, trigger, which, unsigned(r.threshold), loops, true};
 }
 
-// NAR's thread schedulers, not in the runtime yet: the runtime's name, the simulator's model.
+// NAR's thread schedulers (the runtime's fiber engine): the runtime's name, the simulator's own model.
 constexpr PolicyTraits space_efficient(weft::policy p) {
   return {weft::detail::traits_of(p).name, Trigger::space_efficient, Which::none, 0, LoopSplit::eager_halves, true};
 }

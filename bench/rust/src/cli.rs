@@ -4,6 +4,9 @@
 //! BIN --kernel K|list --size test|quick|full --workers P [--variant V] [--reps R]
 //! ```
 //!
+//! `--kernel list --variant V` lists the kernels that accept V (KERNELS.md's listing of
+//! variants; here none but stress, for a well-formed steal-cost:L:R).
+//!
 //! Generates the input (untimed), runs the kernel once untimed as warm-up (not for `--size
 //! full`), runs it R times timed (default 1; `Instant` around the kernel call: entering the pool
 //! and the kernel), verifies every repetition's checksum against the oracle and prints one JSON
@@ -44,7 +47,8 @@ pub enum Shape {
 #[derive(Debug, PartialEq, Eq)]
 pub enum Command {
     Help,
-    List,
+    /// `--kernel list [--variant V]`: the kernel names; with V only those that have V.
+    List(String),
     Run(Args),
 }
 
@@ -111,7 +115,7 @@ pub fn parse(argv: &[String]) -> Result<Command, String> {
     }
     let kernel = kernel.ok_or("--kernel is required")?;
     if kernel == "list" {
-        return Ok(Command::List);
+        return Ok(Command::List(variant.unwrap_or_default()));
     }
     let size = size.ok_or("--size is required")?;
     let workers = workers.ok_or("--workers is required")?;
@@ -357,8 +361,14 @@ pub fn main<S: Sys>() -> i32 {
             println!("usage: {bin} {USAGE}");
             return 0;
         }
-        Ok(Command::List) => {
-            let mut names = NAMES.to_vec();
+        Ok(Command::List(variant)) => {
+            // no kernel here has a variant a listing names (stress's steal-cost:L:R has
+            // parameters), so `--variant V` lists only those that accept V as given
+            let mut names: Vec<&str> = NAMES
+                .iter()
+                .copied()
+                .filter(|k| parse_shape(k, &variant).is_ok())
+                .collect();
             names.sort_unstable();
             let mut out = std::io::stdout().lock();
             for n in names {

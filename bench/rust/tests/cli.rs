@@ -31,6 +31,20 @@ fn list_prints_the_kernels() {
     }
 }
 
+/// `--kernel list --variant V`: only the kernels that accept V (KERNELS.md's listing); the
+/// flat-loop kernels' `dynamic` is an OpenMP schedule, so no Rust kernel has it.
+#[test]
+fn list_with_a_variant() {
+    for (_, bin) in BINS {
+        let (rc, out, _) = run(bin, &["--kernel", "list", "--variant", "dynamic"]);
+        assert_eq!((rc, out.as_str()), (0, ""));
+        let (rc, out, _) = run(bin, &["--kernel", "list", "--variant", "steal-cost:10:3"]);
+        assert_eq!((rc, out.as_str()), (0, "stress\n"));
+        let (rc, out, _) = run(bin, &["--kernel", "list", "--variant", "steal-cost:0:3"]);
+        assert_eq!((rc, out.as_str()), (0, ""));
+    }
+}
+
 #[test]
 fn one_json_line() {
     for (system, bin) in BINS {

@@ -7,7 +7,7 @@ use weft_bench::sys::{Chili, Rayon, Sys};
 use weft_bench::{Size, with_kernel};
 
 /// Test-size checksums (bench/KERNELS.md, "Test vectors").
-const TEST_CHECKSUMS: [(&str, u64); 14] = [
+const TEST_CHECKSUMS: [(&str, u64); 17] = [
     ("fib", 610),
     ("nqueens", 92),
     ("stress", 16128158300839927680),
@@ -22,6 +22,9 @@ const TEST_CHECKSUMS: [(&str, u64); 14] = [
     ("mergesort", 13121335397239836023),
     ("quickhull", 73014453510),
     ("treesum", 10956100274788296078),
+    ("flat_spmv", 1528),
+    ("stencil", 16004711719182964823),
+    ("stream", 1501812),
 ];
 
 fn check_all<S: Sys>() {
@@ -53,7 +56,7 @@ fn all_kernels_chili() {
 
 /// Quick-size checksums (bench/KERNELS.md, "Test vectors"); slow in a debug build:
 /// `cargo test --release -- --ignored`.
-const QUICK_CHECKSUMS: [(&str, u64); 14] = [
+const QUICK_CHECKSUMS: [(&str, u64); 17] = [
     ("fib", 24157817),
     ("nqueens", 14200),
     ("stress", 10833658938704846848),
@@ -68,6 +71,9 @@ const QUICK_CHECKSUMS: [(&str, u64); 14] = [
     ("mergesort", 10113028326545052374),
     ("quickhull", 176115740593),
     ("treesum", 6829836318005101269),
+    ("flat_spmv", 48770),
+    ("stencil", 18317627092359922844),
+    ("stream", 52376375875),
 ];
 
 fn check_quick<S: Sys>() {

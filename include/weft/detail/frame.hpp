@@ -90,6 +90,9 @@ inline constexpr std::uint32_t public_next = 1u << 3;  // wool: the next push la
 inline constexpr std::uint32_t heartbeat = 1u << 4;    // a heartbeat is due
 // The work/span mode (work_span.hpp) measures the job this thread runs: joins go to join_measured.
 inline constexpr std::uint32_t measure = 1u << 5;
+// adf, dfd, fifo (NAR): every join forks a thread on the fiber engine (src/sched_fibers.cpp); set
+// for good on the workers of such a pool, so the fast path never pushes a frame there.
+inline constexpr std::uint32_t fibers = 1u << 6;
 }  // namespace poll_bit
 
 // The owner's private fast-path state, in thread-local storage so that a join reaches it with

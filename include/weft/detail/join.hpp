@@ -10,34 +10,17 @@
 #include <type_traits>
 #include <utility>
 
+#include "call.hpp"
+#include "fiber_join.hpp"
 #include "frame.hpp"
 #include "slow_path.hpp"
 
 namespace weft {
 
-// The result of a branch that returns void.
-struct unit {
-  friend constexpr bool operator==(unit, unit) noexcept { return true; }
-};
-
 template <class F, class G>
 auto join(F&& f, G&& g);
 
 namespace detail {
-
-template <class F>
-using ret_t = std::conditional_t<std::is_void_v<std::invoke_result_t<F&>>, unit,
-                                 std::remove_cvref_t<std::invoke_result_t<F&>>>;
-
-template <class F>
-WEFT_INLINE ret_t<F> call(F& f) {
-  if constexpr (std::is_void_v<std::invoke_result_t<F&>>) {
-    f();
-    return unit{};
-  } else {
-    return f();
-  }
-}
 
 constexpr std::size_t align_up(std::size_t n, std::size_t a) noexcept { return (n + a - 1) / a * a; }
 
@@ -182,7 +165,9 @@ WEFT_NOINLINE std::pair<ret_t<F>, ret_t<G>> join_slow(F f, G g) {
   using B = branch_t<G>;
   hot_state& h = tls_hot;
   if (h.self == nullptr) return join_external(std::move(f), std::move(g));
-  if (h.poll.load(std::memory_order_relaxed) & poll_bit::measure) return join_measured(h, f, g);
+  const std::uint32_t bits = h.poll.load(std::memory_order_relaxed);
+  if (bits & poll_bit::measure) return join_measured(h, f, g);
+  if (bits & poll_bit::fibers) return join_fibered(f, g);
   typename B::holder holder(&g);
   frame* fr = h.top;
   B::store(fr, g, holder);

@@ -19,20 +19,22 @@ namespace weft::detail {
 
 // Where latent work lives and how thieves take it.
 enum class mechanism : std::uint8_t {
-  none,        // `auto` (resolved to another row) and the policies not implemented yet
+  none,        // `auto` (resolved to another row)
   caller,      // the serial elision on the calling thread: nothing is ever stealable
   deque,       // a Chase-Lev deque of promoted frames per worker (src/sched_deque.cpp)
   wool_stack,  // Wool's direct task stack, stolen in place (src/sched_wool.cpp)
+  fibers,      // NAR's threads: every fork a fiber in one ordered ready structure (src/sched_fibers.cpp)
 };
 
 // "When" a policy promotes (SPEC §3).
 enum class trigger : std::uint8_t {
-  none,                   // `auto` and the policies not implemented yet
+  none,                   // `auto`
   never,                  // serial
   every_push,             // at every join/spawn (LS §2.2 "SP")
   deque_below_threshold,  // at a poll while the deque holds fewer than `threshold` items (LS §3.3)
   thief_request,          // a steal at or above Wool's trip wire asks for more (WOOL §I.b)
   heartbeat,              // a beat is due, every N us (HB §2)
+  every_fork,             // every join forks a thread (a fiber) that the scheduler orders (NAR §3.3)
 };
 
 // "Which" latent item a promotion makes stealable (SPEC §3).
@@ -42,6 +44,9 @@ enum class promoted_item : std::uint8_t {
   innermost,     // the frame on top: a join's branch, or half the loop running now (LS §3.3)
   oldest,        // the bottom-most promotable frame (LS §6.1, HB §3)
   public_slots,  // every task whose slot lies in the public window (WOOL §I.b)
+  // The thread a fork leaves waiting in the ready structure: the preempted parent (adf, dfd: the
+  // child runs first, NAR Fig 3.2 / Fig 6.4) or the new child (fifo: the parent goes on).
+  forked_thread,
 };
 
 // How parallel_for / parallel_reduce run under a policy.
@@ -82,9 +87,9 @@ inline constexpr policy_traits policy_table[] = {
     {policy::lazy_df2,   "lazy-df2",  mechanism::deque,      trigger::deque_below_threshold, promoted_item::innermost,    2, loop_style::loop_frame,       0,                                true,  "LS §6.2"},
     {policy::lazy_bf,    "lazy-bf",   mechanism::deque,      trigger::deque_below_threshold, promoted_item::oldest,       1, loop_style::loop_frame,       0,                                true,  "LS §6.1, Alg. 3"},
     {policy::heartbeat,  "heartbeat", mechanism::deque,      trigger::heartbeat,             promoted_item::oldest,       0, loop_style::loop_frame,       policy_setting::heartbeat_period, true,  "HB §2-4"},
-    {policy::adf,        "adf",       mechanism::none,       trigger::none,                  promoted_item::none,         0, loop_style::loop_frame,       policy_setting::quota,            false, "NAR Ch. 3"},
-    {policy::dfd,        "dfd",       mechanism::none,       trigger::none,                  promoted_item::none,         0, loop_style::loop_frame,       policy_setting::quota,            false, "NAR Ch. 6"},
-    {policy::fifo,       "fifo",      mechanism::none,       trigger::none,                  promoted_item::none,         0, loop_style::loop_frame,       0,                                false, "NAR l.2700"},
+    {policy::adf,        "adf",       mechanism::fibers,     trigger::every_fork,            promoted_item::forked_thread, 0, loop_style::halving,         policy_setting::quota,            true,  "NAR Ch. 3, §5.3"},
+    {policy::dfd,        "dfd",       mechanism::fibers,     trigger::every_fork,            promoted_item::forked_thread, 0, loop_style::halving,         policy_setting::quota,            true,  "NAR Ch. 6, §7.1"},
+    {policy::fifo,       "fifo",      mechanism::fibers,     trigger::every_fork,            promoted_item::forked_thread, 0, loop_style::halving,         0,                                true,  "NAR §5.3"},
 };
 
 inline constexpr std::size_t policy_count = sizeof(policy_table) / sizeof(policy_table[0]);

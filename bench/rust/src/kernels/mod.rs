@@ -2,6 +2,7 @@
 
 pub mod bfs;
 pub mod fib;
+pub mod flat_spmv;
 pub mod floyd;
 pub mod mergesort;
 pub mod mm;
@@ -9,13 +10,15 @@ pub mod nqueens;
 pub mod quickhull;
 pub mod spmv;
 pub mod ssf;
+pub mod stencil;
+pub mod stream;
 pub mod stress;
 pub mod treesum;
 pub mod tsp;
 pub mod uts;
 
 /// The kernel names, in the order of KERNELS.md.
-pub const NAMES: [&str; 14] = [
+pub const NAMES: [&str; 17] = [
     "fib",
     "nqueens",
     "stress",
@@ -30,6 +33,9 @@ pub const NAMES: [&str; 14] = [
     "mergesort",
     "quickhull",
     "treesum",
+    "flat_spmv",
+    "stencil",
+    "stream",
 ];
 
 /// Calls `$f::<Kernel>($args)` for the kernel named `$name`; `None` for an unknown name.
@@ -52,6 +58,9 @@ macro_rules! with_kernel {
             "mergesort" => Some($f::<mergesort::Mergesort $($(, $g)*)?>($($args),*)),
             "quickhull" => Some($f::<quickhull::Quickhull $($(, $g)*)?>($($args),*)),
             "treesum" => Some($f::<treesum::TreeSum $($(, $g)*)?>($($args),*)),
+            "flat_spmv" => Some($f::<flat_spmv::FlatSpmv $($(, $g)*)?>($($args),*)),
+            "stencil" => Some($f::<stencil::Stencil $($(, $g)*)?>($($args),*)),
+            "stream" => Some($f::<stream::Stream $($(, $g)*)?>($($args),*)),
             _ => None,
         }
     }};

@@ -1,0 +1,82 @@
+//! flat_spmv (issue 10's flat loops): `y += M·x` for a square CSR matrix as one flat parallel
+//! loop over the rows, each row's nonzeros a serial inner loop. Generation (seed 43), row by
+//! row: the row's nonzero count `4 + below(g, 13)`, then for each nonzero `col = below(g, rows)`
+//! and `value = below(g, 17) - 8`; then `x[c] = below(g, 9) - 4`. One run: y = 0, then reps
+//! times `y[r] += row r · x`. Checksum: wrapping sum over rows of `(int64)y[r]` (as u64).
+//! (rows, reps) = (300, 2) / (2^18, 10) / (2^20, 20).
+
+use crate::rng::SplitMix64;
+use crate::sys::Sys;
+use crate::{Kernel, Size};
+
+pub struct FlatSpmv;
+
+pub struct Input {
+    pub rows: usize,
+    pub reps: usize,
+    pub row_ptr: Vec<usize>,
+    pub col: Vec<u32>,
+    pub val: Vec<f64>,
+    pub x: Vec<f64>,
+}
+
+fn y_sum(y: &[f64]) -> u64 {
+    y.iter().fold(0u64, |s, &v| s.wrapping_add(v as i64 as u64))
+}
+
+fn row_dot(inp: &Input, r: usize) -> f64 {
+    let mut acc = 0.0;
+    for k in inp.row_ptr[r]..inp.row_ptr[r + 1] {
+        acc += inp.val[k] * inp.x[inp.col[k] as usize];
+    }
+    acc
+}
+
+impl Kernel for FlatSpmv {
+    const NAME: &'static str = "flat_spmv";
+    type Input = Input;
+    type State = Vec<f64>;
+    type Out = u64;
+
+    fn generate(size: Size) -> Input {
+        let (rows, reps) = size.pick((300, 2), (1 << 18, 10), (1 << 20, 20));
+        let mut g = SplitMix64::new(43);
+        let mut row_ptr = Vec::with_capacity(rows + 1);
+        let (mut col, mut val) = (Vec::new(), Vec::new());
+        row_ptr.push(0);
+        for _ in 0..rows {
+            let nnz = 4 + g.below(13);
+            for _ in 0..nnz {
+                col.push(g.below(rows as u64) as u32);
+                val.push((g.below(17) as i64 - 8) as f64);
+            }
+            row_ptr.push(col.len());
+        }
+        let x = (0..rows).map(|_| (g.below(9) as i64 - 4) as f64).collect();
+        Input {
+            rows,
+            reps,
+            row_ptr,
+            col,
+            val,
+            x,
+        }
+    }
+    fn prepare(inp: &Input) -> Vec<f64> {
+        vec![0.0; inp.rows]
+    }
+    fn run<S: Sys>(c: &mut S::Ctx<'_>, inp: &Input, y: &mut Vec<f64>) -> u64 {
+        for _ in 0..inp.reps {
+            S::for_each_mut(c, y, |_, r, yr| *yr += row_dot(inp, r));
+        }
+        y_sum(y)
+    }
+    fn checksum(_: &Input, _: &Vec<f64>, out: u64) -> Option<u64> {
+        Some(out)
+    }
+    /// Serial: one product, times reps.
+    fn oracle(inp: &Input) -> u64 {
+        let y: Vec<f64> = (0..inp.rows).map(|r| row_dot(inp, r)).collect();
+        y_sum(&y).wrapping_mul(inp.reps as u64)
+    }
+}

@@ -1,0 +1,133 @@
+// weft — heartbeat delivery by signal: per-thread POSIX timers and their handler (beat_signal.hpp).
+#include "beat_signal.hpp"
+
+#include <pthread.h>
+#include <signal.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+
+#include "weft/detail/frame.hpp"
+
+namespace weft::detail {
+
+std::uint64_t current_fork_generation();  // global_pool.cpp
+
+namespace {
+
+// The beat counter of the slot this thread runs (null: the thread takes no beats).  Read by the
+// handler on this same thread, so relaxed atomics and signal fences order it (a handler and the
+// code it interrupts form one thread of execution).  Trivially destructible and initial-exec: the
+// handler reaches it without a TLS allocation (async-signal-safe).
+constinit thread_local std::atomic<std::atomic<std::uint64_t>*> tls_beat_requested
+    __attribute__((tls_model("initial-exec"))){nullptr};
+
+// Only atomics (lock-free on every target weft builds for), no errno, no call: async-signal-safe,
+// and ThreadSanitizer sees no plain access from a handler.  A signal that is no timer expiry (a
+// kill() of this number by someone else) is ignored.
+void on_beat(int, siginfo_t* info, void*) {
+  std::atomic<std::uint64_t>* requested = tls_beat_requested.load(std::memory_order_relaxed);
+  if (requested == nullptr || info == nullptr || info->si_code != SI_TIMER) return;
+  tls_hot.poll.fetch_or(poll_bit::heartbeat, std::memory_order_relaxed);
+  const int merged = info->si_overrun > 0 ? info->si_overrun : 0;
+  requested->fetch_add(1 + std::uint64_t(merged), std::memory_order_relaxed);
+}
+
+// The calling thread's timer; deleted when the thread exits (thread_local destructor).  Used only
+// outside the handler.
+// A child of fork() inherits the thread-local but not the timer: the fork generation tells.
+struct thread_timer {
+  timer_t id{};
+  bool made = false;
+  std::uint64_t fork_generation = 0;
+  ~thread_timer() {
+    if (made) ::timer_delete(id);
+  }
+};
+thread_local thread_timer tls_timer;
+// The armed period (0: disarmed).  The timer is one-shot: the poll that takes a beat re-arms it
+// (beat_timer_rearm), so a thread that does not poll (blocked in a system call, searching for work)
+// is sent one signal, not a stream that would keep a retried relative sleep from ever ending.
+thread_local std::chrono::nanoseconds tls_period{0};
+
+void set_timer(std::chrono::nanoseconds after) noexcept {
+  itimerspec spec{};  // it_interval 0: one-shot
+  spec.it_value.tv_sec = time_t(after.count() / 1'000'000'000);
+  spec.it_value.tv_nsec = long(after.count() % 1'000'000'000);
+  ::timer_settime(tls_timer.id, 0, &spec, nullptr);
+}
+
+}  // namespace
+
+int beat_signal_number() noexcept { return SIGRTMIN + 5; }
+
+void install_beat_handler() {
+  static std::once_flag once;
+  static std::string failure;
+  std::call_once(once, [] {
+    struct sigaction old {};
+    ::sigaction(beat_signal_number(), nullptr, &old);
+    const bool foreign = (old.sa_flags & SA_SIGINFO) ? old.sa_sigaction != on_beat
+                                                     : (old.sa_handler != SIG_DFL && old.sa_handler != SIG_IGN);
+    if (foreign) {
+      failure = "weft: signal " + std::to_string(beat_signal_number()) +
+                " (SIGRTMIN+5) has a handler of the program; heartbeat_delivery = signal needs it. Accepted: "
+                "heartbeat_delivery = thread (WEFT_HEARTBEAT_DELIVERY=thread)";
+      return;
+    }
+    struct sigaction sa {};
+    sa.sa_sigaction = on_beat;
+    sigemptyset(&sa.sa_mask);
+    // SA_RESTART: a beat that lands in a restartable system call (read, write, futex waits, ...)
+    // restarts it instead of failing it with EINTR (docs/ARCHITECTURE.md lists the ones that
+    // do not restart).
+    sa.sa_flags = SA_SIGINFO | SA_RESTART;
+    ::sigaction(beat_signal_number(), &sa, nullptr);
+  });
+  if (!failure.empty()) throw std::runtime_error(failure);
+}
+
+bool beat_timer_prepare() noexcept {
+  if (tls_timer.made && tls_timer.fork_generation == current_fork_generation()) return true;
+  sigevent ev{};
+  ev.sigev_notify = SIGEV_THREAD_ID;
+  ev.sigev_signo = beat_signal_number();
+  ev._sigev_un._tid = ::gettid();  // this thread alone (sigev_notify_thread_id in the kernel's headers)
+  if (::timer_create(CLOCK_MONOTONIC, &ev, &tls_timer.id) != 0) return false;
+  tls_timer.made = true;
+  tls_timer.fork_generation = current_fork_generation();
+  return true;
+}
+
+void beat_timer_arm(std::atomic<std::uint64_t>& requested, std::chrono::nanoseconds period) noexcept {
+  tls_beat_requested.store(&requested, std::memory_order_relaxed);
+  std::atomic_signal_fence(std::memory_order_seq_cst);  // the handler sees the counter before a beat
+  tls_period = period;
+  set_timer(period);
+}
+
+void beat_timer_rearm() noexcept {
+  if (tls_period.count() != 0) set_timer(tls_period);
+}
+
+void beat_timer_disarm(bool forget) noexcept {
+  if (!tls_timer.made) return;
+  tls_period = std::chrono::nanoseconds(0);
+  set_timer(std::chrono::nanoseconds(0));  // an all-zero it_value stops the timer
+  std::atomic_signal_fence(std::memory_order_seq_cst);
+  if (forget) tls_beat_requested.store(nullptr, std::memory_order_relaxed);
+}
+
+void beat_signal_unblock() noexcept {
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, beat_signal_number());
+  ::pthread_sigmask(SIG_UNBLOCK, &set, nullptr);
+}
+
+}  // namespace weft::detail

@@ -1,0 +1,89 @@
+// weft — the fiber engine's stacks (see fiber_stack.hpp).
+#include "fiber_stack.hpp"
+
+#include <sys/mman.h>
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+
+#include "stack_guard.hpp"
+
+namespace weft::detail {
+
+namespace {
+// Below each stack: large enough that one function's frame cannot step over it (as for the native
+// stacks, native_thread.cpp).  Reserved address space only: PROT_NONE pages are never committed.
+constexpr std::size_t guard_bytes = 64 << 10;
+// Arenas grow: 4 stacks, then 8, ... up to 64 (a small program reserves little address space).
+constexpr std::size_t first_arena_stacks = 4, max_arena_stacks = 64;
+}  // namespace
+
+fiber_stack_pool::fiber_stack_pool(std::size_t stack_bytes) : usable_((stack_bytes + 4095) / 4096 * 4096) {}
+
+fiber_stack_pool::~fiber_stack_pool() {
+  for (const arena& a : arenas_) {
+    unregister_guard(a.guard_handle);
+    ::munmap(a.base, a.bytes);
+  }
+}
+
+void fiber_stack_pool::map_arena() {
+  const std::size_t slot = usable_ + guard_bytes;
+  const std::size_t stacks_per_arena = std::min(max_arena_stacks, first_arena_stacks << std::min<std::size_t>(arenas_.size(), 4));
+  const std::size_t bytes = slot * stacks_per_arena;
+  void* p = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK,
+                   -1, 0);
+  char* base = static_cast<char*>(p);
+  bool guarded = p != MAP_FAILED;
+  for (std::size_t i = 0; guarded && i < stacks_per_arena; ++i)
+    guarded = ::mprotect(base + i * slot, guard_bytes, PROT_NONE) == 0;
+  if (!guarded) {
+    if (p != MAP_FAILED) ::munmap(p, bytes);
+    throw std::runtime_error(
+        "weft: no address space for more fiber stacks (" + std::to_string(in_use_) + " stacks of " +
+        std::to_string(usable_) + " bytes in use): the program has too many live threads for this machine's "
+        "limits (address space, or the kernel's vm.max_map_count: each stack is two mappings). Lower "
+        "WEFT_FIBER_STACK_BYTES / weft::config::fiber_stack_bytes, raise vm.max_map_count, or use a policy "
+        "that keeps fewer threads live (adf, dfd)");
+  }
+  const int handle = register_guard(reinterpret_cast<std::uintptr_t>(base),
+                                    reinterpret_cast<std::uintptr_t>(base + bytes), guard_kind::fiber_stack, usable_);
+  arenas_.push_back({p, bytes, handle});
+  total_stacks_ += stacks_per_arena;
+  free_.reserve(total_stacks_);  // room for every stack: give() never allocates
+  // Youngest first: the stack at the lowest address is taken first.
+  for (std::size_t i = stacks_per_arena; i-- > 0;) free_.push_back(base + i * slot + guard_bytes);
+}
+
+void* fiber_stack_pool::take() {
+  std::lock_guard lk(mu_);
+  if (free_.empty()) map_arena();
+  void* s = free_.back();
+  free_.pop_back();
+  if (++in_use_ > peak_) peak_ = in_use_;
+  return s;
+}
+
+void fiber_stack_pool::give(void* lowest) noexcept {
+  std::lock_guard lk(mu_);
+  free_.push_back(lowest);  // cannot throw: capacity for every stack was reserved when its arena was mapped
+  --in_use_;
+}
+
+std::uint64_t fiber_stack_pool::in_use() const {
+  std::lock_guard lk(mu_);
+  return in_use_;
+}
+
+std::uint64_t fiber_stack_pool::peak() const {
+  std::lock_guard lk(mu_);
+  return peak_;
+}
+
+void fiber_stack_pool::reset_peak() {
+  std::lock_guard lk(mu_);
+  peak_ = in_use_;
+}
+
+}  // namespace weft::detail

@@ -1,0 +1,68 @@
+// weft — the fiber engine's stacks (SPEC §5: "its own small pooled stack; guard pages catch
+// overflow").  Stacks of config::fiber_stack_bytes are carved from arenas mapped with MAP_NORESERVE
+// (committed as used), each with a guard region below it; a freed stack goes back on a free list
+// and is reused youngest first (its pages are still warm).  Each arena is registered as one guard
+// of kind fiber_stack: its only inaccessible pages are the guards, so a fault anywhere inside it is
+// a fiber's stack overflow, reported with the setting that raises the size (stack_guard.hpp).
+//
+// The pool counts stacks in use and their high-water mark: counters::fiber_stack_peak_bytes, the
+// fiber memory that SPEC §5 asks to count apart from the heap.
+#pragma once
+
+#include <boost/context/stack_context.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <mutex>
+#include <vector>
+
+namespace weft::detail {
+
+class fiber_stack_pool {
+ public:
+  explicit fiber_stack_pool(std::size_t stack_bytes);
+  ~fiber_stack_pool();
+  fiber_stack_pool(const fiber_stack_pool&) = delete;
+  fiber_stack_pool& operator=(const fiber_stack_pool&) = delete;
+
+  // A stack's lowest usable address; throws std::runtime_error naming the limit when no arena can
+  // be mapped (address space, or the kernel's vm.max_map_count).
+  void* take();
+  void give(void* lowest) noexcept;
+  std::size_t stack_bytes() const noexcept { return usable_; }
+
+  std::uint64_t in_use() const;
+  std::uint64_t peak() const;
+  void reset_peak();
+
+ private:
+  void map_arena();
+  const std::size_t usable_;
+  mutable std::mutex mu_;
+  std::vector<void*> free_;  // guarded by mu_
+  struct arena {
+    void* base;
+    std::size_t bytes;
+    int guard_handle;
+  };
+  std::vector<arena> arenas_;  // guarded by mu_
+  std::uint64_t in_use_ = 0, peak_ = 0;  // guarded by mu_
+  std::size_t total_stacks_ = 0;         // guarded by mu_
+};
+
+// Boost.Context's StackAllocator concept over the pool (a fiber's stack: [sp - size, sp)).
+struct pooled_stack {
+  fiber_stack_pool* pool;
+  const void** lowest;  // where to note the stack's lowest address (the sanitizers' switch needs it)
+  boost::context::stack_context allocate() {
+    boost::context::stack_context sc;
+    sc.size = pool->stack_bytes();
+    void* lo = pool->take();
+    *lowest = lo;
+    sc.sp = static_cast<char*>(lo) + sc.size;
+    return sc;
+  }
+  void deallocate(boost::context::stack_context& sc) noexcept { pool->give(static_cast<char*>(sc.sp) - sc.size); }
+};
+
+}  // namespace weft::detail

@@ -1,0 +1,552 @@
+// weft — the fiber engine: NAR's space-efficient schedulers AsyncDF (adf) and DFDeques (dfd), and
+// the FIFO scheduler they are measured against (fifo), over one mechanism (SPEC §5).  Every join
+// forks a thread (a fiber, fiber_thread.hpp); a worker runs a thread until it forks, blocks at a
+// join, runs out of its memory quota or terminates, then its scheduler loop (run_from) carries the
+// request out under the scheduler's lock and takes what the policy says runs next.  The policies
+// differ only in the ready structure and in those decisions:
+//
+//   adf   R, one list of every live thread in serial depth-first order (NAR §5.3, the Pthreads
+//         variant of Fig 3.2: no Qin/Qout, every worker takes from R under the scheduler lock).  A
+//         fork places the child immediately left of its parent and preempts the parent; a worker
+//         takes the leftmost ready thread; a preempted or woken thread keeps its place.  Each
+//         scheduling grants the thread K bytes.
+//   dfd   R', an ordered list of deques (NAR Fig 6.4).  A worker owns at most one deque; a fork
+//         pushes the parent on top of it and runs the child; a join that wakes its parent goes on
+//         with the parent; a worker with nothing left deletes its empty deque and steals: one of the
+//         leftmost p deques at random, its bottom thread into a new deque right of the victim.  The
+//         quota is granted per steal; a worker that exhausts it pushes its thread, gives its deque
+//         up (it stays in R') and steals.  K = infinity is work stealing (NAR §6.2).
+//   fifo  one global FIFO queue (the original Solaris library's, NAR §5.3): a fork queues the
+//         child and the parent goes on; woken threads queue at the tail.
+//
+// Where this follows NAR's ideal algorithms and not their Pthreads approximations (NAR §7.1): the
+// steal always takes the bottom thread into a new deque (§7.1 took over an unowned deque whole),
+// and a woken parent continues on the worker that woke it (§7.1 left it in a deque of its own);
+// the Pthreads library needed both for its mutexes and condition variables, which weft has not.
+// Access to R and R' is serialized by one lock, as in NAR §5.3 and §7.1.
+#include <boost/context/fiber.hpp>
+
+#include <cstdio>
+#include <cstdlib>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <new>
+
+#include "fiber_stack.hpp"
+#include "fiber_thread.hpp"
+#include "pool_runtime.hpp"
+
+namespace weft::detail {
+
+namespace {
+
+// dfd: one deque of ready threads; front = bottom, back = top.
+struct thread_deque {
+  std::deque<fiber_thread*> threads;
+  int owner = -1;  // the worker that owns it, or -1
+  thread_deque* left = nullptr;
+  thread_deque* right = nullptr;
+};
+
+class fiber_scheduler;
+
+// A worker's state under the fiber engine.
+struct fiber_state final : mechanism_state {
+  fiber_scheduler* engine = nullptr;
+  fiber_thread* current = nullptr;  // the thread this worker runs now (its loop's)
+  thread_deque* own = nullptr;      // dfd: the deque it owns
+  std::size_t quota_left = 0;       // dfd: bytes left of the quota of its last steal
+};
+
+fiber_state& state_of(const worker& w) noexcept { return static_cast<fiber_state&>(*w.mechanism); }
+
+// A worker of this pool that waits for a job of another pool serves its own pool meanwhile
+// (runtime::wait_serving: the a.run -> b.run -> a.run cycle needs it), in a scheduler loop on top
+// of the waiting thread's fiber.  That loop starts with no deque and no quota of its own (dfd, NAR
+// Fig 6.4: currS = NULL), and the waiting thread gets its deque and quota back when it ends.
+class nested_loop {
+ public:
+  explicit nested_loop(fiber_state& s) noexcept : s_(s), own_(s.own), quota_left_(s.quota_left) { s.own = nullptr; }
+  ~nested_loop() {
+    s_.own = own_;
+    s_.quota_left = quota_left_;
+  }
+  nested_loop(const nested_loop&) = delete;
+  nested_loop& operator=(const nested_loop&) = delete;
+
+ private:
+  fiber_state& s_;
+  thread_deque* const own_;
+  const std::size_t quota_left_;
+};
+
+// A doubly linked list through fiber_thread::left/right (adf's R, fifo's queue).
+struct thread_list {
+  fiber_thread* head = nullptr;
+  fiber_thread* tail = nullptr;
+  void insert_left_of(fiber_thread* t, fiber_thread* pos) noexcept {
+    t->right = pos;
+    t->left = pos->left;
+    (pos->left ? pos->left->right : head) = t;
+    pos->left = t;
+  }
+  void push_back(fiber_thread* t) noexcept {
+    t->left = tail;
+    t->right = nullptr;
+    (tail ? tail->right : head) = t;
+    tail = t;
+  }
+  void remove(fiber_thread* t) noexcept {
+    (t->left ? t->left->right : head) = t->right;
+    (t->right ? t->right->left : tail) = t->left;
+    t->left = t->right = nullptr;
+  }
+};
+
+class fiber_scheduler final : public scheduler {
+ public:
+  fiber_scheduler(runtime& rt, policy p)
+      : rt_(rt), policy_(p), quota_(p == policy::fifo ? unlimited_quota : rt.cfg.quota_bytes),
+        stacks_(rt.cfg.fiber_stack_bytes) {}
+
+  ~fiber_scheduler() override {
+    for (thread_deque* d = deques_head_; d != nullptr;) delete std::exchange(d, d->right);
+  }
+
+  void attach(worker& w) override {
+    auto s = std::make_unique<fiber_state>();
+    s->engine = this;
+    w.mechanism = std::move(s);
+  }
+  std::uint32_t initial_poll_bits(worker&) override { return poll_bit::fibers; }
+  std::uint32_t idle_poll_bits(const worker&) const override { return poll_bit::fibers; }
+  void promote_at_poll(worker&, hot_state&, frame*) override { unreachable("promote_at_poll"); }
+  reclaimed reclaim(worker&, hot_state&, frame*) override { unreachable("reclaim"); }
+  bool promote_frame(worker&, frame*) override { return false; }
+
+  // Ready threads exist (the sleep protocol's check: read after the sleeper's fence, PROTOCOLS §4).
+  bool has_stealable(const worker&) const override { return ready_.load(std::memory_order_seq_cst) != 0; }
+
+  // The idle loop's attempt: adf and fifo take the first ready thread, dfd makes one steal attempt
+  // (NAR Fig 6.4 steal(): one iteration of its loop).  Then the worker runs from it.
+  bool steal(worker& w, worker&) override {
+    const nested_loop nested(state_of(w));
+    fiber_thread* t;
+    {
+      std::lock_guard lk(mu_);
+      t = policy_ == policy::dfd ? steal_attempt(w) : next_ready();
+    }
+    if (t == nullptr) return false;
+    ++w.steals;
+    // The trace's steal instant (no victim worker: the thread came from the shared structure).
+    if (w.trace) w.trace->instant(trace_kind::steal, w.index, 0);
+    rt_.end_idle(w);
+    run_from(w, t);
+    return true;
+  }
+
+  bool start_root(worker& w, root_job& job) override {
+    const nested_loop nested(state_of(w));
+    fiber_thread* t = make_thread(nullptr, &job);  // no stack: the job fails as if it threw
+    if (t == nullptr) return true;
+    {
+      std::lock_guard lk(mu_);
+      rt_.live.add();
+      t->st = fiber_thread::state::running;
+      t->quota_left = quota_;
+      if (policy_ == policy::adf) r_.push_back(t);  // the newest root has the lowest priority
+      if (policy_ == policy::dfd) {
+        fiber_state& s = state_of(w);
+        s.own = new_deque(int(w.index), deques_tail_);
+        s.quota_left = quota_;
+      }
+    }
+    rt_.end_idle(w);
+    run_from(w, t);
+    return true;
+  }
+
+  std::uint64_t fiber_stack_peak_bytes() const override { return stacks_.peak() * stacks_.stack_bytes(); }
+  void reset_peaks() override { stacks_.reset_peak(); }
+
+  // fiber_fork / fiber_wait / the quota, on the calling thread's own stack.
+  void fork(worker& w, fiber_child& c);
+  void wait(fiber_child& c) noexcept;
+  void before_alloc(std::size_t bytes);
+
+ private:
+  [[noreturn]] static void unreachable(const char* what) {
+    std::fprintf(stderr, "weft: internal error: %s under the fiber engine\n", what);
+    std::abort();
+  }
+
+  fiber_thread* make_thread(fiber_child* body, root_job* job);
+  static boost::context::fiber entry(fiber_thread* t, boost::context::fiber&& loop);
+  void run_from(worker& w, fiber_thread* t);
+  fiber_thread* after_switch(worker& w, fiber_thread* t, bool& made_ready);
+  fiber_thread* on_fork(worker& w, fiber_thread* t);
+  fiber_thread* on_terminate(worker& w, fiber_thread* t, bool& made_ready);
+  fiber_thread* on_preempt(worker& w, fiber_thread* t);
+  fiber_thread* next_for(worker& w);
+  fiber_thread* next_ready();
+  fiber_thread* steal_attempt(worker& w);
+  void make_ready(fiber_thread* t) noexcept;
+  void fork_dummies(std::size_t n);
+  thread_deque* new_deque(int owner, thread_deque* right_of);
+  void delete_deque(thread_deque* d) noexcept;
+  fiber_thread* running_thread() const noexcept;
+
+  runtime& rt_;
+  const policy policy_;
+  const std::size_t quota_;  // K
+  fiber_stack_pool stacks_;
+  std::mutex mu_;            // the scheduler lock: R, R', the queue, every thread's st
+  thread_list r_;            // adf: R; fifo: the queue
+  thread_deque* deques_head_ = nullptr;  // dfd: R', left to right
+  thread_deque* deques_tail_ = nullptr;
+  std::atomic<std::size_t> ready_{0};    // threads in state ready (written under mu_)
+};
+
+fiber_thread* fiber_scheduler::running_thread() const noexcept {
+  fiber_thread* t = state_of(*tls_hot.self).current;
+  WEFT_ASSERT(t != nullptr, "a fiber-engine join outside a fiber");
+  return t;
+}
+
+// A new thread with its fiber and stack; nullptr (and the job failed) when a root gets no stack.  A
+// forked child's failure throws to the forking parent instead (fiber_fork: nothing forked).
+fiber_thread* fiber_scheduler::make_thread(fiber_child* body, root_job* job) {
+  auto t = std::make_unique<fiber_thread>();
+  t->body = body;
+  t->job = job;
+  fiber_thread* raw = t.get();
+  try {
+    t->ctx = boost::context::fiber(std::allocator_arg, pooled_stack{&stacks_, &t->stack_lowest},
+                                   [raw](boost::context::fiber&& loop) { return entry(raw, std::move(loop)); });
+  } catch (...) {
+    if (job == nullptr) throw;
+    job->error = std::current_exception();
+    finish_root(*job);
+    return nullptr;
+  }
+#ifdef WEFT_FIBER_ASAN
+  t->stack_size = stacks_.stack_bytes();
+#endif
+#ifdef WEFT_FIBER_TSAN
+  t->tsan_fiber = __tsan_create_fiber(0);
+#endif
+  return t.release();
+}
+
+boost::context::fiber fiber_scheduler::entry(fiber_thread* t, boost::context::fiber&& loop) {
+  t->back = std::move(loop);
+  t->landed();
+  if (t->job != nullptr) {
+    run_root_body(*t->job);
+    // A root ends for the counters before its caller learns it: stats read after run() returns see
+    // it gone (on_terminate counts forked threads only).
+    tls_hot.self->rt->live.sub();
+    finish_root(*t->job);
+  } else {
+    t->body->run(t->body);
+  }
+  t->req = fiber_thread::request::terminate;
+  return t->leave();
+}
+
+// A worker's scheduler loop: runs `t`, then what the policy hands this worker next, until nothing.
+// A loop may run on a fiber (a worker serving its pool while it waits for another pool's job): the
+// thread it interrupted is restored as the worker's current one at the end.
+void fiber_scheduler::run_from(worker& w, fiber_thread* t) {
+  fiber_state& s = state_of(w);
+  fiber_thread* const interrupted = s.current;
+  w.trace_enter(activity::work);
+  while (t != nullptr) {
+    s.current = t;  // every way to here marked it running under the lock
+    resume_thread(t);
+    bool made_ready = false;
+    t = after_switch(w, t, made_ready);
+    if (made_ready) rt_.notify_work();  // after the unlock: a wake may enter the kernel
+  }
+  s.current = interrupted;
+  w.trace_leave();
+}
+
+// The request of the thread that just switched back, carried out under the lock; returns the
+// thread this worker runs next (nullptr: back to the idle loop).
+fiber_thread* fiber_scheduler::after_switch(worker& w, fiber_thread* t, bool& made_ready) {
+  std::unique_lock lk(mu_);
+  switch (t->req) {
+    case fiber_thread::request::fork:
+      made_ready = true;
+      return on_fork(w, t);
+    case fiber_thread::request::block:
+      // The child may have terminated since the parent looked (it completes under this lock).
+      if (t->waits_for->pending.load(std::memory_order_relaxed) == 0) return t;
+      t->st = fiber_thread::state::blocked;
+      t->waits_for->waiter = t;
+      return next_for(w);
+    case fiber_thread::request::preempt:
+      made_ready = true;
+      return on_preempt(w, t);
+    case fiber_thread::request::terminate:
+      return on_terminate(w, t, made_ready);
+    case fiber_thread::request::none:
+      break;
+  }
+  unreachable("a fiber switched back without a request");
+}
+
+// adf, dfd: the child preempts its parent (NAR Fig 3.2, Fig 6.4).  (fifo never switches to fork.)
+fiber_thread* fiber_scheduler::on_fork(worker& w, fiber_thread* t) {
+  fiber_thread* c = t->forked;
+  t->forked = nullptr;
+  if (policy_ == policy::adf) {
+    r_.insert_left_of(c, t);  // serial order: the child's work comes before the parent's rest
+  } else {
+    state_of(w).own->threads.push_back(t);  // on top
+  }
+  make_ready(t);
+  c->st = fiber_thread::state::running;  // before the lock goes: adf's R holds the child already
+  c->quota_left = quota_;                // adf: a scheduling of the child
+  return c;
+}
+
+// A thread ran out of quota (or, under dfd, ran a dummy thread): adf puts it back in its place and
+// takes the leftmost ready thread (perhaps itself, with a new quota); dfd pushes it on top of the
+// deque, gives the deque up and steals (NAR Fig 6.4 case "mem quota exhausted").
+fiber_thread* fiber_scheduler::on_preempt(worker& w, fiber_thread* t) {
+  make_ready(t);
+  if (policy_ == policy::adf) return next_ready();
+  fiber_state& s = state_of(w);
+  s.own->threads.push_back(t);
+  s.own->owner = -1;
+  s.own = nullptr;
+  return nullptr;
+}
+
+fiber_thread* fiber_scheduler::on_terminate(worker& w, fiber_thread* t, bool& made_ready) {
+  fiber_child* const body = t->body;
+  const bool dummy = t->dummy;
+  if (policy_ == policy::adf) r_.remove(t);
+  if (body != nullptr) rt_.live.sub();
+#ifdef WEFT_FIBER_TSAN
+  __tsan_destroy_fiber(t->tsan_fiber);
+#endif
+  delete t;
+  fiber_thread* parent = nullptr;
+  if (body != nullptr) {
+    parent = static_cast<fiber_thread*>(body->waiter);
+    // The last touch of the child's record: its parent may return from fiber_wait and destroy it
+    // as soon as it reads 0 (acquire: the branch's result, written before this, is visible then).
+    body->pending.store(0, std::memory_order_release);
+  }
+  if (parent != nullptr) {
+    if (policy_ == policy::dfd && !dummy) {
+      parent->st = fiber_thread::state::running;
+      return parent;  // NAR Fig 6.4: currT := the woken parent
+    }
+    made_ready = true;
+    make_ready(parent);
+    if (policy_ == policy::fifo) r_.push_back(parent);
+    if (policy_ == policy::dfd) state_of(w).own->threads.push_back(parent);
+  }
+  if (policy_ == policy::dfd && dummy) {
+    // NAR §6.2: a worker that executed a dummy thread gives its deque up and steals.
+    fiber_state& s = state_of(w);
+    if (s.own->threads.empty()) {
+      delete_deque(s.own);
+    } else {
+      s.own->owner = -1;
+    }
+    s.own = nullptr;
+    return nullptr;
+  }
+  return next_for(w);
+}
+
+// After a block or a termination that woke nobody: adf and fifo take the first ready thread; dfd
+// pops the top of its own deque, or deletes the empty deque and goes stealing.
+fiber_thread* fiber_scheduler::next_for(worker& w) {
+  if (policy_ != policy::dfd) return next_ready();
+  fiber_state& s = state_of(w);
+  if (s.own->threads.empty()) {
+    delete_deque(s.own);
+    s.own = nullptr;
+    return nullptr;
+  }
+  fiber_thread* t = s.own->threads.back();
+  s.own->threads.pop_back();
+  ready_.fetch_sub(1, std::memory_order_relaxed);
+  t->st = fiber_thread::state::running;
+  return t;
+}
+
+// adf: the leftmost ready thread of R, granted K bytes; fifo: the head of the queue.
+fiber_thread* fiber_scheduler::next_ready() {
+  fiber_thread* t = r_.head;
+  if (policy_ == policy::adf) {
+    while (t != nullptr && t->st != fiber_thread::state::ready) t = t->right;
+  } else if (t != nullptr) {
+    r_.remove(t);
+  }
+  if (t == nullptr) return nullptr;
+  ready_.fetch_sub(1, std::memory_order_relaxed);
+  t->st = fiber_thread::state::running;
+  t->quota_left = quota_;
+  return t;
+}
+
+// dfd (NAR Fig 6.4 steal()): the bottom thread of one of the leftmost p deques, chosen at random,
+// into a new deque of this worker right of the victim, with a fresh quota.
+fiber_thread* fiber_scheduler::steal_attempt(worker& w) {
+  w.rng ^= w.rng << 13;
+  w.rng ^= w.rng >> 7;
+  w.rng ^= w.rng << 17;
+  std::size_t m = std::size_t(w.rng % rt_.workers.size());
+  thread_deque* victim = deques_head_;
+  while (victim != nullptr && m-- > 0) victim = victim->right;
+  if (victim == nullptr || victim->threads.empty()) return nullptr;
+  fiber_thread* t = victim->threads.front();
+  victim->threads.pop_front();
+  ready_.fetch_sub(1, std::memory_order_relaxed);
+  fiber_state& s = state_of(w);
+  s.own = new_deque(int(w.index), victim);
+  s.quota_left = quota_;
+  if (victim->owner < 0 && victim->threads.empty()) delete_deque(victim);
+  t->st = fiber_thread::state::running;
+  return t;
+}
+
+void fiber_scheduler::make_ready(fiber_thread* t) noexcept {
+  t->st = fiber_thread::state::ready;
+  // The sleep protocol's publishing store (PROTOCOLS §4): notify_work's fence follows it.
+  ready_.fetch_add(1, std::memory_order_relaxed);
+}
+
+thread_deque* fiber_scheduler::new_deque(int owner, thread_deque* right_of) {
+  auto* d = new thread_deque;
+  d->owner = owner;
+  d->left = right_of;
+  d->right = right_of ? right_of->right : deques_head_;
+  (d->right ? d->right->left : deques_tail_) = d;
+  (right_of ? right_of->right : deques_head_) = d;
+  return d;
+}
+
+void fiber_scheduler::delete_deque(thread_deque* d) noexcept {
+  (d->left ? d->left->right : deques_head_) = d->right;
+  (d->right ? d->right->left : deques_tail_) = d->left;
+  delete d;
+}
+
+void fiber_scheduler::fork(worker& w, fiber_child& c) {
+  fiber_thread* self = running_thread();
+  fiber_thread* child = make_thread(&c, nullptr);  // may throw: nothing forked
+  child->dummy = c.dummy;
+  if (c.dummy) {
+    ++w.dummy_threads;
+  } else {
+    ++w.promotions;
+    ++w.hot->joins;
+    report_promotion(w, w.stack.begin(), promotion_kind::join);  // the trace's instant, the test hook
+  }
+  if (policy_ == policy::fifo) {
+    {
+      std::lock_guard lk(mu_);
+      rt_.live.add();
+      r_.push_back(child);
+      make_ready(child);
+    }
+    rt_.notify_work();
+    return;
+  }
+  rt_.live.add();
+  self->req = fiber_thread::request::fork;
+  self->forked = child;
+  self->switch_to_scheduler();
+}
+
+void fiber_scheduler::wait(fiber_child& c) noexcept {
+  if (c.pending.load(std::memory_order_acquire) == 0) return;
+  fiber_thread* self = running_thread();
+  self->req = fiber_thread::request::block;
+  self->waits_for = &c;
+  self->switch_to_scheduler();
+  // Resumed by the child's termination: it stored 0 under the lock that the resumer took since.
+  WEFT_ASSERT(c.pending.load(std::memory_order_acquire) == 0, "a blocked join resumed before its child ended");
+}
+
+// NAR §5.3 / §6.2: an allocation of m > K bytes first forks about m/K dummy threads (a binary tree:
+// joins are binary), so that higher-priority threads run first; an allocation that exceeds what is
+// left of the quota preempts the thread before it allocates.
+void fiber_scheduler::before_alloc(std::size_t bytes) {
+  if (quota_ == unlimited_quota) return;
+  if (bytes > quota_) fork_dummies(bytes / quota_);
+  worker* w = tls_hot.self;  // read again after each switch: the thread may run elsewhere now
+  fiber_thread* self = running_thread();
+  std::size_t* left = policy_ == policy::adf ? &self->quota_left : &state_of(*w).quota_left;
+  if (bytes > *left) {
+    ++w->quota_preemptions;
+    self->req = fiber_thread::request::preempt;
+    self->switch_to_scheduler();
+    w = tls_hot.self;
+    left = policy_ == policy::adf ? &self->quota_left : &state_of(*w).quota_left;
+  }
+  *left -= bytes < *left ? bytes : *left;
+}
+
+// n dummy threads as a binary tree below the caller: two children, each the root of a subtree.
+void fiber_scheduler::fork_dummies(std::size_t n) {
+  struct dummy_child : fiber_child {
+    std::size_t subtree;
+  };
+  if (n == 0) return;
+  dummy_child a, b;
+  a.subtree = (n + 1) / 2;
+  b.subtree = n - a.subtree;
+  for (dummy_child* d : {&a, &b}) {
+    d->dummy = true;
+    d->run = [](fiber_child* c) {
+      try {
+        state_of(*tls_hot.self).engine->fork_dummies(static_cast<dummy_child*>(c)->subtree - 1);
+      } catch (...) {
+        c->error = std::current_exception();  // no stack for a dummy: the allocation fails with it
+      }
+    };
+  }
+  fork(*tls_hot.self, a);
+  std::exception_ptr second_error;
+  if (b.subtree != 0) {
+    try {
+      fork(*tls_hot.self, b);
+    } catch (...) {
+      second_error = std::current_exception();
+      b.subtree = 0;
+    }
+  }
+  wait(a);
+  if (b.subtree != 0) wait(b);
+  for (const std::exception_ptr& e : {a.error, second_error, b.error})
+    if (e) std::rethrow_exception(e);
+}
+
+fiber_scheduler& engine_of(const worker& w) noexcept { return *state_of(w).engine; }
+
+}  // namespace
+
+void fiber_fork(fiber_child& c) {
+  worker& w = *tls_hot.self;
+  engine_of(w).fork(w, c);
+}
+
+void fiber_wait(fiber_child& c) noexcept { engine_of(*tls_hot.self).wait(c); }
+
+void fiber_before_alloc(std::size_t bytes) { engine_of(*tls_hot.self).before_alloc(bytes); }
+
+std::unique_ptr<scheduler> make_fiber_scheduler(runtime& rt, policy p) {
+  return std::make_unique<fiber_scheduler>(rt, p);
+}
+
+}  // namespace weft::detail

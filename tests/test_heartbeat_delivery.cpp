@@ -1,0 +1,196 @@
+// The heartbeat's delivery (issue 12 item 4; config::heartbeat_delivery): the setting parses and
+// rejects bad values; under signal delivery beats reach the polls, results equal the serial
+// elision, and a sleeping pool takes no beats (SPEC §2: an idle worker uses no CPU).
+#include <time.h>
+
+#include <chrono>
+#include <stdexcept>
+#include <string>
+#include <thread>
+
+#include "common.hpp"
+
+namespace {
+
+using wt::expect_invalid;
+
+using namespace std::chrono_literals;
+using weft::heartbeat_delivery;
+
+bool heartbeat_implemented() { return wt::traits(weft::policy::heartbeat).implemented; }
+
+
+weft::config heartbeat_config(unsigned workers, heartbeat_delivery d, std::chrono::microseconds n) {
+  return weft::config{.workers = workers, .policy = weft::policy::heartbeat, .heartbeat = n, .heartbeat_delivery = d};
+}
+
+std::chrono::nanoseconds thread_cpu_time() {
+  timespec ts{};
+  ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return std::chrono::seconds(ts.tv_sec) + std::chrono::nanoseconds(ts.tv_nsec);
+}
+
+// One pool::run that computes fib(18) over and over (each result checked against the serial
+// elision) until the thread running the job has used `cpu` of CPU time.  CPU time, not wall time:
+// on a loaded machine the job may be descheduled for most of a wall-clock window, never for its
+// own CPU time.  Returns how many fib(18) it computed.
+long run_for_cpu(weft::pool& p, std::chrono::milliseconds cpu) {
+  return p.run([cpu] {
+    const auto start = thread_cpu_time();
+    long n = 0;
+    while (thread_cpu_time() - start < cpu) {
+      EXPECT_EQ(wt::fib(18), wt::fib_serial(18));
+      ++n;
+    }
+    return n;
+  });
+}
+
+// The bound of the tests below: a job that runs for 50 ms of its thread's CPU time under a period N
+// = 100 us must see at least kMinBeats beats reach a poll.  Why it cannot flake: the timer is
+// CLOCK_MONOTONIC and one-shot, re-armed by the poll that takes each beat; fib polls at every join
+// (every few ns of CPU time).  50 ms of CPU time span at least 50 ms of wall time.  An expiry while
+// the thread runs interrupts it and the handler runs on the return to user space; one while it is
+// descheduled stays pending and is taken when it runs again.  So each beat is taken within a few
+// ns of the thread's CPU time after it expires, the next expires 100 us of wall time later, and
+// every 100 us of the thread's CPU time holds at least one expiry or ends with one pending: about
+// 50 ms / 100 us / 2 = 250 beats reach a poll.  5 leaves a factor of 50 for what the argument does not model (a sanitizer's
+// deferred signals, which it still delivers at the next instrumented atomic: the poll itself).
+constexpr std::uint64_t kMinBeats = 5;
+constexpr auto kPeriod = 100us;
+constexpr auto kRunCpu = 50ms;
+
+TEST(HeartbeatDelivery, DefaultsToThreadAndReadsFieldAndEnvironment) {
+  wt::clean_env clean;
+  if (!heartbeat_implemented()) GTEST_SKIP();
+  {
+    weft::pool p(weft::config{.workers = 1, .policy = weft::policy::heartbeat});
+    EXPECT_EQ(p.config().heartbeat_delivery, heartbeat_delivery::thread);
+  }
+  for (heartbeat_delivery d : {heartbeat_delivery::thread, heartbeat_delivery::signal}) {
+    weft::pool p(heartbeat_config(2, d, kPeriod));
+    EXPECT_EQ(p.config().heartbeat_delivery, d);
+  }
+  {
+    wt::env_guard g("WEFT_HEARTBEAT_DELIVERY", "signal");
+    weft::pool p(weft::config{.workers = 1, .policy = weft::policy::heartbeat});
+    EXPECT_EQ(p.config().heartbeat_delivery, heartbeat_delivery::signal);
+    // The field wins over the environment.
+    weft::pool q(heartbeat_config(1, heartbeat_delivery::thread, kPeriod));
+    EXPECT_EQ(q.config().heartbeat_delivery, heartbeat_delivery::thread);
+  }
+  {
+    wt::env_guard g("WEFT_HEARTBEAT_DELIVERY", "thread");
+    weft::pool p(weft::config{.workers = 1, .policy = weft::policy::heartbeat});
+    EXPECT_EQ(p.config().heartbeat_delivery, heartbeat_delivery::thread);
+  }
+  // A policy without a heartbeat keeps `automatic`: nothing delivers beats there.
+  weft::pool ws(weft::config{.workers = 1, .policy = weft::policy::ws});
+  EXPECT_EQ(ws.config().heartbeat_delivery, heartbeat_delivery::automatic);
+}
+
+TEST(HeartbeatDelivery, RejectsBadValuesNamingTheSetting) {
+  wt::clean_env clean;
+  if (!heartbeat_implemented()) GTEST_SKIP();
+  for (const char* bad : {"bogus", "", "Signal", "timerfd", "signal ", "1"}) {
+    wt::env_guard g("WEFT_HEARTBEAT_DELIVERY", bad);
+    expect_invalid([] { weft::pool p(weft::config{.workers = 1, .policy = weft::policy::heartbeat}); },
+                   {"WEFT_HEARTBEAT_DELIVERY", "thread, signal"}, std::string("env \"") + bad + "\"");
+  }
+  expect_invalid([] { weft::pool p(heartbeat_config(1, static_cast<heartbeat_delivery>(7), kPeriod)); },
+                 {"config.heartbeat_delivery", "thread, signal"}, "field 7");
+  // Only the heartbeat policy takes the setting (its policy_table row's heartbeat bit).
+  for (weft::policy p : weft::implemented_policies()) {
+    if (wt::traits(p).settings & weft::detail::policy_setting::heartbeat_period) continue;
+    const std::string name(weft::to_string(p));
+    const unsigned w = wt::runs_on_caller(p) ? 1 : 2;
+    expect_invalid(
+        [&] { weft::pool pl(weft::config{.workers = w, .policy = p, .heartbeat_delivery = heartbeat_delivery::signal}); },
+        {"config.heartbeat_delivery", "heartbeat"}, "field with " + name);
+    wt::env_guard g("WEFT_HEARTBEAT_DELIVERY", "signal");
+    expect_invalid([&] { weft::pool pl(weft::config{.workers = w, .policy = p}); }, {"WEFT_HEARTBEAT_DELIVERY", "heartbeat"},
+                   "env with " + name);
+  }
+}
+
+// One worker, one long run: beats reach the polls (bound: kMinBeats, argued above), and no more
+// reach them than were requested.
+TEST(HeartbeatDelivery, SignalBeatsReachThePolls) {
+  wt::clean_env clean;
+  if (!heartbeat_implemented()) GTEST_SKIP();
+  weft::pool p(heartbeat_config(1, heartbeat_delivery::signal, kPeriod));
+  EXPECT_GT(run_for_cpu(p, kRunCpu), 0);
+  const weft::counters c = p.stats().total;
+  EXPECT_GE(c.heartbeats_delivered, kMinBeats);
+  EXPECT_LE(c.heartbeats_delivered, c.heartbeats_requested);
+  // One promotion per delivered beat at most (HB §2); fib(18) always has a latent frame to promote
+  // except at its leaves, so most beats promote.
+  EXPECT_LE(c.promotions, c.heartbeats_delivered);
+  EXPECT_GT(c.promotions, 0u);
+}
+
+// Several workers: every result equals the serial elision (fib and a reduction over a loop), and
+// the beats reach the polls.
+TEST(HeartbeatDelivery, SignalResultsEqualTheSerialElision) {
+  wt::clean_env clean;
+  if (!heartbeat_implemented()) GTEST_SKIP();
+  for (unsigned workers : {2u, 4u}) {
+    weft::pool p(heartbeat_config(workers, heartbeat_delivery::signal, 20us));
+    for (int i = 0; i < 5; ++i) EXPECT_EQ(p.run([] { return wt::fib(24); }), wt::fib_serial(24)) << workers;
+    const std::uint64_t n = 1'000'000;
+    const std::uint64_t sum = p.run([n] {
+      return weft::parallel_reduce(std::uint64_t(0), n, std::uint64_t(0),
+                                   [](std::uint64_t i) { return wt::mix(i); },
+                                   [](std::uint64_t a, std::uint64_t b) { return a + b; });
+    });
+    std::uint64_t expected = 0;
+    for (std::uint64_t i = 0; i < n; ++i) expected += wt::mix(i);
+    EXPECT_EQ(sum, expected) << workers;
+    p.reset_stats();
+    EXPECT_GT(run_for_cpu(p, kRunCpu), 0);
+    const weft::counters c = p.stats().total;
+    EXPECT_GE(c.heartbeats_delivered, kMinBeats) << workers << " workers";
+    EXPECT_LE(c.heartbeats_delivered, c.heartbeats_requested) << workers << " workers";
+  }
+}
+
+// An idle pool sleeps with its timers stopped: the requested count (which the beat handler bumps on
+// every expiry, a sleeping worker's too) stays flat over a 100 ms window once every worker sleeps.
+// Were a sleeping worker's timer left running, that window would add about 1000 beats per worker.
+// The workers fall asleep about 1 ms after the run (SPEC §2), later when the loaded machine
+// deschedules them: the test waits up to wt::event_bound for one flat window.  Then a run
+// from this thread (which, outside sanitized builds, borrows a sleeping worker's slot and is beaten
+// by its own timer: root_jobs.cpp) gets beats again.
+TEST(HeartbeatDelivery, SleepingPoolTakesNoBeatsAndWakesToBeatsAgain) {
+  wt::clean_env clean;
+  if (!heartbeat_implemented()) GTEST_SKIP();
+  weft::pool p(heartbeat_config(2, heartbeat_delivery::signal, kPeriod));
+  EXPECT_EQ(p.run([] { return wt::fib(22); }), wt::fib_serial(22));
+  const auto deadline = std::chrono::steady_clock::now() + wt::event_bound;
+  bool flat = false;
+  while (!flat && std::chrono::steady_clock::now() < deadline) {
+    const std::uint64_t before = p.stats().total.heartbeats_requested;
+    std::this_thread::sleep_for(100ms);
+    flat = p.stats().total.heartbeats_requested == before;
+  }
+  EXPECT_TRUE(flat) << "beats kept arriving at an idle pool for " << wt::event_bound.count() << " s";
+  p.reset_stats();
+  EXPECT_GT(run_for_cpu(p, kRunCpu), 0);
+  const weft::counters c = p.stats().total;
+  EXPECT_GE(c.heartbeats_delivered, kMinBeats);
+  EXPECT_LE(c.heartbeats_delivered, c.heartbeats_requested);
+}
+
+// The same bound holds for the timer thread, the default, as the baseline (its thread must be
+// scheduled for each beat; on a 1-worker pool it competes for 2 cores with only the worker).
+TEST(HeartbeatDelivery, ThreadBeatsReachThePolls) {
+  wt::clean_env clean;
+  if (!heartbeat_implemented()) GTEST_SKIP();
+  weft::pool p(heartbeat_config(1, heartbeat_delivery::thread, kPeriod));
+  EXPECT_GT(run_for_cpu(p, kRunCpu), 0);
+  const weft::counters c = p.stats().total;
+  EXPECT_GE(c.heartbeats_delivered, kMinBeats);
+  EXPECT_LE(c.heartbeats_delivered, c.heartbeats_requested);
+}
+
+}  // namespace
