@@ -54,12 +54,25 @@ thread_local thread_timer tls_timer;
 // (beat_timer_rearm), so a thread that does not poll (blocked in a system call, searching for work)
 // is sent one signal, not a stream that would keep a retried relative sleep from ever ending.
 thread_local std::chrono::nanoseconds tls_period{0};
+// The expiry the timer was last armed for (CLOCK_MONOTONIC, ns).  A re-arm aims at this plus one
+// period, not at "now plus one period": the time from an expiry to the poll that takes it is then
+// absorbed by the next interval instead of added to it, so the beats keep the period N on average
+// (the timer thread does the same with its deadlines, heartbeat.cpp).  A beat more than a period
+// late is not made up: the next one is a full period after the re-arm.
+thread_local std::int64_t tls_deadline_ns = 0;
 
-void set_timer(std::chrono::nanoseconds after) noexcept {
-  itimerspec spec{};  // it_interval 0: one-shot
-  spec.it_value.tv_sec = time_t(after.count() / 1'000'000'000);
-  spec.it_value.tv_nsec = long(after.count() % 1'000'000'000);
-  ::timer_settime(tls_timer.id, 0, &spec, nullptr);
+std::int64_t monotonic_ns() noexcept {
+  timespec now{};
+  ::clock_gettime(CLOCK_MONOTONIC, &now);  // the vDSO: no system call
+  return std::int64_t(now.tv_sec) * 1'000'000'000 + now.tv_nsec;
+}
+
+// One-shot (it_interval 0) at the absolute time `deadline_ns`; 0 stops the timer.
+void set_timer_at(std::int64_t deadline_ns) noexcept {
+  itimerspec spec{};
+  spec.it_value.tv_sec = time_t(deadline_ns / 1'000'000'000);
+  spec.it_value.tv_nsec = long(deadline_ns % 1'000'000'000);
+  ::timer_settime(tls_timer.id, deadline_ns != 0 ? TIMER_ABSTIME : 0, &spec, nullptr);
 }
 
 }  // namespace
@@ -108,17 +121,22 @@ void beat_timer_arm(std::atomic<std::uint64_t>& requested, std::chrono::nanoseco
   tls_beat_requested.store(&requested, std::memory_order_relaxed);
   std::atomic_signal_fence(std::memory_order_seq_cst);  // the handler sees the counter before a beat
   tls_period = period;
-  set_timer(period);
+  tls_deadline_ns = monotonic_ns() + period.count();
+  set_timer_at(tls_deadline_ns);
 }
 
 void beat_timer_rearm() noexcept {
-  if (tls_period.count() != 0) set_timer(tls_period);
+  if (tls_period.count() == 0) return;
+  const std::int64_t now = monotonic_ns();
+  tls_deadline_ns += tls_period.count();
+  if (tls_deadline_ns <= now) tls_deadline_ns = now + tls_period.count();
+  set_timer_at(tls_deadline_ns);
 }
 
 void beat_timer_disarm(bool forget) noexcept {
   if (!tls_timer.made) return;
   tls_period = std::chrono::nanoseconds(0);
-  set_timer(std::chrono::nanoseconds(0));  // an all-zero it_value stops the timer
+  set_timer_at(0);  // an all-zero it_value stops the timer
   std::atomic_signal_fence(std::memory_order_seq_cst);
   if (forget) tls_beat_requested.store(nullptr, std::memory_order_relaxed);
 }

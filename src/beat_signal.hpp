@@ -34,7 +34,8 @@ bool beat_timer_prepare() noexcept;
 void beat_timer_arm(std::atomic<std::uint64_t>& requested, std::chrono::nanoseconds period) noexcept;
 
 // The timer is one-shot: the poll that takes a beat (or the steal that clears one) calls this to
-// send the next one `period` later.  Nothing when the thread's timer is disarmed.
+// send the next one a period after the last expiry it was armed for (a period from now if that is
+// already past), so the beats keep the period on average.  Nothing when the timer is disarmed.
 void beat_timer_rearm() noexcept;
 
 // Stops the calling thread's timer.  A beat already pending is taken on this call's return from
