@@ -55,6 +55,19 @@ def real_kernel(path, kernel):
     return {p: statistics.median(runs[p]) / ts for p in POLICIES}
 
 
+def fit_nonnegative(a, b, c, d, rq, ru):
+    """loop and iter costs >= 0 with a*lp + b*it = rq and c*lp + d*it = ru, or, when the exact
+    solution has a negative cost (a kernel faster than its serial elision: nqueens' T1/Ts is
+    below 1 on a quiet machine), the least-squares fit with that cost held at 0."""
+    det = a * d - b * c
+    lp, it = (rq * d - b * ru) / det, (a * ru - c * rq) / det
+    if lp >= 0 and it >= 0:
+        return lp, it
+    candidates = [(max(0.0, (a * rq + c * ru) / (a * a + c * c)), 0.0),
+                  (0.0, max(0.0, (b * rq + d * ru) / (b * b + d * d)))]
+    return min(candidates, key=lambda x: (a * x[0] + b * x[1] - rq) ** 2 + (c * x[0] + d * x[1] - ru) ** 2)
+
+
 def sim_counts(weft_sim, dag):
     with tempfile.NamedTemporaryFile(suffix=".json") as out:
         subprocess.run([weft_sim, "--dag", dag, "--policy", ",".join(POLICIES), "--P", "1",
@@ -95,9 +108,7 @@ def main():
             promote = fit.get("eager", (0, 0, 0, 0, 0))[3]
             # rq = loops_q * lp + iters_q * it; ru = loops_u * lp + iters_u * it
             a, b, c, d = q["loops"], q["iterations"], u["loops"], u["iterations"]
-            det = a * d - b * c
-            lp = max(0.0, (rq * d - b * ru) / det)
-            it = max(0.0, (a * ru - c * rq) / det)
+            lp, it = fit_nonnegative(a, b, c, d, rq, ru)
             join = max(0.0, (rf - f["polls"] * CHECK) / f["joins"])
         fit[g] = (join, lp, it, promote, split)
         per = lambda d: ", ".join(f"{d[p]:.2f}" for p in ps)

@@ -90,22 +90,22 @@ Costs cost_preset(std::string_view name, std::string_view policy) {
   Costs c;
   c.check = 10;       // one poll: a load of the own deque's size or the beat flag (held, not fitted)
   c.pop = 60;         // the owner's pop of its promoted item (held: not separable from promote)
-  c.promote = 303;    // fitted: ws's fib overhead per join less join and pop (a deque push)
-  c.split = 162;      // fitted: ws's nqueens overhead per loop split less loop, iter, promote, pop
-  c.steal = 14000;    // 1.4 us per successful steal (docs/results/core.md, WOOL Table III method)
+  c.promote = 194;    // fitted: ws's fib overhead per join less join and pop (a deque push)
+  c.split = 19;       // fitted: ws's nqueens overhead per loop split less loop, iter, promote, pop
+  c.steal = 12900;    // 1.29 us per successful steal: the median over policies, WOOL Table III method
   c.probe = 1000;     // 100 ns per failed attempt: the idle loop's spin (idle.cpp) on a free core
   c.sync = 500;       // a finished stolen branch signalling its join (a remote cache line)
   c.heartbeat = 400000;  // N = 40 us, the runtime's default beat
   // Fitted per group: fib's overhead per join gives `join`; nqueens' and uts-geo's (loops only)
   // give `loop` and `iter`.  ws and ws-ap build the lazy group's descriptor and run its loop code.
   if (policy == "wool") {  // its task-stack descriptor (sched_wool.cpp)
-    c.join = 60;
-    c.loop = 185;
-    c.iter = 18;
+    c.join = 5;
+    c.loop = 52;
+    c.iter = 5;
   } else {  // lazy-df, lazy-df2, lazy-bf, heartbeat, ws, ws-ap (and the thread engines)
-    c.join = 71;
-    c.loop = 282;
-    c.iter = 23;
+    c.join = 5;
+    c.loop = 27;
+    c.iter = 0;  // nqueens runs faster than its serial elision at P = 1 (T1/Ts 0.90): held at 0
   }
   return c;
 }
