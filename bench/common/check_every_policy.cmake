@@ -1,8 +1,10 @@
-# cmake -DBIN=<weft binary> -DKERNEL=<kernel> [-DWORKERS="1;2;8"] -P check_every_policy.cmake
-# Runs `BIN --kernel KERNEL --size test --workers P --policy NAME` for every NAME that
-# `BIN --policy list` prints and every P of WORKERS (the policy "serial" at one worker only):
-# each must exit 0, i.e. its checksum equals the serial oracle's (KERNELS.md).  The NAR kernels
-# use it, so a policy added to the library (adf, dfd, fifo) is checked without editing the tests.
+# cmake -DBIN=<binary with policies> -DKERNEL=<kernel> [-DWORKERS="1;2;8"] -P check_every_policy.cmake
+# `BIN --policy list` must exit 0 and print at least one name, one a line; then
+# `BIN --kernel KERNEL --size test --workers P --policy NAME` runs for every listed NAME and every P
+# of WORKERS (the policy "serial" at one worker only): each must exit 0, i.e. its checksum equals
+# the serial oracle's (KERNELS.md).  A failing command fails the test (COMMAND_ERROR_IS_FATAL) with
+# its exit code and output.  Used by the NAR kernels (a policy added to the library is checked
+# without editing the tests) and, with KERNEL=fib WORKERS=1, by every binary's policy-list test.
 if(NOT WORKERS)
   set(WORKERS 1 2 8)
 endif()

@@ -14,9 +14,11 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "../common/bench.hpp"
+#include "../common/csr.hpp"
 #include "../common/schedule.hpp"
 
 namespace bench::flat_spmv {
@@ -35,18 +37,11 @@ inline input_t input(const args& a) {
     in.rows = pick<std::size_t>(a, 300, std::size_t{1} << 18, std::size_t{1} << 20);
     in.reps = pick(a, 2u, 10u, 20u);
     std::uint64_t g = 43;
-    in.row_ptr.reserve(in.rows + 1);
-    in.row_ptr.push_back(0);
-    for (std::size_t r = 0; r < in.rows; ++r) {
-        const std::uint64_t nnz = 4 + below(g, 13);
-        for (std::uint64_t e = 0; e < nnz; ++e) {
-            in.col.push_back(static_cast<std::uint32_t>(below(g, in.rows)));
-            in.val.push_back(static_cast<double>(static_cast<std::int64_t>(below(g, 17)) - 8));
-        }
-        in.row_ptr.push_back(in.col.size());
-    }
-    in.x.resize(in.rows);
-    for (double& v : in.x) v = static_cast<double>(static_cast<std::int64_t>(below(g, 9)) - 4);
+    csr m = random_csr(g, in.rows, in.rows, [](std::uint64_t& state) { return 4 + below(state, 13); });
+    in.row_ptr = std::move(m.row_ptr);
+    in.col = std::move(m.col);
+    in.val = std::move(m.val);
+    in.x = std::move(m.x);
     return in;
 }
 
@@ -56,13 +51,6 @@ inline double row_dot(const std::size_t* row_ptr, const std::uint32_t* col, cons
     double acc = 0.0;
     for (std::size_t k = row_ptr[r]; k < row_ptr[r + 1]; ++k) acc += val[k] * x[col[k]];
     return acc;
-}
-
-// The wrapping sum of (int64)y[r] (computed in uint64: two's complement wrapping).
-inline std::uint64_t rows_sum(const std::vector<double>& y) {
-    std::uint64_t s = 0;
-    for (double v : y) s += static_cast<std::uint64_t>(static_cast<std::int64_t>(v));
-    return s;
 }
 
 // reps flat loops over the rows (OpenMP's `omp for`).  The body captures the arrays' pointers

@@ -13,9 +13,11 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "../common/bench.hpp"
+#include "../common/csr.hpp"
 
 namespace bench::spmv {
 
@@ -36,21 +38,11 @@ inline input_t input(const args& a) {
     in.nnz_per_row = pick<std::size_t>(a, 10, 100, 500);
     in.reps = pick(a, 1u, 10u, 3u);
     std::uint64_t g = 7;
-    const std::size_t nnz = in.rows * in.nnz_per_row;
-    in.row_ptr.resize(in.rows + 1);
-    in.col.resize(nnz);
-    in.val.resize(nnz);
-    std::size_t k = 0;
-    for (std::size_t r = 0; r < in.rows; ++r) {
-        in.row_ptr[r] = k;
-        for (std::size_t e = 0; e < in.nnz_per_row; ++e, ++k) {
-            in.col[k] = static_cast<std::uint32_t>(below(g, in.cols));
-            in.val[k] = static_cast<double>(static_cast<std::int64_t>(below(g, 17)) - 8);
-        }
-    }
-    in.row_ptr[in.rows] = k;
-    in.x.resize(in.cols);
-    for (double& v : in.x) v = static_cast<double>(static_cast<std::int64_t>(below(g, 9)) - 4);
+    csr m = random_csr(g, in.rows, in.cols, [&](std::uint64_t&) { return std::uint64_t{in.nnz_per_row}; });
+    in.row_ptr = std::move(m.row_ptr);
+    in.col = std::move(m.col);
+    in.val = std::move(m.val);
+    in.x = std::move(m.x);
     return in;
 }
 
@@ -61,13 +53,6 @@ inline double term(const input_t& in, std::size_t k) { return in.val[k] * in.x[i
 inline double row_serial(const input_t& in, std::size_t r) {
     double s = 0.0;
     for (std::size_t k = in.row_ptr[r]; k < in.row_ptr[r + 1]; ++k) s += term(in, k);
-    return s;
-}
-
-// The wrapping sum of (int64)y[r] (computed in uint64: two's complement wrapping).
-inline std::uint64_t rows_sum(const std::vector<double>& y) {
-    std::uint64_t s = 0;
-    for (double v : y) s += static_cast<std::uint64_t>(static_cast<std::int64_t>(v));
     return s;
 }
 

@@ -63,48 +63,49 @@ def weft_index(cells):
     return {(c["kernel"], c["policy"], c["workers"]): c for c in cells}
 
 
-def thread_tables(part):
+def per_worker_tables(part, intro, field, lead_header, lead, render):
+    """One table per worker count: a row per kernel (its leading cells from `lead(kernel, idx)`),
+    a column per policy with `render(value, kernel, idx)` of the median of `field`."""
     meta, idx = part["meta"], weft_index(part["cells"])
     pols = [p for p in meta["policies"] if p != SERIAL_POLICY]
-    out = ["### Maximum simultaneously live threads (NAR Fig 7.1 style)", "",
-           "`live_threads_peak` of the weft stats (median over the runs; how the pool totals "
-           "it over its workers: `pool::stats` in include/weft/pool.hpp); n/i = the policy "
-           "answers \"not implemented\".", ""]
+    out = list(intro)
     for p in meta["workers"]:
         rows = []
         for k in meta["kernels"]:
-            row = [k]
+            row = lead(k, idx)
             for pol in pols:
                 c = idx.get((k, pol, p))
-                v = median_of(c, "live_threads_peak") if c and c["status"] == "ok" else None
-                row.append(f"{v:g}" if v is not None else missing(c))
+                v = median_of(c, field) if c and c["status"] == "ok" else None
+                row.append(render(v, k, idx) if v is not None else missing(c))
             rows.append(row)
-        out += [f"p = {over(p, meta)}", "", md_table(["kernel"] + pols, rows), ""]
+        out += [f"p = {over(p, meta)}", "", md_table(lead_header + pols, rows), ""]
     return out
+
+
+def thread_tables(part):
+    intro = ["### Maximum simultaneously live threads (NAR Fig 7.1 style)", "",
+             "`live_threads_peak` of the weft stats (median over the runs; how the pool totals "
+             "it over its workers: `pool::stats` in include/weft/pool.hpp); n/i = the policy "
+             "answers \"not implemented\".", ""]
+    return per_worker_tables(part, intro, "live_threads_peak", ["kernel"], lambda k, idx: [k],
+                             lambda v, k, idx: f"{v:g}")
 
 
 def heap_tables(part):
-    meta, idx = part["meta"], weft_index(part["cells"])
-    pols = [p for p in meta["policies"] if p != SERIAL_POLICY]
-    out = ["### Heap high-water mark (NAR Fig 7.4 style)", "",
-           "`heap_peak_bytes` (weft::malloc), median over the runs, and its ratio to S1 "
-           "= the same kernel under `--policy serial` (the serial elision through the same "
-           "allocator).", ""]
-    for p in meta["workers"]:
-        rows = []
-        for k in meta["kernels"]:
-            s1 = median_of(idx.get((k, SERIAL_POLICY, 1)), "heap_peak_bytes")
-            row = [k, size(s1)]
-            for pol in pols:
-                c = idx.get((k, pol, p))
-                v = median_of(c, "heap_peak_bytes") if c and c["status"] == "ok" else None
-                if v is None:
-                    row.append(missing(c))
-                else:
-                    row.append(size(v) + (f" ({v / s1:.2g}×)" if s1 else ""))
-            rows.append(row)
-        out += [f"p = {over(p, meta)}", "", md_table(["kernel", "S1"] + pols, rows), ""]
-    return out
+    intro = ["### Heap high-water mark (NAR Fig 7.4 style)", "",
+             "`heap_peak_bytes` (weft::malloc), median over the runs, and its ratio to S1 "
+             "= the same kernel under `--policy serial` (the serial elision through the same "
+             "allocator).", ""]
+
+    def s1_of(k, idx):
+        return median_of(idx.get((k, SERIAL_POLICY, 1)), "heap_peak_bytes")
+
+    def render(v, k, idx):
+        s1 = s1_of(k, idx)
+        return size(v) + (f" ({v / s1:.2g}×)" if s1 else "")
+
+    return per_worker_tables(part, intro, "heap_peak_bytes", ["kernel", "S1"],
+                             lambda k, idx: [k, size(s1_of(k, idx))], render)
 
 
 def time_table(part):

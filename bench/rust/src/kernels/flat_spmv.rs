@@ -5,24 +5,13 @@
 //! times `y[r] += row r · x`. Checksum: wrapping sum over rows of `(int64)y[r]` (as u64).
 //! (rows, reps) = (300, 2) / (2^18, 10) / (2^20, 20).
 
-use crate::rng::SplitMix64;
+use super::csr::{random_csr, y_sum, Csr};
 use crate::sys::Sys;
 use crate::{Kernel, Size};
 
 pub struct FlatSpmv;
 
-pub struct Input {
-    pub rows: usize,
-    pub reps: usize,
-    pub row_ptr: Vec<usize>,
-    pub col: Vec<u32>,
-    pub val: Vec<f64>,
-    pub x: Vec<f64>,
-}
-
-fn y_sum(y: &[f64]) -> u64 {
-    y.iter().fold(0u64, |s, &v| s.wrapping_add(v as i64 as u64))
-}
+pub type Input = Csr;
 
 fn row_dot(inp: &Input, r: usize) -> f64 {
     let mut acc = 0.0;
@@ -40,27 +29,7 @@ impl Kernel for FlatSpmv {
 
     fn generate(size: Size) -> Input {
         let (rows, reps) = size.pick((300, 2), (1 << 18, 10), (1 << 20, 20));
-        let mut g = SplitMix64::new(43);
-        let mut row_ptr = Vec::with_capacity(rows + 1);
-        let (mut col, mut val) = (Vec::new(), Vec::new());
-        row_ptr.push(0);
-        for _ in 0..rows {
-            let nnz = 4 + g.below(13);
-            for _ in 0..nnz {
-                col.push(g.below(rows as u64) as u32);
-                val.push((g.below(17) as i64 - 8) as f64);
-            }
-            row_ptr.push(col.len());
-        }
-        let x = (0..rows).map(|_| (g.below(9) as i64 - 4) as f64).collect();
-        Input {
-            rows,
-            reps,
-            row_ptr,
-            col,
-            val,
-            x,
-        }
+        random_csr(43, rows, rows, reps, |g| 4 + g.below(13) as usize)
     }
     fn prepare(inp: &Input) -> Vec<f64> {
         vec![0.0; inp.rows]

@@ -1,6 +1,7 @@
 //! The kernels of bench/KERNELS.md, each generic over the parallel system.
 
 pub mod bfs;
+pub mod csr;
 pub mod fib;
 pub mod flat_spmv;
 pub mod floyd;

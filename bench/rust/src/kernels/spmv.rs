@@ -4,24 +4,13 @@
 //! repeated `reps` times. Checksum: wrapping sum over reps and rows of `(int64)y[r]` (as u64).
 //! (rows, cols, nnz/row, reps) = (200, 100, 10, 1) / (40000, 5000, 100, 10) / (80000, 5000, 500, 3).
 
-use crate::rng::SplitMix64;
+use super::csr::{random_csr, y_sum, Csr};
 use crate::sys::Sys;
 use crate::{Kernel, Size};
 
 pub struct Spmv;
 
-pub struct Input {
-    pub rows: usize,
-    pub reps: usize,
-    pub row_ptr: Vec<usize>,
-    pub col: Vec<u32>,
-    pub val: Vec<f64>,
-    pub x: Vec<f64>,
-}
-
-fn y_sum(y: &[f64]) -> u64 {
-    y.iter().fold(0u64, |s, &v| s.wrapping_add(v as i64 as u64))
-}
+pub type Input = Csr;
 
 impl Kernel for Spmv {
     const NAME: &'static str = "spmv";
@@ -35,27 +24,7 @@ impl Kernel for Spmv {
             (40000, 5000, 100, 10),
             (80000, 5000, 500, 3),
         );
-        let mut g = SplitMix64::new(7);
-        let mut row_ptr = Vec::with_capacity(rows + 1);
-        let mut col = Vec::with_capacity(rows * nnz);
-        let mut val = Vec::with_capacity(rows * nnz);
-        row_ptr.push(0);
-        for _ in 0..rows {
-            for _ in 0..nnz {
-                col.push(g.below(cols as u64) as u32);
-                val.push((g.below(17) as i64 - 8) as f64);
-            }
-            row_ptr.push(col.len());
-        }
-        let x = (0..cols).map(|_| (g.below(9) as i64 - 4) as f64).collect();
-        Input {
-            rows,
-            reps,
-            row_ptr,
-            col,
-            val,
-            x,
-        }
+        random_csr(7, rows, cols, reps, |_| nnz)
     }
     fn prepare(inp: &Input) -> Vec<f64> {
         vec![0.0; inp.rows]
