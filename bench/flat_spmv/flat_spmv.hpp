@@ -14,7 +14,6 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
-#include <utility>
 #include <vector>
 
 #include "../common/bench.hpp"
@@ -23,13 +22,10 @@
 
 namespace bench::flat_spmv {
 
-struct input_t {
+// The matrix and vector (csr: row_ptr, col, val, x over the rows), and the sizes.
+struct input_t : csr {
     std::size_t rows = 0;
     unsigned reps = 0;
-    std::vector<std::size_t> row_ptr;  // rows + 1
-    std::vector<std::uint32_t> col;    // nnz
-    std::vector<double> val;           // nnz
-    std::vector<double> x;             // rows
 };
 
 inline input_t input(const args& a) {
@@ -37,11 +33,7 @@ inline input_t input(const args& a) {
     in.rows = pick<std::size_t>(a, 300, std::size_t{1} << 18, std::size_t{1} << 20);
     in.reps = pick(a, 2u, 10u, 20u);
     std::uint64_t g = 43;
-    csr m = random_csr(g, in.rows, in.rows, [](std::uint64_t& state) { return 4 + below(state, 13); });
-    in.row_ptr = std::move(m.row_ptr);
-    in.col = std::move(m.col);
-    in.val = std::move(m.val);
-    in.x = std::move(m.x);
+    static_cast<csr&>(in) = random_csr(g, in.rows, in.rows, [](std::uint64_t& state) { return 4 + below(state, 13); });
     return in;
 }
 

@@ -13,7 +13,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <utility>
 #include <vector>
 
 #include "../common/bench.hpp"
@@ -21,13 +20,10 @@
 
 namespace bench::spmv {
 
-struct input_t {
+// The matrix and vector (csr: row_ptr, col, val, x over the cols), and the sizes.
+struct input_t : csr {
     std::size_t rows = 0, cols = 0, nnz_per_row = 0;
     unsigned reps = 0;
-    std::vector<std::size_t> row_ptr;  // rows + 1
-    std::vector<std::uint32_t> col;    // nnz
-    std::vector<double> val;           // nnz
-    std::vector<double> x;             // cols
 };
 
 inline input_t input(const args& a) {
@@ -38,11 +34,7 @@ inline input_t input(const args& a) {
     in.nnz_per_row = pick<std::size_t>(a, 10, 100, 500);
     in.reps = pick(a, 1u, 10u, 3u);
     std::uint64_t g = 7;
-    csr m = random_csr(g, in.rows, in.cols, [&](std::uint64_t&) { return std::uint64_t{in.nnz_per_row}; });
-    in.row_ptr = std::move(m.row_ptr);
-    in.col = std::move(m.col);
-    in.val = std::move(m.val);
-    in.x = std::move(m.x);
+    static_cast<csr&>(in) = random_csr(g, in.rows, in.cols, [&](std::uint64_t&) { return std::uint64_t{in.nnz_per_row}; });
     return in;
 }
 
