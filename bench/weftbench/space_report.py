@@ -64,19 +64,19 @@ def weft_index(cells):
 
 
 def per_worker_tables(part, intro, field, lead_header, lead, render):
-    """One table per worker count: a row per kernel (its leading cells from `lead(kernel, idx)`),
-    a column per policy with `render(value, kernel, idx)` of the median of `field`."""
+    """One table per worker count: a row per kernel (its leading cells `lead(kernel)`), a column
+    per policy with `render(value, kernel)` of the median of `field`."""
     meta, idx = part["meta"], weft_index(part["cells"])
     pols = [p for p in meta["policies"] if p != SERIAL_POLICY]
     out = list(intro)
     for p in meta["workers"]:
         rows = []
         for k in meta["kernels"]:
-            row = lead(k, idx)
+            row = lead(k)
             for pol in pols:
                 c = idx.get((k, pol, p))
                 v = median_of(c, field) if c and c["status"] == "ok" else None
-                row.append(render(v, k, idx) if v is not None else missing(c))
+                row.append(render(v, k) if v is not None else missing(c))
             rows.append(row)
         out += [f"p = {over(p, meta)}", "", md_table(lead_header + pols, rows), ""]
     return out
@@ -87,8 +87,8 @@ def thread_tables(part):
              "`live_threads_peak` of the weft stats (median over the runs; how the pool totals "
              "it over its workers: `pool::stats` in include/weft/pool.hpp); n/i = the policy "
              "answers \"not implemented\".", ""]
-    return per_worker_tables(part, intro, "live_threads_peak", ["kernel"], lambda k, idx: [k],
-                             lambda v, k, idx: f"{v:g}")
+    return per_worker_tables(part, intro, "live_threads_peak", ["kernel"], lambda k: [k],
+                             lambda v, k: f"{v:g}")
 
 
 def heap_tables(part):
@@ -96,16 +96,11 @@ def heap_tables(part):
              "`heap_peak_bytes` (weft::malloc), median over the runs, and its ratio to S1 "
              "= the same kernel under `--policy serial` (the serial elision through the same "
              "allocator).", ""]
-
-    def s1_of(k, idx):
-        return median_of(idx.get((k, SERIAL_POLICY, 1)), "heap_peak_bytes")
-
-    def render(v, k, idx):
-        s1 = s1_of(k, idx)
-        return size(v) + (f" ({v / s1:.2g}×)" if s1 else "")
-
+    idx = weft_index(part["cells"])
+    s1 = {k: median_of(idx.get((k, SERIAL_POLICY, 1)), "heap_peak_bytes") for k in part["meta"]["kernels"]}
     return per_worker_tables(part, intro, "heap_peak_bytes", ["kernel", "S1"],
-                             lambda k, idx: [k, size(s1_of(k, idx))], render)
+                             lambda k: [k, size(s1[k])],
+                             lambda v, k: size(v) + (f" ({v / s1[k]:.2g}×)" if s1[k] else ""))
 
 
 def time_table(part):
