@@ -182,7 +182,7 @@ WEFT_INLINE void scope::spawn(F&& f) {
     if (owner_ == &h && fr == expected_top_ && fr < limit_) [[likely]] {
       ::new (fr->payload + closure_offset) Fn(f);
       push_task(h, fr, &frame_closure<Fn>::run_inline, spawned_++, &frame_closure<Fn>::run);
-      if (h.poll.load(std::memory_order_relaxed)) [[unlikely]] detail::promote_at_poll(h, fr);
+      if (detail::poll_pending(h)) [[unlikely]] detail::promote_at_poll(h, fr);
       return;
     }
   }
@@ -224,7 +224,7 @@ void scope::spawn_slow(F&& f) {
   last_ = r;
   ::new (fr->payload + closure_offset) typed_record<Fn>*(static_cast<typed_record<Fn>*>(r));
   push_task(h, fr, &typed_record<Fn>::run_from_frame, index, &typed_record<Fn>::run);
-  if (h.poll.load(std::memory_order_relaxed)) [[unlikely]] detail::promote_at_poll(h, fr);
+  if (detail::poll_pending(h)) [[unlikely]] detail::promote_at_poll(h, fr);
 }
 
 // The fast path of sync (WOOL's SYNC): the scope's frames, youngest first, run here while nobody

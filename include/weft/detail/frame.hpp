@@ -112,4 +112,31 @@ struct hot_state {
 
 extern constinit thread_local hot_state tls_hot __attribute__((tls_model("initial-exec")));
 
+// The poll of the fast path: is any poll bit set?  Semantically a relaxed load of `poll` compared
+// with 0.  On x86-64 it is written as one `cmpl $0, %fs:...` (one instruction where gcc and clang
+// make a load and a test of a std::atomic: neither folds an atomic load into a compare): an aligned
+// 4-byte load is single-copy atomic there, and x86-TSO gives it at least the ordering of a relaxed
+// load (it is even an acquire), which is all a poll needs — a bit set by another thread is seen at
+// some later poll, and nothing is read through it (the slow path re-reads the word with a real
+// atomic load before acting).  `volatile` keeps every poll a load of its own (no two merged, none
+// hoisted out of a loop).  ThreadSanitizer does not see inside asm, so its builds (and every other
+// target) use the atomic load itself.
+#if defined(__SANITIZE_THREAD__)
+#define WEFT_POLL_AS_ATOMIC_LOAD 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define WEFT_POLL_AS_ATOMIC_LOAD 1
+#endif
+#endif
+WEFT_INLINE bool poll_pending(const hot_state& h) noexcept {
+#if defined(__x86_64__) && !defined(WEFT_POLL_AS_ATOMIC_LOAD)
+  static_assert(sizeof(h.poll) == sizeof(std::uint32_t) && std::atomic<std::uint32_t>::is_always_lock_free);
+  bool set;
+  asm volatile("cmpl $0, %1" : "=@ccne"(set) : "m"(*reinterpret_cast<const std::uint32_t*>(&h.poll)));
+  return set;
+#else
+  return h.poll.load(std::memory_order_relaxed) != 0;
+#endif
+}
+
 }  // namespace weft::detail

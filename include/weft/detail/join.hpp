@@ -97,13 +97,19 @@ WEFT_INLINE void push_frame(hot_state& h, frame* fr, task_fn run) noexcept {
   ++h.joins;
 }
 
+// How the first branch's result reaches join_promoted: by value when its move cannot throw (then
+// the fast path may keep it in a register: a reference would make it live in memory on every join,
+// one store per join for nothing), by reference otherwise, moved only after the frame is reclaimed,
+// so that a result move that throws leaves a join that owns its frame again, never one whose thief
+// may still write to it.
+template <class A>
+using first_result_arg = std::conditional_t<std::is_nothrow_move_constructible_v<A>, A, A&>;
+
 // The join of a promoted frame: out of line, it costs synchronization with thieves anyway.  It finds
 // the branch through the frame (the in-place copy, or the record's pointer), so the fast path need
-// not keep the closure's address alive.  The first branch's result comes by reference and is moved
-// only after the frame is reclaimed: a result move that throws then leaves a join that owns its
-// frame again, never one whose thief may still write to it.
+// not keep the closure's address alive.
 template <class A, class G>
-WEFT_NOINLINE std::pair<A, ret_t<G>> join_promoted(hot_state& h, frame* fr, A& a) {
+WEFT_NOINLINE std::pair<A, ret_t<G>> join_promoted(hot_state& h, frame* fr, first_result_arg<A> a) {
   using B = branch_t<G>;
   if (reclaim(h, fr) == reclaimed::run_inline) return {std::move(a), call(B::branch(fr))};
   if (fr->error) {
@@ -140,7 +146,7 @@ WEFT_INLINE std::pair<ret_t<F>, ret_t<G>> join_pushed(hot_state& h, frame* fr, F
   }();
   h.top = fr;
   if (must_reclaim(fr)) [[unlikely]]
-    return join_promoted<ret_t<F>, G>(h, fr, a);
+    return join_promoted<ret_t<F>, G>(h, fr, static_cast<first_result_arg<ret_t<F>>&&>(a));
   return {std::move(a), call(g)};
 }
 
@@ -192,7 +198,7 @@ template <class F, class G>
 WEFT_INLINE auto join_branches(F& f, G& g) {
   using B = branch_t<G>;
   hot_state& h = tls_hot;
-  if (h.poll.load(std::memory_order_relaxed)) [[unlikely]]
+  if (poll_pending(h)) [[unlikely]]
     return join_slow<std::remove_cv_t<F>, std::remove_cv_t<G>>(std::move(f), std::move(g));
   typename B::holder holder(&g);
   frame* fr = h.top;

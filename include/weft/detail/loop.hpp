@@ -198,7 +198,7 @@ struct adaptive_loop {
             chunk /= 2;
           last = now;
         }
-        if (h.poll.load(std::memory_order_relaxed)) [[unlikely]] promote_at_poll(h, fr);
+        if (poll_pending(h)) [[unlikely]] promote_at_poll(h, fr);
         if (executed >= untimed_iterations && rec.next < rec.end && sh.skipped(rec.next)) [[unlikely]] return false;
       }
     } catch (...) {
