@@ -3,7 +3,7 @@
 #include <thread>
 
 #include "beat_signal.hpp"
-#include "chaos.hpp"
+#include "weft/detail/chaos.hpp"
 #include "pool_runtime.hpp"
 
 namespace weft::detail {

@@ -4,7 +4,7 @@
 
 #include <chrono>
 
-#include "chaos.hpp"
+#include "weft/detail/chaos.hpp"
 #include "pool_runtime.hpp"
 
 namespace weft::detail {

@@ -78,6 +78,8 @@ void runtime::worker_thread(worker& w, std::latch& started) {
   h.self = &w;
   h.top = w.stack.begin();
   h.loops_run_as = traits_of(cfg.policy).loops;
+  h.eager_deque = sched->eager_deque(w);
+  h.eager_ledger = &w.ledger;
   w.hot = &h;
   h.poll.store(sched->initial_poll_bits(w), std::memory_order_relaxed);
   // Signal delivery: this thread's timer, made here so that it targets this thread; beats from now
@@ -95,6 +97,8 @@ void runtime::worker_thread(worker& w, std::latch& started) {
   if (beats_by_signal()) beat_timer_disarm();  // no beat after this; the timer goes with the thread
   h.self = nullptr;
   h.top = nullptr;
+  h.eager_deque = nullptr;
+  h.eager_ledger = nullptr;
   h.poll.store(poll_bit::external, std::memory_order_relaxed);
   if (w.trace) w.trace->finish();
 }

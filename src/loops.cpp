@@ -1,6 +1,6 @@
 // weft — the runtime side of loop frames: splitting a loop's remaining range into a child (a
 // promotion), TBB's auto partitioner for ws-ap, and the per-worker pool of children.
-#include "chaos.hpp"
+#include "weft/detail/chaos.hpp"
 #include "pool_runtime.hpp"
 #include "loop_split.hpp"
 #include "weft/detail/loop.hpp"

@@ -19,8 +19,8 @@
 #include <thread>
 #include <vector>
 
-#include "chaos.hpp"
-#include "platform.hpp"
+#include "weft/detail/chaos.hpp"
+#include "weft/detail/platform.hpp"
 #include "scheduler.hpp"
 #include "worker.hpp"
 #include "weft/config.hpp"

@@ -2,7 +2,7 @@
 // of a sleeping worker, or queued for a worker while the caller sleeps until done), and under the
 // serial policy, runs on the calling thread itself.
 #include "beat_signal.hpp"
-#include "chaos.hpp"
+#include "weft/detail/chaos.hpp"
 #include "measure.hpp"
 #include "pool_runtime.hpp"
 
@@ -35,14 +35,17 @@ void finish_root(root_job& job) {
 // meanwhile are w's (retired_*).  Used for serial contexts and for lent slots.
 class acting_as {
  public:
-  acting_as(worker& w, std::uint32_t poll_bits, loop_style loops) noexcept
+  acting_as(worker& w, std::uint32_t poll_bits, loop_style loops, chase_lev_deque* eager) noexcept
       : w_(w), h_(tls_hot),
         // exchange, not load-then-store: a bit another pool's thief sets in between is kept (it
         // is either in saved_poll_ or set after the exchange; the closing fetch_or keeps both).
         saved_poll_(h_.poll.exchange(poll_bits, std::memory_order_relaxed)), saved_top_(h_.top),
         saved_self_(h_.self), saved_joins_(h_.joins), saved_iters_(h_.loop_iterations),
-        saved_loops_(h_.loops_run_as), saved_base_(w.base) {
+        saved_loops_(h_.loops_run_as), saved_base_(w.base), saved_eager_deque_(h_.eager_deque),
+        saved_eager_ledger_(h_.eager_ledger) {
     h_.self = &w;
+    h_.eager_deque = eager;
+    h_.eager_ledger = &w.ledger;
     h_.top = w.stack.begin();
     h_.joins = h_.loop_iterations = 0;
     h_.loops_run_as = loops;
@@ -59,6 +62,8 @@ class acting_as {
     h_.loop_iterations = saved_iters_;
     h_.poll.fetch_or(saved_poll_, std::memory_order_relaxed);  // keeps bits others set meanwhile
     h_.loops_run_as = saved_loops_;
+    h_.eager_deque = saved_eager_deque_;
+    h_.eager_ledger = saved_eager_ledger_;
   }
   acting_as(const acting_as&) = delete;
   acting_as& operator=(const acting_as&) = delete;
@@ -73,6 +78,8 @@ class acting_as {
   const std::uint64_t saved_joins_, saved_iters_;
   const loop_style saved_loops_;
   frame* const saved_base_;
+  chase_lev_deque* const saved_eager_deque_;
+  promotion_ledger* const saved_eager_ledger_;
 };
 
 void runtime::check_fork_generation() const {
@@ -130,7 +137,7 @@ void runtime::run_root(worker& w, root_job& job) {
 void runtime::run_on_caller(root_job& job) {
   worker& ctx = serial_context_acquire();
   {
-    acting_as as(ctx, 0, traits_of(cfg.policy).loops);
+    acting_as as(ctx, 0, traits_of(cfg.policy).loops, nullptr);
     run_root_body(job);
   }
   serial_context_release(ctx);
@@ -194,7 +201,7 @@ bool runtime::run_on_idle_slot(root_job& job) {
   }
   end_idle(w);  // the slot is busy from now on (its idle time is the slot's, whoever holds it)
   {
-    acting_as as(w, sched->idle_poll_bits(w), traits_of(cfg.policy).loops);
+    acting_as as(w, sched->idle_poll_bits(w), traits_of(cfg.policy).loops, sched->eager_deque(w));
     hot_state* const own = w.hot;
     {
       std::lock_guard lk(lend_mu_);

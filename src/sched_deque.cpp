@@ -8,8 +8,8 @@
 #include <cstdlib>
 
 #include "beat_signal.hpp"
-#include "chaos.hpp"
-#include "deque.hpp"
+#include "weft/detail/chaos.hpp"
+#include "weft/detail/deque.hpp"
 #include "pool_runtime.hpp"
 
 namespace weft::detail {
@@ -54,9 +54,14 @@ class deque_scheduler final : public scheduler {
     WEFT_CHAOS_POINT();
     frame* got = deque_of(w).pop();
     fr->marks &= std::uint8_t(~frame_mark::on_deque);
-    w.note_joined();
+    w.ledger.note_joined();
     if (lazy() && deque_of(w).size() < threshold_) h.poll.fetch_or(poll_bit::notify, std::memory_order_relaxed);
     if (got == fr) return reclaimed::run_inline;
+    return lost_to_thief(w, fr, got);
+  }
+
+  // The pop at fr's join did not give fr back (`got`): a thief took it.  Wait until it is DONE.
+  reclaimed lost_to_thief(worker& w, frame* fr, frame* got) {
     if (got != nullptr) {
       // The deque holds promoted frames in stack order; the frame being joined is the youngest.
       std::fputs("weft: internal error: deque order broken at a join\n", stderr);
@@ -91,14 +96,20 @@ class deque_scheduler final : public scheduler {
 
   bool has_stealable(const worker& victim) const override { return deque_of(victim).size() > 0; }
 
+  // ws and ws-ap promote every join inline (eager.hpp), unless the pool traces (the general path
+  // reports each promotion to the trace).
+  chase_lev_deque* eager_deque(worker& w) override {
+    return when_ == trigger::every_push && !rt_.tracing() ? &deque_of(w) : nullptr;
+  }
+
   // Publishes `fr` on w's deque (false when full); wakes a sleeper if the deque was empty.
   bool promote_frame(worker& w, frame* fr) override {
     chase_lev_deque& d = deque_of(w);
-    const bool was_empty = d.size() <= 0;
-    if (!d.push(fr)) return false;
+    bool was_empty;
+    if (!d.push(fr, was_empty)) return false;
     WEFT_CHAOS_POINT();  // pushed, not yet marked: a thief may run and finish it before the mark
     fr->marks |= frame_mark::on_deque;
-    w.note_promotion();
+    w.ledger.note_promotion();
     if (was_empty) rt_.notify_work();
     return true;
   }
@@ -185,6 +196,16 @@ class deque_scheduler final : public scheduler {
 };
 
 }  // namespace
+
+// The eager join's out-of-line parts (eager.hpp).
+void eager_wake(hot_state& h) noexcept { h.self->rt->notify_work(); }
+
+void eager_report(hot_state& h, const frame* fr) noexcept { report_promotion(*h.self, fr, promotion_kind::join); }
+
+reclaimed eager_stolen(hot_state& h, frame* fr, frame* popped) {
+  worker& w = *h.self;
+  return static_cast<deque_scheduler&>(*w.rt->sched).lost_to_thief(w, fr, popped);
+}
 
 std::unique_ptr<scheduler> make_deque_scheduler(runtime& rt, const policy_traits& row) {
   return std::make_unique<deque_scheduler>(rt, row);

@@ -448,7 +448,7 @@ void fiber_scheduler::fork(worker& w, fiber_child& c) {
   if (c.dummy) {
     ++w.dummy_threads;
   } else {
-    ++w.promotions;
+    ++w.ledger.promotions;
     ++w.hot->joins;
     report_promotion(w, w.stack.begin(), promotion_kind::join);  // the trace's instant, the test hook
   }

@@ -21,7 +21,7 @@
 #include <thread>
 #include <algorithm>
 
-#include "chaos.hpp"
+#include "weft/detail/chaos.hpp"
 #include "pool_runtime.hpp"
 #include "sched_wool.hpp"
 
@@ -69,7 +69,7 @@ class wool_scheduler final : public scheduler {
       } while (s == task_state::empty);
       if (task_state::is_task(s)) s = fr->state.exchange(task_state::empty, std::memory_order_acq_rel);
     }
-    w.note_joined();
+    w.ledger.note_joined();
     if (task_state::is_task(s)) {
       maybe_privatize(w, fr);
       update_public_next(w, h);
@@ -128,7 +128,7 @@ class wool_scheduler final : public scheduler {
     const std::uintptr_t s = fr->state.load(std::memory_order_relaxed);
     if (!task_state::is_task(s) || (s & task_state::public_tag)) return;
     fr->state.store(s | task_state::public_tag, std::memory_order_release);
-    w.note_promotion();
+    w.ledger.note_promotion();
     report_promotion(w, fr, promotion_kind::join);
     rt_.notify_work();
   }

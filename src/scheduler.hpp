@@ -40,6 +40,8 @@ class scheduler {
   // Makes `fr` stealable at once as a whole (a split-off loop range: loops.cpp); false when it
   // cannot (deque full).  Only the deque mechanism runs loops as loop frames; wool never calls it.
   virtual bool promote_frame(worker& w, frame* fr) = 0;
+  // The deque that joins on `w` push every frame onto inline (hot_state::eager_deque), or null.
+  virtual chase_lev_deque* eager_deque(worker&) { return nullptr; }
   // Runs a root job taken by `w` as this mechanism's own root thread, when it has those (the fiber
   // engine); false: the runtime runs it on the worker's stack.
   virtual bool start_root(worker&, root_job&) { return false; }

@@ -19,17 +19,15 @@ reclaimed reclaim(hot_state& h, frame* fr) {
 
 bool reclaim_after_throw(hot_state& h, frame* fr) { return reclaim(h, fr) == reclaimed::stolen; }
 
-namespace {
-std::atomic<promotion_hook> installed_hook{nullptr};
-}
+constinit std::atomic<promotion_hook> installed_promotion_hook{nullptr};
 
-void set_promotion_hook(promotion_hook hook) noexcept { installed_hook.store(hook, std::memory_order_release); }
+void set_promotion_hook(promotion_hook hook) noexcept { installed_promotion_hook.store(hook, std::memory_order_release); }
 
 // Out of line, so that with tracing off report_promotion stays a leaf function (no frame to set up):
 // under ws it runs at every join.
 [[gnu::noinline, gnu::cold]] static void trace_promotion(const worker& w, const frame* f, promotion_kind kind) noexcept {
   if (!w.trace->instant(trace_kind::promotion, std::uint32_t(f - w.stack.begin()), std::uint16_t(kind)))
-    w.trace->close_promotions(w.promotions);  // this one is in dropped() already
+    w.trace->close_promotions(w.ledger.promotions);  // this one is in dropped() already
 }
 
 [[gnu::noinline, gnu::cold]] static void call_hook(promotion_hook hook, const worker& w, const frame* f,
@@ -40,7 +38,7 @@ void set_promotion_hook(promotion_hook hook) noexcept { installed_hook.store(hoo
 // Both reports out of line: with neither installed this is a leaf of two tests (ws: every join).
 void report_promotion(const worker& w, const frame* f, promotion_kind kind) noexcept {
   if (w.trace && !w.trace->promotions_closed()) [[unlikely]] trace_promotion(w, f, kind);
-  if (promotion_hook hook = installed_hook.load(std::memory_order_acquire)) [[unlikely]] call_hook(hook, w, f, kind);
+  if (promotion_hook hook = installed_promotion_hook.load(std::memory_order_acquire)) [[unlikely]] call_hook(hook, w, f, kind);
 }
 
 frame* spawn_limit(hot_state& h) noexcept {

@@ -31,14 +31,14 @@ counters counters_of(const worker& w) {
   counters c;
   c.joins = w.retired_joins + (w.hot ? w.hot->joins : 0);
   c.loop_iterations = w.retired_loop_iterations + (w.hot ? w.hot->loop_iterations : 0);
-  c.promotions = w.promotions;
+  c.promotions = w.ledger.promotions;
   c.steals = w.steals;
   c.steal_attempts = w.steal_attempts.load(std::memory_order_relaxed);
   c.leapfrogs = w.leapfrogs;
   c.deque_checks = w.deque_checks;
   c.idle_ns = w.idle_ns.load(std::memory_order_relaxed);
   c.heap_peak_bytes = std::uint64_t(w.heap_peak);
-  c.live_threads_peak = w.promoted_unjoined_peak;
+  c.live_threads_peak = w.ledger.unjoined_peak;
   c.heartbeats_requested = w.beats_requested.load(std::memory_order_relaxed);
   c.heartbeats_delivered = w.beats_delivered;
   c.quota_preemptions = w.quota_preemptions;
@@ -49,9 +49,9 @@ counters counters_of(const worker& w) {
 void reset_counters_of(worker& w) {
   w.retired_joins = w.retired_loop_iterations = 0;
   if (w.hot) w.hot->joins = w.hot->loop_iterations = 0;
-  if (w.trace) w.trace->rebase_promotions(w.promotions);
-  w.promotions = w.steals = w.leapfrogs = w.deque_checks = 0;
-  w.promoted_unjoined_peak = w.promoted_unjoined;
+  if (w.trace) w.trace->rebase_promotions(w.ledger.promotions);
+  w.ledger.promotions = w.steals = w.leapfrogs = w.deque_checks = 0;
+  w.ledger.unjoined_peak = w.ledger.unjoined;
   w.steal_attempts.store(0, std::memory_order_relaxed);
   w.beats_requested.store(0, std::memory_order_relaxed);
   w.beats_delivered = 0;

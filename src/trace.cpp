@@ -13,7 +13,7 @@
 #include <cstring>
 #include <stdexcept>
 
-#include "platform.hpp"
+#include "weft/detail/platform.hpp"
 #include "weft/detail/slow_path.hpp"
 
 namespace weft::detail {

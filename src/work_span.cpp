@@ -6,7 +6,7 @@
 #include <cstdio>
 
 #include "measure.hpp"
-#include "platform.hpp"
+#include "weft/detail/platform.hpp"
 #include "pool_runtime.hpp"
 
 namespace weft::detail {

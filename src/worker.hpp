@@ -14,6 +14,7 @@
 #include "measure.hpp"
 #include "trace.hpp"
 #include "weft/detail/frame.hpp"
+#include "weft/detail/ledger.hpp"
 #include "weft/detail/loop.hpp"
 
 namespace weft::detail {
@@ -34,22 +35,6 @@ inline constexpr std::uint32_t held = 0;      // the worker's own thread holds i
 inline constexpr std::uint32_t lendable = 1;  // its thread sleeps and touches nothing of the slot
 inline constexpr std::uint32_t lent = 2;      // a caller of pool::run holds it
 }  // namespace slot_tenure
-
-// The pool's live threads now and at their peak: counters::live_threads_peak in stats::total, the
-// true simultaneous maximum (SPEC §5).  Relaxed suffices: `now` is one variable, so its RMWs form
-// one modification order and each returns the exact count at its place in it; the peak is the
-// maximum of those counts, whatever other memory is doing meanwhile.
-struct live_threads {
-  std::atomic<std::int64_t> now{0};
-  std::atomic<std::uint64_t> peak{0};
-  void add() noexcept {
-    const std::int64_t n = now.fetch_add(1, std::memory_order_relaxed) + 1;
-    std::uint64_t p = peak.load(std::memory_order_relaxed);
-    while (n > 0 && std::uint64_t(n) > p && !peak.compare_exchange_weak(p, std::uint64_t(n), std::memory_order_relaxed)) {
-    }
-  }
-  void sub() noexcept { now.fetch_sub(1, std::memory_order_relaxed); }
-};
 
 struct worker {
   worker(runtime* owner, unsigned idx, std::size_t capacity);
@@ -77,10 +62,8 @@ struct worker {
   std::atomic<std::uint32_t> unpark_epoch{0};
 
   // Counters written only by this worker (see hot_state for the reading rule).
-  std::uint64_t promotions = 0, steals = 0, leapfrogs = 0, deque_checks = 0;
-  // Promoted items of this worker not yet joined (on its deque, or tagged public under wool), and
-  // their high-water mark since the last reset: counters::live_threads_peak (SPEC §6).
-  std::uint64_t promoted_unjoined = 0, promoted_unjoined_peak = 0;
+  std::uint64_t steals = 0, leapfrogs = 0, deque_checks = 0;
+  promotion_ledger ledger;  // promotions and promoted items not yet joined (ledger.hpp)
   std::int64_t heap_now = 0, heap_peak = 0;  // this worker's weft::malloc net bytes
   std::uint64_t quota_preemptions = 0, dummy_threads = 0;  // the fiber engine's (NAR §5.3)
   // Serial contexts: counts of finished runs (their TLS block belongs to the caller).
@@ -119,20 +102,6 @@ struct worker {
   // Split-off loop ranges (loop frames), allocated and freed by this worker only.
   std::vector<loop_child*> free_children;
   std::vector<std::unique_ptr<loop_child[]>> child_blocks;
-
-  live_threads* const pool_live;  // the runtime's (stats::total's live_threads_peak)
-
-  void note_promotion() noexcept {
-    ++promotions;
-    if (++promoted_unjoined > promoted_unjoined_peak) promoted_unjoined_peak = promoted_unjoined;
-    pool_live->add();
-  }
-  // A promoted item of this worker was joined (taken back, or waited for).
-  void note_joined() noexcept {
-    if (promoted_unjoined == 0) return;
-    --promoted_unjoined;
-    pool_live->sub();
-  }
 };
 
 }  // namespace weft::detail

@@ -95,6 +95,22 @@ TEST(Adaptive, EagerPoliciesPromoteEveryJoin) {
   }
 }
 
+// The eager join (eager.hpp) promotes and takes back inline: each promotion still reaches the hook
+// and the ledger.  fib(20) nests 19 joins (fib(20) down to fib(2)), each promoted while the ones
+// below it run, so on one worker the live promoted items peak at exactly 19.
+TEST(Adaptive, EagerJoinsReportEveryPromotionAndTheirPeak) {
+  const auto eager = wt::implemented_where([](const policy_traits& row) { return row.when == trigger::every_push; });
+  for (weft::policy p : eager) {
+    hook_guard g;
+    weft::pool pool(weft::config{.workers = 1, .policy = p});
+    EXPECT_EQ(pool.run([] { return fib(20); }), 6765);
+    const auto s = pool.stats().total;
+    EXPECT_EQ(promotions_seen.load(), fib_joins(20)) << weft::to_string(p) << ": the hook missed promotions";
+    EXPECT_EQ(s.promotions, fib_joins(20)) << weft::to_string(p);
+    EXPECT_EQ(s.live_threads_peak, 19u) << weft::to_string(p);
+  }
+}
+
 TEST(Adaptive, HeartbeatPromotesAtMostOncePerBeat) {
   hook_guard g;
   const auto period = std::chrono::microseconds(500);

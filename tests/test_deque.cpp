@@ -1,4 +1,4 @@
-// Component tests of the Chase-Lev deque (src/deque.hpp): the owner's LIFO end, the thieves' FIFO
+// Component tests of the Chase-Lev deque (include/weft/detail/deque.hpp): the owner's LIFO end, the thieves' FIFO
 // end, the fixed capacity, index wrap-around, and the races of docs/PROTOCOLS.md "The Chase-Lev
 // deque" — every pushed item is taken exactly once (no loss, no duplicate), including the race of
 // the owner's pop against thieves for the last item.  The concurrent tests are bounded in items,
@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "common.hpp"
-#include "deque.hpp"
+#include "weft/detail/deque.hpp"
 
 namespace {
 

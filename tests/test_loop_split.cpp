@@ -111,7 +111,7 @@ TEST_F(LoopSplit, TheThiefGetsTheUpperHalfAndSerialOrderIsKept) {
   EXPECT_EQ(l.rec.children->end, 100u);
   EXPECT_EQ(l.rec.children->fr.state.load(), ts::task(&run_child_range));
   EXPECT_TRUE(l.rec.children->fr.marks & frame_mark::on_deque);
-  EXPECT_EQ(w.promotions, 1u);
+  EXPECT_EQ(w.ledger.promotions, 1u);
   ASSERT_EQ(reported.size(), 1u);
   EXPECT_EQ(reported[0].worker, 0u);
   EXPECT_EQ(reported[0].depth, 0u) << "reported at the loop frame's slot";
@@ -154,7 +154,7 @@ TEST_F(LoopSplit, NoSplitAtOrBelowTheGrain) {
     EXPECT_EQ(l.rec.end, 8u);
     EXPECT_EQ(l.rec.children, nullptr);
     EXPECT_TRUE(reported.empty());
-    EXPECT_EQ(w.promotions, 0u);
+    EXPECT_EQ(w.ledger.promotions, 0u);
     EXPECT_FALSE(m.sched().has_stealable(w));
     m.h(0).top = l.fr;
   }

@@ -120,8 +120,8 @@ TEST(WoolWindow, PushIntoPublicSlotTagsTheStateWordAndPrivatePushesStayPlain) {
     EXPECT_EQ(o.state(k), ts::task(&run_probe) | ts::public_tag) << "slot " << k;
   for (std::size_t k = initial_public; k < p.size(); ++k) EXPECT_EQ(o.state(k), ts::task(&run_probe)) << "slot " << k;
   EXPECT_EQ(o.h.poll.load(), 0u) << "above the window a push takes the fast path";
-  EXPECT_EQ(o.w.promotions, initial_public) << "each tag is one promotion";
-  EXPECT_EQ(o.w.promoted_unjoined, initial_public);
+  EXPECT_EQ(o.w.ledger.promotions, initial_public) << "each tag is one promotion";
+  EXPECT_EQ(o.w.ledger.unjoined, initial_public);
   EXPECT_TRUE(m.sched().has_stealable(o.w));
   // Joined in LIFO order: the private ones pop without synchronizing, the public ones through the
   // exchange, which leaves EMPTY in the slot (the owner holds the task).
@@ -132,7 +132,7 @@ TEST(WoolWindow, PushIntoPublicSlotTagsTheStateWordAndPrivatePushesStayPlain) {
     expect_window_invariants(o);
   }
   for (auto& x : p) EXPECT_EQ(x.runs.load(), 1);
-  EXPECT_EQ(o.w.promoted_unjoined, 0u);
+  EXPECT_EQ(o.w.ledger.unjoined, 0u);
   EXPECT_FALSE(m.sched().has_stealable(o.w));
 }
 
@@ -201,13 +201,13 @@ TEST(WoolWindow, StealAtOrAboveTheTripWireNotifiesAndTheOwnerGrowsTheWindow) {
   EXPECT_EQ(o.win().pub, initial_public) << "the thief only asks; the owner grows";
   // The owner's next push polls: the window grows by grow_by, the live private tasks in the new
   // public slots are tagged at once (oldest first), and so is the pushed one.
-  const std::uint64_t promotions_before = o.w.promotions;
+  const std::uint64_t promotions_before = o.w.ledger.promotions;
   o.push(p[initial_public + 2]);
   EXPECT_FALSE(o.poll_has(poll_bit::notify));
   EXPECT_EQ(o.win().pub, initial_public + grow_by);
   EXPECT_EQ(o.win().trip.load(), expected_trip(initial_public + grow_by));
   for (std::size_t k = initial_public; k < initial_public + 3; ++k) EXPECT_TRUE(ts::is_public_task(o.state(k))) << k;
-  EXPECT_EQ(o.w.promotions, promotions_before + 3);
+  EXPECT_EQ(o.w.ledger.promotions, promotions_before + 3);
   expect_window_invariants(o);
   // Now they can be stolen.
   while (o.bot() < o.top()) ASSERT_TRUE(m.sched().steal(thief, o.w));

@@ -24,6 +24,8 @@ namespace weft::detail {
 
 struct frame;
 struct worker;
+class chase_lev_deque;
+struct promotion_ledger;
 using task_fn = void (*)(frame*);
 
 // The state word of WOOL §I.a / Fig. 3, packed in one pointer-sized word as the paper does:
@@ -108,6 +110,11 @@ struct hot_state {
   worker* self = nullptr;
   // How parallel loops run under the pool's policy (policy_table.hpp; read once per loop).
   loop_style loops_run_as = loop_style::halving;
+  // ws and ws-ap (trigger::every_push) in a pool that does not trace: the deque and ledger of the
+  // worker this thread runs as, so that a join promotes and takes back its frame inline (eager.hpp);
+  // null under every other policy.  Set and cleared with `self`.
+  chase_lev_deque* eager_deque = nullptr;
+  promotion_ledger* eager_ledger = nullptr;
 };
 
 extern constinit thread_local hot_state tls_hot __attribute__((tls_model("initial-exec")));

@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "call.hpp"
+#include "eager.hpp"
 #include "fiber_join.hpp"
 #include "frame.hpp"
 #include "slow_path.hpp"
@@ -105,13 +106,11 @@ WEFT_INLINE void push_frame(hot_state& h, frame* fr, task_fn run) noexcept {
 template <class A>
 using first_result_arg = std::conditional_t<std::is_nothrow_move_constructible_v<A>, A, A&>;
 
-// The join of a promoted frame: out of line, it costs synchronization with thieves anyway.  It finds
-// the branch through the frame (the in-place copy, or the record's pointer), so the fast path need
-// not keep the closure's address alive.
+// The join of a frame that a thief ran to completion (reclaim() said `stolen`): its error, or its
+// result.  Out of line: it happens at most once per steal.
 template <class A, class G>
-WEFT_NOINLINE std::pair<A, ret_t<G>> join_promoted(hot_state& h, frame* fr, first_result_arg<A> a) {
+WEFT_NOINLINE std::pair<A, ret_t<G>> join_stolen(frame* fr, first_result_arg<A> a) {
   using B = branch_t<G>;
-  if (reclaim(h, fr) == reclaimed::run_inline) return {std::move(a), call(B::branch(fr))};
   if (fr->error) {
     std::exception_ptr e = std::move(fr->error);
     fr->error = nullptr;
@@ -125,6 +124,15 @@ WEFT_NOINLINE std::pair<A, ret_t<G>> join_promoted(hot_state& h, frame* fr, firs
   return {std::move(a), std::move(B::value(fr))};
 }
 
+// The join of a promoted frame: out of line, it costs synchronization with thieves anyway.  It finds
+// the branch through the frame (the in-place copy, or the record's pointer), so the fast path need
+// not keep the closure's address alive.
+template <class A, class G>
+WEFT_NOINLINE std::pair<A, ret_t<G>> join_promoted(hot_state& h, frame* fr, first_result_arg<A> a) {
+  if (reclaim(h, fr) == reclaimed::run_inline) return {std::move(a), call(branch_t<G>::branch(fr))};
+  return join_stolen<A, G>(fr, static_cast<first_result_arg<A>&&>(a));
+}
+
 // The first branch threw while the second was promoted: take it back or wait for its thief.
 template <class G>
 WEFT_NOINLINE void join_unwind(hot_state& h, frame* fr) noexcept {
@@ -132,8 +140,9 @@ WEFT_NOINLINE void join_unwind(hot_state& h, frame* fr) noexcept {
   fr->error = nullptr;  // the first branch's exception comes first in serial order
 }
 
-// After the push: run the first branch, pop, and run the second inline unless it was promoted.
-template <class F, class G>
+// After the push: run the first branch, pop, and run the second inline unless it was promoted (or,
+// `Eager`, unless a thief took it: the eager join takes its promoted frame back inline).
+template <class F, class G, bool Eager = false>
 WEFT_INLINE std::pair<ret_t<F>, ret_t<G>> join_pushed(hot_state& h, frame* fr, F& f, G& g) {
   ret_t<F> a = [&] {
     try {
@@ -145,9 +154,29 @@ WEFT_INLINE std::pair<ret_t<F>, ret_t<G>> join_pushed(hot_state& h, frame* fr, F
     }
   }();
   h.top = fr;
-  if (must_reclaim(fr)) [[unlikely]]
-    return join_promoted<ret_t<F>, G>(h, fr, static_cast<first_result_arg<ret_t<F>>&&>(a));
+  using A = first_result_arg<ret_t<F>>;
+  if constexpr (Eager) {
+    if (must_reclaim(fr) && eager_reclaim(h, fr) == reclaimed::stolen) [[unlikely]]
+      return join_stolen<ret_t<F>, G>(fr, static_cast<A&&>(a));
+  } else if (must_reclaim(fr)) [[unlikely]] {
+    return join_promoted<ret_t<F>, G>(h, fr, static_cast<A&&>(a));
+  }
   return {std::move(a), call(g)};
+}
+
+// The eager join (ws, ws-ap; eager.hpp): every frame promoted as it is pushed and taken back inline.
+// Inlined into join_slow, so that a promotion costs the deque's push and pop and not two more
+// out-of-line calls.  (Inlined into the fast path itself it costs the never-promoted join of every
+// other policy ~10 instructions: gcc then keeps the branches in memory.)
+template <class F, class G>
+WEFT_INLINE std::pair<ret_t<F>, ret_t<G>> join_eager(hot_state& h, F& f, G& g) {
+  using B = branch_t<G>;
+  typename B::holder holder(&g);
+  frame* fr = h.top;
+  B::store(fr, g, holder);
+  push_frame(h, fr, &B::run);
+  eager_promote(h, fr);
+  return join_pushed<F, G, true>(h, fr, f, g);
 }
 
 template <class F, class G>
@@ -163,11 +192,17 @@ WEFT_NOINLINE std::pair<ret_t<F>, ret_t<G>> join_measured(hot_state& h, F& f, G&
   return {std::move(a), call(g)};
 }
 
+// Is this join an eager one?  The poll word holds `always` alone (no other reason to look, the
+// work/span mode's `measure` included) and the worker's deque takes joins inline (eager.hpp).
+WEFT_INLINE bool eager_join(const hot_state& h) noexcept {
+  return h.eager_deque != nullptr && h.poll.load(std::memory_order_relaxed) == poll_bit::always;
+}
+
 // A poll found a reason to leave the fast path: not a worker, or the policy wants to look.  The
 // branches come by value (moved), so that their addresses do not escape from the fast path: that
 // would force the compiler to keep the closures in memory on the fast path too.
 template <class F, class G>
-WEFT_NOINLINE std::pair<ret_t<F>, ret_t<G>> join_slow(F f, G g) {
+WEFT_NOINLINE std::pair<ret_t<F>, ret_t<G>> join_general(F f, G g) {
   using B = branch_t<G>;
   hot_state& h = tls_hot;
   if (h.self == nullptr) return join_external(std::move(f), std::move(g));
@@ -181,6 +216,16 @@ WEFT_NOINLINE std::pair<ret_t<F>, ret_t<G>> join_slow(F f, G g) {
   promote_at_poll(h, fr);
   return join_pushed(h, fr, f, g);
 }
+
+// The eager join has this function to itself (its registers and its frame are what the eager join
+// needs, nothing of the general path's); everything else goes on to join_general.
+template <class F, class G>
+WEFT_NOINLINE std::pair<ret_t<F>, ret_t<G>> join_slow(F f, G g) {
+  hot_state& h = tls_hot;
+  if (eager_join(h)) [[likely]] return join_eager(h, f, g);
+  return join_general(std::move(f), std::move(g));
+}
+
 
 
 // The branch as join keeps it: a temporary closure is used as it is (a copy of it, run by a thief,

@@ -17,7 +17,7 @@
 #include <new>
 
 #include "chaos.hpp"
-#include "weft/detail/frame.hpp"
+#include "frame.hpp"
 
 namespace weft::detail {
 
@@ -33,15 +33,21 @@ class chase_lev_deque {
   }
 
   // Owner.  False when full: the item then simply stays latent (promotion is always optional).
-  bool push(frame* f) noexcept {
+  // `was_empty`: the deque held nothing (as far as the owner can tell) before this push.
+  bool push(frame* f, bool& was_empty) noexcept {
     const std::int64_t b = bottom_.load(std::memory_order_relaxed);
     const std::int64_t t = top_.load(std::memory_order_acquire);
     if (b - t > std::int64_t(mask_)) return false;
+    was_empty = b - t <= 0;
     WEFT_CHAOS_POINT();  // a thief takes the oldest item while we hold a stale top
     slot(std::size_t(b)).store(f, std::memory_order_relaxed);
     WEFT_CHAOS_POINT();  // the slot written, not yet published
     bottom_.store(b + 1, std::memory_order_release);
     return true;
+  }
+  bool push(frame* f) noexcept {
+    bool was_empty;
+    return push(f, was_empty);
   }
 
   // Owner: the youngest item, or nullptr when a thief took the last one.
