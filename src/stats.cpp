@@ -74,7 +74,9 @@ weft::stats runtime::collect_stats() const {
   }
   for (const auto& c : s.workers) s.total += c;
   s.total.heap_peak_bytes = heap_peak.load(std::memory_order_relaxed);
-  s.total.live_threads_peak = live.peak.load(std::memory_order_relaxed);
+  // The fiber engine counts its threads pool-wide (exact); elsewhere total is the sum of the
+  // workers' own peaks (ledger.hpp says why).
+  if (traits_of(cfg.policy).runs_on == mechanism::fibers) s.total.live_threads_peak = live.peak.load(std::memory_order_relaxed);
   s.total.fiber_stack_peak_bytes = sched->fiber_stack_peak_bytes();
   return s;
 }

@@ -97,8 +97,11 @@ struct counters {
   std::uint64_t heap_peak_bytes = 0;   // high-water mark of weft::malloc bytes
   // SPEC §6's name.  The most live threads at any one time: under adf, dfd and fifo the forked
   // threads (fibers) not yet terminated; under the other policies the promoted items not yet joined
-  // (on a deque; under wool, tasks tagged public).  Per worker: those it made, at its own peak; in
-  // stats::total: the pool's true simultaneous maximum (not a sum of per-worker peaks).
+  // (on a deque; under wool, tasks tagged public).  Per worker: those it made, at its own peak.  In
+  // stats::total: under adf, dfd and fifo the pool's true simultaneous maximum; under the other
+  // policies the sum of the workers' peaks, an upper bound of it (equal on one worker), because those
+  // counts are owner-private (an exact pool-wide count needs a shared RMW per promotion and join,
+  // which cost ws 15x at two workers: include/weft/detail/ledger.hpp).
   std::uint64_t live_threads_peak = 0;
   // adf, dfd, fifo (NAR §5.3, §7.1): the most fiber stack bytes in use at once (the reserved size of
   // each stack; pool-wide, in stats::total only), the threads preempted because an allocation

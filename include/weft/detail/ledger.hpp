@@ -1,6 +1,17 @@
 // weft — a worker's promotion ledger: the counters every promotion and every join of a promoted item
 // update (SPEC §6: promotions, live_threads_peak).  In a header because the eager join (eager.hpp)
 // promotes and takes back inline; every other promotion updates it from the runtime's slow path.
+//
+// Owner-private, as SPEC §6 asks of every counter ("per-worker, unshared"): no promotion touches a
+// line that another worker writes.  An earlier version also kept the pool's live count in one shared
+// atomic, RMW'd at every promotion and every join of a promoted item, for an exact pool-wide
+// simultaneous maximum; under ws, where every join is a promotion, that made fib(30) 1.6x slower on
+// one worker and 15x slower on two than without it (the two workers' RMWs bouncing one cache line:
+// docs/results/fine-grained.md, "after").  An exact simultaneous maximum of counts that change on
+// different cores needs communication at every change, so the pool's total is now the sum of the
+// workers' own peaks (pool::stats): an upper bound of the simultaneous maximum, equal to it on one
+// worker.  The fiber engine, whose threads migrate between workers and are made under its scheduler
+// lock anyway, keeps the exact pool-wide count (live_threads below).
 #pragma once
 
 #include <atomic>
@@ -8,10 +19,10 @@
 
 namespace weft::detail {
 
-// The pool's live threads now and at their peak: counters::live_threads_peak in stats::total, the
-// true simultaneous maximum (SPEC §5).  Relaxed suffices: `now` is one variable, so its RMWs form
-// one modification order and each returns the exact count at its place in it; the peak is the
-// maximum of those counts, whatever other memory is doing meanwhile.
+// The fiber engine's live threads now and at their peak (its stats::total.live_threads_peak, exact).
+// Relaxed suffices: `now` is one variable, so its RMWs form one modification order and each returns
+// the exact count at its place in it; the peak is the maximum of those counts, whatever other memory
+// is doing meanwhile.
 struct live_threads {
   std::atomic<std::int64_t> now{0};
   std::atomic<std::uint64_t> peak{0};
@@ -27,23 +38,19 @@ struct live_threads {
 // Written only by the thread holding the worker's slot (read by pool::stats() after the run that
 // wrote it has returned, as hot_state's counters are).
 struct promotion_ledger {
-  explicit promotion_ledger(live_threads* pool) noexcept : pool_live(pool) {}
   std::uint64_t promotions = 0;
   // Promoted items of this worker not yet joined (on its deque, or tagged public under wool), and
   // their high-water mark since the last reset: counters::live_threads_peak (SPEC §6).
   std::uint64_t unjoined = 0, unjoined_peak = 0;
-  live_threads* const pool_live;  // the runtime's (stats::total's live_threads_peak)
 
   void note_promotion() noexcept {
     ++promotions;
     if (++unjoined > unjoined_peak) unjoined_peak = unjoined;
-    pool_live->add();
   }
-  // A promoted item of this worker was joined (taken back, or waited for).
+  // A promoted item of this worker was joined (taken back, or waited for).  None is joined that was
+  // not promoted, but a reset between the two (reset_stats) leaves the count as it was.
   void note_joined() noexcept {
-    if (unjoined == 0) return;
-    --unjoined;
-    pool_live->sub();
+    if (unjoined != 0) --unjoined;
   }
 };
 
