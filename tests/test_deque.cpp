@@ -51,6 +51,25 @@ TEST(DequeSingle, OwnerPopsYoungestFirst) {
   EXPECT_EQ(d.pop(), nullptr);
 }
 
+// The eager join (eager.hpp) wakes a sleeper only when its push found the deque empty.
+TEST(DequeSingle, PushSaysWhetherTheDequeWasEmpty) {
+  chase_lev_deque d(4);
+  items it(6);
+  bool was_empty = false;
+  ASSERT_TRUE(d.push(it.at(0), was_empty));
+  EXPECT_TRUE(was_empty);
+  ASSERT_TRUE(d.push(it.at(1), was_empty));
+  EXPECT_FALSE(was_empty);
+  EXPECT_EQ(d.steal(), it.at(0));
+  EXPECT_EQ(d.pop(), it.at(1));
+  ASSERT_TRUE(d.push(it.at(2), was_empty));
+  EXPECT_TRUE(was_empty) << "emptied by a steal and a pop";
+  for (std::size_t i = 3; i < 6; ++i) ASSERT_TRUE(d.push(it.at(i), was_empty));
+  was_empty = true;
+  EXPECT_FALSE(d.push(it.at(0), was_empty)) << "full at 4";
+  EXPECT_TRUE(was_empty) << "a failed push reports nothing";
+}
+
 TEST(DequeSingle, ThiefStealsOldestFirst) {
   chase_lev_deque d(16);
   items it(10);

@@ -3,12 +3,29 @@
 #include <memory>
 #include <numeric>
 #include <string>
+#include <thread>
 #include <type_traits>
 #include <vector>
 
 #include "common.hpp"
 
 namespace {
+
+// The fast path's poll (frame.hpp: one compare on x86-64, a relaxed load elsewhere and under TSan)
+// sees a bit another thread sets, and a cleared word again as clear.  The thread is joined before
+// the second poll (its write happens-before it), so the test needs no waiting.
+TEST(Poll, SeesBitsSetAndClearedByOtherThreads) {
+  weft::detail::hot_state h;
+  h.poll.store(0, std::memory_order_relaxed);
+  EXPECT_FALSE(weft::detail::poll_pending(h));
+  std::thread([&] { h.poll.fetch_or(weft::detail::poll_bit::heartbeat, std::memory_order_relaxed); }).join();
+  EXPECT_TRUE(weft::detail::poll_pending(h));
+  h.poll.fetch_or(1u << 31, std::memory_order_relaxed);  // any bit, the highest included
+  std::thread([&] { h.poll.fetch_and(1u << 31, std::memory_order_relaxed); }).join();
+  EXPECT_TRUE(weft::detail::poll_pending(h));
+  h.poll.store(0, std::memory_order_relaxed);
+  EXPECT_FALSE(weft::detail::poll_pending(h));
+}
 
 class Join : public wt::PoolTest {};
 WT_INSTANTIATE(Join);
