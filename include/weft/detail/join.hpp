@@ -226,8 +226,6 @@ WEFT_NOINLINE std::pair<ret_t<F>, ret_t<G>> join_slow(F f, G g) {
   return join_general(std::move(f), std::move(g));
 }
 
-
-
 // The branch as join keeps it: a temporary closure is used as it is (a copy of it, run by a thief,
 // is indistinguishable from it); an lvalue (a named function object, a function) is wrapped in a
 // closure holding a reference to it, so it is always the caller's object that gets called.
