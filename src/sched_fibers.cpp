@@ -549,4 +549,10 @@ std::unique_ptr<scheduler> make_fiber_scheduler(runtime& rt, policy p) {
   return std::make_unique<fiber_scheduler>(rt, p);
 }
 
+const void* running_fiber() noexcept {
+  const hot_state& h = tls_hot;
+  if (h.self == nullptr || !(h.poll.load(std::memory_order_relaxed) & poll_bit::fibers)) return nullptr;
+  return state_of(*h.self).current;
+}
+
 }  // namespace weft::detail

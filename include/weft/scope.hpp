@@ -20,6 +20,8 @@ class scope {
   scope() noexcept
       : owner_(&detail::tls_hot), base_(owner_->top), expected_top_(owner_->top),
         limit_(owner_->self != nullptr ? detail::spawn_limit(*owner_) : nullptr),
+        owner_fiber_(owner_->poll.load(std::memory_order_relaxed) & detail::poll_bit::fibers ? detail::running_fiber()
+                                                                                           : nullptr),
         uncaught_(std::uncaught_exceptions()) {}
   // Syncs.  If a task threw and sync() was not called, the exception leaves the destructor — unless
   // the scope is being destroyed by another exception, in which case the tasks' errors are dropped.
@@ -101,6 +103,9 @@ class scope {
   detail::frame* base_;          // the owner's task-stack top when the scope was made
   detail::frame* expected_top_;  // above the scope's youngest frame; a spawn must find h.top here
   detail::frame* limit_;         // spawned frames may not reach this (spawn_limit)
+  // Under the fiber engine (adf, dfd, fifo): the fiber that made the scope, which is "the owner"
+  // there — not a thread: the fiber may go on on another worker after any join (null otherwise).
+  const void* owner_fiber_;
   record* last_ = nullptr;       // records, youngest first
   std::size_t spawned_ = 0;
   std::size_t error_index_ = 0;
@@ -193,7 +198,16 @@ template <class F>
 void scope::spawn_slow(F&& f) {
   using Fn = std::decay_t<F>;
   detail::hot_state& h = detail::tls_hot;
-  if (owner_ != &h) {
+  if (owner_fiber_ != nullptr && detail::running_fiber() == owner_fiber_) {
+    // The fiber engine runs every spawn at once (README).  The owner is the fiber, whichever worker
+    // it is on now: its spawns keep their index, so that the scope's error is the first in spawn
+    // order even when the fiber moved between workers at a join inside an earlier task (an error of
+    // a spawn counted as foreign would rank after every indexed one).
+    const std::size_t index = spawned_++;
+    ++h.joins;
+    return run_now(f, index);
+  }
+  if (owner_ != &h || owner_fiber_ != nullptr) {
     // Another thread (a thief running one of this scope's tasks, say): the scope's storage belongs
     // to its owner, so the task runs here and now, touching nothing but the error slot.
     if (h.self != nullptr) ++h.joins;  // every spawn counts as a join

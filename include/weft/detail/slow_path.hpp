@@ -30,6 +30,9 @@ reclaimed reclaim(hot_state& h, frame* fr);
 // exception leaves the join.  Returns true when a thief ran the branch (its result, if any, must be
 // destroyed; its own error is dropped: the first branch's exception comes first in serial order).
 bool reclaim_after_throw(hot_state& h, frame* fr);
+// Under the fiber engine: the thread (fiber) running on this worker now, an identity that stays with
+// it when it moves to another worker; null on a thread that is no fiber-engine worker.
+const void* running_fiber() noexcept;
 // Spawned tasks use task-stack slots only below this one (the rest is for the joins nested in
 // them); a spawn above it runs at once.
 frame* spawn_limit(hot_state& h) noexcept;
