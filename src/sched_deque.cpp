@@ -10,6 +10,7 @@
 #include "beat_signal.hpp"
 #include "weft/detail/chaos.hpp"
 #include "weft/detail/deque.hpp"
+#include "weft/detail/eager.hpp"
 #include "pool_runtime.hpp"
 
 namespace weft::detail {
@@ -51,10 +52,7 @@ class deque_scheduler final : public scheduler {
   }
 
   reclaimed reclaim(worker& w, hot_state& h, frame* fr) override {
-    WEFT_CHAOS_POINT();
-    frame* got = deque_of(w).pop();
-    fr->marks &= std::uint8_t(~frame_mark::on_deque);
-    w.ledger.note_joined();
+    frame* got = take_off_deque(deque_of(w), w.ledger, fr);
     if (lazy() && deque_of(w).size() < threshold_) h.poll.fetch_or(poll_bit::notify, std::memory_order_relaxed);
     if (got == fr) return reclaimed::run_inline;
     return lost_to_thief(w, fr, got);
@@ -104,12 +102,8 @@ class deque_scheduler final : public scheduler {
 
   // Publishes `fr` on w's deque (false when full); wakes a sleeper if the deque was empty.
   bool promote_frame(worker& w, frame* fr) override {
-    chase_lev_deque& d = deque_of(w);
     bool was_empty;
-    if (!d.push(fr, was_empty)) return false;
-    WEFT_CHAOS_POINT();  // pushed, not yet marked: a thief may run and finish it before the mark
-    fr->marks |= frame_mark::on_deque;
-    w.ledger.note_promotion();
+    if (!put_on_deque(deque_of(w), w.ledger, fr, was_empty)) return false;
     if (was_empty) rt_.notify_work();
     return true;
   }

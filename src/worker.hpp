@@ -36,6 +36,22 @@ inline constexpr std::uint32_t lendable = 1;  // its thread sleeps and touches n
 inline constexpr std::uint32_t lent = 2;      // a caller of pool::run holds it
 }  // namespace slot_tenure
 
+// The fiber engine's live threads now and at their peak (its stats::total.live_threads_peak, exact).
+// Relaxed suffices: `now` is one variable, so its RMWs form one modification order and each returns
+// the exact count at its place in it; the peak is the maximum of those counts, whatever other memory
+// is doing meanwhile.
+struct live_threads {
+  std::atomic<std::int64_t> now{0};
+  std::atomic<std::uint64_t> peak{0};
+  void add() noexcept {
+    const std::int64_t n = now.fetch_add(1, std::memory_order_relaxed) + 1;
+    std::uint64_t p = peak.load(std::memory_order_relaxed);
+    while (n > 0 && std::uint64_t(n) > p && !peak.compare_exchange_weak(p, std::uint64_t(n), std::memory_order_relaxed)) {
+    }
+  }
+  void sub() noexcept { now.fetch_sub(1, std::memory_order_relaxed); }
+};
+
 struct worker {
   worker(runtime* owner, unsigned idx, std::size_t capacity);
 

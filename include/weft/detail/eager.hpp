@@ -1,4 +1,7 @@
-// weft — the eager join (ws, ws-ap: trigger::every_push, SPEC §3): every join's frame goes on the
+// weft — a frame onto and off its owner's deque (every promotion of the deque mechanism goes through
+// put_on_deque and take_off_deque), and the eager join built on them.
+//
+// The eager join (ws, ws-ap: trigger::every_push, SPEC §3): every join's frame goes on the
 // owner's Chase-Lev deque as it is pushed and comes off it at the join.  The deque operations, the
 // `on_deque` mark and the ledger are inline here, so that the eager baseline pays what eager work
 // stealing costs — one push and one pop of the deque per join (Lê et al.'s orders: a release store
@@ -21,21 +24,41 @@ void eager_wake(hot_state& h) noexcept;                 // the deque was empty: 
 void eager_report(hot_state& h, const frame* fr) noexcept;  // report_promotion with the hook installed
 reclaimed eager_stolen(hot_state& h, frame* fr, frame* popped);  // the pop did not give `fr` back
 
-// The frame just pushed becomes stealable (a full deque leaves it latent: promotion is optional).
+// The deque mechanism's two halves of a promotion, shared by the eager join below and by every other
+// promotion and join of a frame on a deque (deque_scheduler::promote_frame and ::reclaim).
+//
+// Makes `fr` stealable: the push's release publishes it, then the owner-private mark and the ledger
+// (a thief may run the frame in between; it reads neither).  False when the deque is full: the frame
+// stays latent (promotion is optional).
+WEFT_INLINE bool put_on_deque(chase_lev_deque& d, promotion_ledger& ledger, frame* fr, bool& was_empty) noexcept {
+  if (!d.push(fr, was_empty)) return false;
+  WEFT_CHAOS_POINT();  // pushed, not yet marked: a thief may run and finish it before the mark
+  fr->marks |= frame_mark::on_deque;
+  ledger.note_promotion();
+  return true;
+}
+
+// At the join of `fr`, a frame on the deque: pop, unmark, count it joined.  Returns what the pop
+// gave: `fr` when nobody took it (the deque holds promoted frames in stack order).
+WEFT_INLINE frame* take_off_deque(chase_lev_deque& d, promotion_ledger& ledger, frame* fr) noexcept {
+  WEFT_CHAOS_POINT();
+  frame* popped = d.pop();
+  fr->marks &= std::uint8_t(~frame_mark::on_deque);
+  ledger.note_joined();
+  return popped;
+}
+
+// The frame just pushed becomes stealable.
 WEFT_INLINE void eager_promote(hot_state& h, frame* fr) noexcept {
   bool was_empty;
-  if (!h.eager_deque->push(fr, was_empty)) [[unlikely]] return;
-  fr->marks |= frame_mark::on_deque;
-  h.eager_ledger->note_promotion();
+  if (!put_on_deque(*h.eager_deque, *h.eager_ledger, fr, was_empty)) [[unlikely]] return;
   if (was_empty) [[unlikely]] eager_wake(h);
   if (installed_promotion_hook.load(std::memory_order_relaxed) != nullptr) [[unlikely]] eager_report(h, fr);
 }
 
 // The join of an eagerly promoted frame: pop it back, or find that a thief has it.
 WEFT_INLINE reclaimed eager_reclaim(hot_state& h, frame* fr) {
-  frame* popped = h.eager_deque->pop();
-  fr->marks &= std::uint8_t(~frame_mark::on_deque);
-  h.eager_ledger->note_joined();
+  frame* popped = take_off_deque(*h.eager_deque, *h.eager_ledger, fr);
   if (popped == fr) [[likely]] return reclaimed::run_inline;
   return eager_stolen(h, fr, popped);
 }

@@ -11,29 +11,12 @@
 // different cores needs communication at every change, so the pool's total is now the sum of the
 // workers' own peaks (pool::stats): an upper bound of the simultaneous maximum, equal to it on one
 // worker.  The fiber engine, whose threads migrate between workers and are made under its scheduler
-// lock anyway, keeps the exact pool-wide count (live_threads below).
+// lock anyway, keeps the exact pool-wide count (live_threads, src/worker.hpp).
 #pragma once
 
-#include <atomic>
 #include <cstdint>
 
 namespace weft::detail {
-
-// The fiber engine's live threads now and at their peak (its stats::total.live_threads_peak, exact).
-// Relaxed suffices: `now` is one variable, so its RMWs form one modification order and each returns
-// the exact count at its place in it; the peak is the maximum of those counts, whatever other memory
-// is doing meanwhile.
-struct live_threads {
-  std::atomic<std::int64_t> now{0};
-  std::atomic<std::uint64_t> peak{0};
-  void add() noexcept {
-    const std::int64_t n = now.fetch_add(1, std::memory_order_relaxed) + 1;
-    std::uint64_t p = peak.load(std::memory_order_relaxed);
-    while (n > 0 && std::uint64_t(n) > p && !peak.compare_exchange_weak(p, std::uint64_t(n), std::memory_order_relaxed)) {
-    }
-  }
-  void sub() noexcept { now.fetch_sub(1, std::memory_order_relaxed); }
-};
 
 // Written only by the thread holding the worker's slot (read by pool::stats() after the run that
 // wrote it has returned, as hot_state's counters are).
