@@ -77,6 +77,7 @@ void runtime::worker_thread(worker& w, std::latch& started) {
   hot_state& h = tls_hot;
   h.self = &w;
   h.top = w.stack.begin();
+  h.spawn_limit = w.stack.begin() + w.stack.capacity() / 2;
   h.loops_run_as = traits_of(cfg.policy).loops;
   h.eager_deque = sched->eager_deque(w);
   h.eager_ledger = &w.ledger;
@@ -97,6 +98,7 @@ void runtime::worker_thread(worker& w, std::latch& started) {
   if (beats_by_signal()) beat_timer_disarm();  // no beat after this; the timer goes with the thread
   h.self = nullptr;
   h.top = nullptr;
+  h.spawn_limit = nullptr;
   h.eager_deque = nullptr;
   h.eager_ledger = nullptr;
   h.poll.store(poll_bit::external, std::memory_order_relaxed);

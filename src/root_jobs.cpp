@@ -42,8 +42,9 @@ class acting_as {
         saved_poll_(h_.poll.exchange(poll_bits, std::memory_order_relaxed)), saved_top_(h_.top),
         saved_self_(h_.self), saved_joins_(h_.joins), saved_iters_(h_.loop_iterations),
         saved_loops_(h_.loops_run_as), saved_base_(w.base), saved_eager_deque_(h_.eager_deque),
-        saved_eager_ledger_(h_.eager_ledger) {
+        saved_eager_ledger_(h_.eager_ledger), saved_spawn_limit_(h_.spawn_limit) {
     h_.self = &w;
+    h_.spawn_limit = w.stack.begin() + w.stack.capacity() / 2;
     h_.eager_deque = eager;
     h_.eager_ledger = &w.ledger;
     h_.top = w.stack.begin();
@@ -64,6 +65,7 @@ class acting_as {
     h_.loops_run_as = saved_loops_;
     h_.eager_deque = saved_eager_deque_;
     h_.eager_ledger = saved_eager_ledger_;
+    h_.spawn_limit = saved_spawn_limit_;
   }
   acting_as(const acting_as&) = delete;
   acting_as& operator=(const acting_as&) = delete;
@@ -80,6 +82,7 @@ class acting_as {
   frame* const saved_base_;
   chase_lev_deque* const saved_eager_deque_;
   promotion_ledger* const saved_eager_ledger_;
+  frame* const saved_spawn_limit_;
 };
 
 void runtime::check_fork_generation() const {

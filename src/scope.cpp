@@ -26,7 +26,7 @@ struct external_job : detail::root_job {
 }  // namespace
 
 void scope::sync_in_destructor() {
-  if (std::uncaught_exceptions() > uncaught_) {
+  if (std::uncaught_exceptions() > 0) {
     try {
       sync();
     } catch (...) {

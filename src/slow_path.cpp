@@ -5,7 +5,7 @@ namespace weft::detail {
 
 void promote_at_poll(hot_state& h, frame* fr) {
   // Never in the work/span mode: its joins go to join_measured, its loops to measured_loop, and its
-  // spawns run at once (spawn_limit).
+  // spawns run at once (the scope has no spawn limit there: scope.hpp).
   worker& w = *h.self;
   WEFT_ASSERT(h.top > w.base && h.top <= w.stack.end() && fr == h.top - 1, "task stack top outside (base, end] at a promotion");
   w.rt->sched->promote_at_poll(w, h, fr);
@@ -39,15 +39,6 @@ void set_promotion_hook(promotion_hook hook) noexcept { installed_promotion_hook
 void report_promotion(const worker& w, const frame* f, promotion_kind kind) noexcept {
   if (w.trace && !w.trace->promotions_closed()) [[unlikely]] trace_promotion(w, f, kind);
   if (promotion_hook hook = installed_promotion_hook.load(std::memory_order_acquire)) [[unlikely]] call_hook(hook, w, f, kind);
-}
-
-frame* spawn_limit(hot_state& h) noexcept {
-  // Spawned tasks may fill half the task stack; the other half is for the joins nested in them.
-  // The work/span mode runs the serial elision: a spawn runs at once (never reaching a promotion).
-  const worker& w = *h.self;
-  // Under the fiber engine a scope's spawns run at once too: its joins are threads, its frames unused.
-  if (h.poll.load(std::memory_order_relaxed) & (poll_bit::measure | poll_bit::fibers)) [[unlikely]] return w.stack.begin();
-  return w.stack.begin() + w.stack.capacity() / 2;
 }
 
 }  // namespace weft::detail

@@ -233,6 +233,106 @@ TEST_P(Scope, RecursiveSpawnIntoSameScope) {
   }
 }
 
+// Closures of every small shape a frame holds (scope.hpp, frame_closure): one word, two and three
+// words with and without padding, and sizes that are no multiple of 8 (copied as themselves, not as
+// words).  Every task joins before it reads its captures, so the first frame it pushes is the very
+// slot its closure was spawned into (sync pops it before running it): the captures must have been
+// copied out.  Results equal the serial elision's.
+namespace shapes {
+long f(long n) { return n < 2 ? n : f(n - 1) + f(n - 2); }
+long joined(long n) {  // f(n) through joins: the task's first join reuses its slot
+  if (n < 2) return n;
+  // A second branch of 32 bytes: its copy fills the payload where the spawned closure was.
+  const long z = n - n;
+  auto [a, b] = weft::join([n] { return joined(n - 1); }, [n, z, y = z + 1, x = z + 2] { return joined(n - 2 + z) + (x - y - 1); });
+  return a + b;
+}
+std::atomic<long> sum{0};  // for the closures that capture no pointer
+}  // namespace shapes
+
+TEST_P(Scope, SmallClosuresOfEveryShapeKeepTheirCaptures) {
+  const int n = wt::pick(200, 60);
+  constexpr int per_task = 6;
+  std::vector<long> out(std::size_t(n) * per_task, 0), expect(out.size(), 0);
+  long expect_sum = 0;
+  for (int i = 0; i < n; ++i) {
+    const long k = 4 + i % 9;
+    long* e = expect.data() + per_task * i;
+    e[0] = shapes::f(6);
+    e[1] = shapes::f(k) + 7;
+    e[2] = shapes::f(k) * 3 + i;
+    e[3] = shapes::f(k) - 'x' + i;
+    e[4] = shapes::f(k) + 3 * k;
+    e[5] = shapes::f(k) + 2 * i;
+    expect_sum += shapes::f(5) + i + (shapes::f(k) + i - 2 * k);
+  }
+  shapes::sum = 0;
+  pool().run([&] {
+    weft::scope s;
+    for (int i = 0; i < n; ++i) {
+      const long k = 4 + i % 9;
+      long* const o = out.data() + per_task * i;
+      const int seven = 7;
+      const char x = 'x';
+      const short three = 3;
+      const int kk = int(k);
+      s.spawn([o] { o[0] = shapes::joined(6); });                                         // 8 bytes
+      s.spawn([o, seven, k] { const long r = shapes::joined(k); o[1] = r + seven; });     // 24, padded
+      s.spawn([o, i, k] { const long r = shapes::joined(k); o[2] = r * 3 + i; });         // 24, padded
+      s.spawn([o, x, i, k] { const long r = shapes::joined(k); o[3] = r - x + i; });      // char, int, long
+      s.spawn([k, three, o] { const long r = shapes::joined(k); o[4] = r + three * k; }); // 24, padded
+      s.spawn([i, kk, p = o + 5] { const long r = shapes::joined(kk); *p = r + 2 * i; });  // 16, no padding
+      s.spawn([i] { shapes::sum += shapes::joined(5) + i; });                             // 4 bytes
+      s.spawn([i, kk, two = 2] { shapes::sum += shapes::joined(kk) + i - two * kk; });    // 12 bytes
+    }
+    s.sync();
+  });
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < per_task; ++j)
+      ASSERT_EQ(out[std::size_t(per_task * i + j)], expect[std::size_t(per_task * i + j)]) << "shape " << j << ", task " << i;
+  EXPECT_EQ(shapes::sum.load(), expect_sum) << "the 4- and 12-byte closures";
+}
+
+// The destructor's rule (scope.hpp): errors leave it unless it runs during stack unwinding.  In a
+// catch handler nothing is unwinding (std::uncaught_exceptions() == 0): the task's error leaves the
+// destructor there too.  In a destructor that runs during unwinding, sync() still throws.
+TEST_P(Scope, ErrorsLeaveTheDestructorInACatchHandlerAndSyncDuringUnwinding) {
+  pool().run([&] {
+    try {
+      throw std::runtime_error("outer");
+    } catch (const std::runtime_error&) {
+      try {
+        weft::scope s;
+        s.spawn([] { throw std::logic_error("task in handler"); });
+      } catch (const std::logic_error& e) {
+        EXPECT_STREQ(e.what(), "task in handler");
+      }
+    }
+  });
+  std::string seen;
+  struct guard {
+    std::string& seen;
+    ~guard() {
+      weft::scope s;
+      s.spawn([] { throw std::logic_error("task while unwinding"); });
+      try {
+        s.sync();
+      } catch (const std::logic_error& e) {
+        seen = e.what();
+      }
+    }
+  };
+  try {
+    pool().run([&] {
+      guard g{seen};
+      throw std::runtime_error("body");
+    });
+  } catch (const std::runtime_error& e) {
+    EXPECT_STREQ(e.what(), "body");
+  }
+  EXPECT_EQ(seen, "task while unwinding");
+}
+
 // A scope used from a thread that is no worker: its tasks run in the global pool.
 TEST(ScopeGlobal, FromNonWorkerThread) {
   const auto me = std::this_thread::get_id();

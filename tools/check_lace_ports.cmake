@@ -1,6 +1,7 @@
 # ctest: a weft port of a Lace program (tools/lace_ports.cpp) gives the result of its serial
-# elision under each policy at 2 workers.
-#   cmake -DBIN=weft-lace-ports -DPROGRAM=fib|knapsack -DINPUT=N|FILE -DPOLICIES=a;b -P this
+# elision under each policy at 2 workers (and in each of FORMS, where the program has forms: dfs
+# written with joins and with a scope).
+#   cmake -DBIN=weft-lace-ports -DPROGRAM=fib|knapsack|dfs -DINPUT=N|FILE|ARGS -DPOLICIES=a;b [-DFORMS=f;g] -P this
 # For knapsack, INPUT is written first with `knapsack-input 16 300 1` (16 items: ~2^14 calls).
 if(PROGRAM STREQUAL "knapsack")
   execute_process(COMMAND ${BIN} knapsack-input 16 300 1 OUTPUT_FILE ${INPUT} RESULT_VARIABLE rc)
@@ -13,14 +14,27 @@ function(result_of out)
   if(NOT rc EQUAL 0)
     message(FATAL_ERROR "${PROGRAM} ${INPUT} ${ARGN}: exit ${rc}\n${text}")
   endif()
-  string(REGEX MATCH "^[^\n]*" first "${text}")  # "fib(N) = R" / "Best value is R"
+  string(REGEX MATCH "^[^\n]*" first "${text}")  # "fib(N) = R" / "Best value is R" / "dfs(...) = R"
   set(${out} "${first}" PARENT_SCOPE)
 endfunction()
 result_of(expected -p elision)
+if(NOT FORMS)
+  set(FORMS "")
+  set(form_args "")
+endif()
 foreach(policy IN LISTS POLICIES)
-  result_of(got -w 2 -p ${policy})
-  if(NOT got STREQUAL expected)
-    message(FATAL_ERROR "${PROGRAM} under ${policy}: '${got}', the serial elision: '${expected}'")
-  endif()
+  foreach(form IN LISTS FORMS ITEMS "")
+    if(form STREQUAL "" AND FORMS)
+      continue()
+    endif()
+    set(form_args "")
+    if(NOT form STREQUAL "")
+      set(form_args -f ${form})
+    endif()
+    result_of(got -w 2 -p ${policy} ${form_args})
+    if(NOT got STREQUAL expected)
+      message(FATAL_ERROR "${PROGRAM} ${form} under ${policy}: '${got}', the serial elision: '${expected}'")
+    endif()
+  endforeach()
 endforeach()
-message(STATUS "${PROGRAM}: '${expected}' under ${POLICIES}")
+message(STATUS "${PROGRAM}: '${expected}' under ${POLICIES} ${FORMS}")

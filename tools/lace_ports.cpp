@@ -1,10 +1,12 @@
-// weft-lace-ports — two of Lace's benchmark programs (trolando/lace, benchmarks/fib and
-// benchmarks/knapsack) written again for weft, to compare the cost of a join with Lace's
-// SPAWN/CALL/SYNC on the same program and the same input (docs/results/fine-grained.md).
+// weft-lace-ports — three of Lace's benchmark programs (trolando/lace, benchmarks/fib,
+// benchmarks/knapsack and benchmarks/dfs) written again for weft, to compare the cost of a join with
+// Lace's SPAWN/CALL/SYNC on the same program and the same input, and a spawn with a join
+// (docs/results/fine-grained.md).
 //
 //   weft-lace-ports fib N [-w P] [-p POLICY|elision]
 //   weft-lace-ports knapsack FILE [-w P] [-p POLICY|elision]
 //   weft-lace-ports knapsack-input ITEMS CAPACITY SEED     (an input file in Lace's format)
+//   weft-lace-ports dfs DEPTH WIDTH GRAIN REPS [-w P] [-p POLICY|elision] [-f join|scope]
 //
 // One join per SPAWN/CALL/SYNC: Lace spawns one call, runs the other at once (CALL) and then
 // SYNCs; here that is join(the CALLed call, the SPAWNed call), since weft's second branch is the
@@ -96,18 +98,72 @@ int knapsack(const item* e, int c, int n, int v) {
   return with > without ? with : without;
 }
 
+// benchmarks/dfs/dfs-lace.c: REPS walks of a balanced tree of depth d and width w whose leaves run
+// loop() (GRAIN iterations of five integer operations).  Lace SPAWNs a node's w children and then
+// SYNCs them; the same tree is written here two ways, the comparison of issue 9's item 5:
+//  - `-f scope` (Lace's form): one weft::scope per node, w spawns, one sync;
+//  - `-f join` (default): the w children as a balanced tree of w − 1 joins.
+// Lace's internal nodes return 0; here every node returns the sum of its leaves, so that each form's
+// result can be checked against the serial elision's.
+int dfs_width = 0;
+int dfs_grain = 0;
+constexpr int dfs_max_width = 64;
+
+[[gnu::noinline]] unsigned dfs_loop() {  // unsigned: the products wrap, as they may
+  unsigned s = 0;
+  for (unsigned i = 0; i < unsigned(dfs_grain); ++i) {
+    s += i;
+    s *= i;
+    s ^= i;
+    s *= i;
+    s += i;
+  }
+  return s;
+}
+
+unsigned dfs_seq(int d) {
+  if (d == 0) return dfs_loop();
+  unsigned s = 0;
+  for (int i = 0; i < dfs_width; ++i) s += dfs_seq(d - 1);
+  return s;
+}
+
+unsigned dfs_join(int d);
+unsigned dfs_children(int d, int lo, int hi) {  // the children lo..hi-1 of a node at depth d
+  if (hi - lo == 1) return dfs_join(d - 1);
+  const int mid = lo + (hi - lo) / 2;
+  auto [a, b] = weft::join([&] { return dfs_children(d, lo, mid); }, [&] { return dfs_children(d, mid, hi); });
+  return a + b;
+}
+unsigned dfs_join(int d) { return d == 0 ? dfs_loop() : dfs_children(d, 0, dfs_width); }
+
+unsigned dfs_scope(int d) {
+  if (d == 0) return dfs_loop();
+  unsigned r[dfs_max_width];
+  weft::scope s;
+  for (int i = 0; i < dfs_width; ++i) s.spawn([&r, i, d] { r[i] = dfs_scope(d - 1); });
+  s.sync();
+  unsigned sum = 0;
+  for (int i = 0; i < dfs_width; ++i) sum += r[i];
+  return sum;
+}
+
 struct options {
   unsigned workers = 1;
   std::string policy;  // empty: the library default; "elision": no runtime
+  std::string form = "join";  // dfs only: join | scope
 };
 
 options parse_options(int argc, char** argv, int first) {
   options o;
   for (int i = first; i < argc; ++i) {
     const std::string a = argv[i];
-    if (i + 1 >= argc || (a != "-w" && a != "-p"))
-      throw std::invalid_argument("unknown option '" + a + "' (accepted: -w WORKERS, -p POLICY|elision)");
-    if (a == "-w") {
+    if (i + 1 >= argc || (a != "-w" && a != "-p" && a != "-f"))
+      throw std::invalid_argument("unknown option '" + a + "' (accepted: -w WORKERS, -p POLICY|elision, -f join|scope)");
+    if (a == "-f") {
+      o.form = argv[++i];
+      if (o.form != "join" && o.form != "scope") throw std::invalid_argument("-f: the form must be join or scope");
+    } else if (a == "-w") {
       const int w = std::atoi(argv[++i]);
       if (w < 1) throw std::invalid_argument("-w: workers must be an integer >= 1");
       o.workers = static_cast<unsigned>(w);
@@ -146,7 +202,9 @@ int print_knapsack_input(int items, int capacity, std::uint64_t seed) {
 int usage() {
   std::fputs("usage: weft-lace-ports fib N [-w P] [-p POLICY|elision]\n"
              "       weft-lace-ports knapsack FILE [-w P] [-p POLICY|elision]\n"
-             "       weft-lace-ports knapsack-input ITEMS CAPACITY SEED\n", stderr);
+             "       weft-lace-ports knapsack-input ITEMS CAPACITY SEED\n"
+             "       weft-lace-ports dfs DEPTH WIDTH GRAIN REPS [-w P] [-p POLICY|elision] [-f join|scope]\n",
+             stderr);
   return 2;
 }
 
@@ -155,6 +213,32 @@ int run(int argc, char** argv) {
   const std::string program = argv[1];
   if (program == "knapsack-input" && argc == 5)
     return print_knapsack_input(std::atoi(argv[2]), std::atoi(argv[3]), std::strtoull(argv[4], nullptr, 10));
+  if (program == "dfs") {
+    if (argc < 6) return usage();
+    const int depth = std::atoi(argv[2]);
+    dfs_width = std::atoi(argv[3]);
+    dfs_grain = std::atoi(argv[4]);
+    const int reps = std::atoi(argv[5]);
+    if (depth < 0 || dfs_width < 1 || dfs_width > dfs_max_width || dfs_grain < 0 || reps < 1)
+      throw std::invalid_argument("dfs: DEPTH >= 0, 1 <= WIDTH <= 64, GRAIN >= 0, REPS >= 1");
+    const options o = parse_options(argc, argv, 6);
+    const bool scope = o.form == "scope";
+    const auto [sum, t] = timed(
+        o,
+        [&] {
+          unsigned s = 0;
+          for (int r = 0; r < reps; ++r) s += dfs_seq(bench::opaque(depth));
+          return static_cast<int>(s);
+        },
+        [&] {
+          unsigned s = 0;
+          for (int r = 0; r < reps; ++r) s += scope ? dfs_scope(depth) : dfs_join(depth);
+          return static_cast<int>(s);
+        });
+    std::printf("dfs(depth %d, width %d, grain %d) x %d = %d\nForm: %s\nTime: %f\n", depth, dfs_width, dfs_grain, reps,
+                sum, o.policy == "elision" ? "elision" : o.form.c_str(), t);
+    return 0;
+  }
   const options o = parse_options(argc, argv, 3);
   if (program == "fib") {
     const int n = std::atoi(argv[2]);

@@ -2,8 +2,12 @@
 // branch; sync() joins the spawned tasks, youngest first, running inline the ones nobody stole.
 #pragma once
 
+#include <array>
 #include <atomic>
+#include <bit>
 #include <cstddef>
+#include <cstdint>
+#include <cstring>
 #include <exception>
 #include <memory>
 #include <new>
@@ -17,14 +21,12 @@ namespace weft {
 
 class scope {
  public:
-  scope() noexcept
-      : owner_(&detail::tls_hot), base_(owner_->top), expected_top_(owner_->top),
-        limit_(owner_->self != nullptr ? detail::spawn_limit(*owner_) : nullptr),
-        owner_fiber_(owner_->poll.load(std::memory_order_relaxed) & detail::poll_bit::fibers ? detail::running_fiber()
-                                                                                           : nullptr),
-        uncaught_(std::uncaught_exceptions()) {}
+  scope() noexcept : scope(detail::tls_hot, detail::tls_hot.poll.load(std::memory_order_relaxed)) {}
   // Syncs.  If a task threw and sync() was not called, the exception leaves the destructor — unless
-  // the scope is being destroyed by another exception, in which case the tasks' errors are dropped.
+  // the destructor runs during stack unwinding (std::uncaught_exceptions() > 0, the rule of oneTBB's
+  // task_group), in which case the tasks' errors are dropped: the exception in flight wins.  Code
+  // that may itself run during unwinding (a destructor) and wants the tasks' errors calls sync(),
+  // which always throws them.
   ~scope() noexcept(false) {
     if (expected_top_ != base_ || last_ != nullptr || error_) [[unlikely]] sync_in_destructor();
   }
@@ -44,6 +46,15 @@ class scope {
   void sync();
 
  private:
+  // Under the work/span mode and the fiber engine every spawn runs at once: no limit (null) sends
+  // each to spawn_slow.  Nothing here calls out of line on the common path: a scope is made per
+  // node of a recursion (one spawn and one sync a node in fib_scope), so its constructor is part of
+  // what a spawn costs.
+  scope(detail::hot_state& h, std::uint32_t poll_bits) noexcept
+      : owner_(&h), base_(h.top), expected_top_(h.top),
+        limit_(poll_bits & (detail::poll_bit::measure | detail::poll_bit::fibers) ? nullptr : h.spawn_limit),
+        owner_fiber_(poll_bits & detail::poll_bit::fibers ? detail::running_fiber() : nullptr) {}
+
   // A task spawned as latent work is a frame on the owner's task stack, like a join's second branch
   // (WOOL's SPAWN): its payload holds what sync needs to run it inline (the runner, the spawn
   // index) and the closure itself when it is small (frame_closure), else a pointer to a record
@@ -94,6 +105,8 @@ class scope {
   void run_now(F& f, std::size_t index) noexcept;
   template <class F>
   WEFT_NOINLINE void spawn_slow(F&& f);
+  template <class Fn>
+  WEFT_NOINLINE void spawn_slow_by_value(Fn f) { spawn_slow(std::move(f)); }
   void run_frame_inline(detail::frame* fr) noexcept;
   void sync_slow();
   void sync_in_destructor();
@@ -102,7 +115,7 @@ class scope {
   detail::hot_state* owner_;
   detail::frame* base_;          // the owner's task-stack top when the scope was made
   detail::frame* expected_top_;  // above the scope's youngest frame; a spawn must find h.top here
-  detail::frame* limit_;         // spawned frames may not reach this (spawn_limit)
+  detail::frame* limit_;         // spawned frames stay below this (hot_state::spawn_limit; null: none)
   // Under the fiber engine (adf, dfd, fifo): the fiber that made the scope, which is "the owner"
   // there — not a thread: the fiber may go on on another worker after any join (null otherwise).
   const void* owner_fiber_;
@@ -111,7 +124,6 @@ class scope {
   std::size_t error_index_ = 0;
   std::exception_ptr error_;
   std::atomic_flag error_lock_ = ATOMIC_FLAG_INIT;  // error_ is also written by other threads' spawns
-  int uncaught_;
   // Records live in an inline buffer, then in heap chunks freed at sync.
   struct chunk;
   chunk* chunks_ = nullptr;
@@ -120,16 +132,46 @@ class scope {
 };
 
 // A small closure copied into its frame.  A thief runs it there (the frame is not reused before its
-// DONE); the owner copies it out before running it inline, because the task may spawn into this
-// scope again, and that spawn's frame is this very slot.
+// DONE); the owner copies it out before running it inline, because the task may join or spawn, and
+// the first frame it pushes is this very slot.
+//
+// A closure without padding (the common case: pointers, and ints in pairs) is stored and copied out
+// as 8-byte words.  Stored field by field, as the compiler would, and copied out a word at a time, as
+// it would too, a word made of two 4-byte captures is loaded from two narrower stores: the store
+// buffer cannot forward them, and the youngest task, which sync runs right after its spawn, waited
+// ~a dozen cycles for them (docs/results/fine-grained.md, "Spawn").
 template <class F>
 struct scope::frame_closure {
+  static constexpr bool as_words = sizeof(F) % 8 == 0;  // F is trivially copyable (in_frame)
+  using words = std::array<std::uint64_t, sizeof(F) / 8>;
   static F& closure(detail::frame* fr) noexcept {
     return *std::launder(reinterpret_cast<F*>(fr->payload + closure_offset));
   }
+  WEFT_INLINE static void store(detail::frame* fr, const F& f) noexcept {
+    if constexpr (as_words) {
+      // Copied as bytes, as for any trivially copyable type (padding bytes, if any, go along as the
+      // bytes they are); F is trivially copyable, so the bytes copied into the slot make an F there.
+      words w;
+      std::memcpy(w.data(), &f, sizeof(F));
+#if defined(__GNUC__)
+      // Each word made whole in a register: left alone, the compiler sees through the cast and
+      // stores the captures one by one again.
+      for (std::uint64_t& word : w) asm("" : "+r"(word));
+#endif
+      std::memcpy(fr->payload + closure_offset, w.data(), sizeof(F));
+    } else {
+      ::new (fr->payload + closure_offset) F(f);
+    }
+  }
   static void run_inline(detail::frame* fr) {
-    const F f = closure(fr);
-    f();
+    if constexpr (as_words) {
+      words w;
+      std::memcpy(w.data(), fr->payload + closure_offset, sizeof(F));
+      std::bit_cast<F>(w)();
+    } else {
+      const F f = closure(fr);
+      f();
+    }
   }
   WEFT_TASK_FN static void run(detail::frame* fr) {  // on a thief (WOOL Fig. 3 wrap_f)
     try {
@@ -178,6 +220,10 @@ void scope::run_now(F& f, std::size_t index) noexcept {
 
 // The fast path of a spawn: the owner, at the scope's own level, a closure that fits the frame —
 // the stores of a join's push, and the poll (see detail/join.hpp).  Everything else: spawn_slow.
+// A small closure goes to the slow path by value (in registers): were its address taken there,
+// the compiler would build the closure in memory field by field before the test and copy it into
+// the frame with one wide load, which the narrower stores cannot forward to (a stall of ~a dozen
+// cycles on every spawn, measured on Lace's dfs: docs/results/fine-grained.md, "Spawn").
 template <class F>
 WEFT_INLINE void scope::spawn(F&& f) {
   using Fn = std::decay_t<F>;
@@ -185,13 +231,15 @@ WEFT_INLINE void scope::spawn(F&& f) {
   detail::frame* fr = h.top;
   if constexpr (in_frame<Fn>) {
     if (owner_ == &h && fr == expected_top_ && fr < limit_) [[likely]] {
-      ::new (fr->payload + closure_offset) Fn(f);
+      frame_closure<Fn>::store(fr, f);
       push_task(h, fr, &frame_closure<Fn>::run_inline, spawned_++, &frame_closure<Fn>::run);
       if (detail::poll_pending(h)) [[unlikely]] detail::promote_at_poll(h, fr);
       return;
     }
+    return spawn_slow_by_value<Fn>(f);
+  } else {
+    spawn_slow(std::forward<F>(f));
   }
-  spawn_slow(std::forward<F>(f));
 }
 
 template <class F>

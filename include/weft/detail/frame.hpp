@@ -115,6 +115,10 @@ struct hot_state {
   // null under every other policy.  Set and cleared with `self`.
   chase_lev_deque* eager_deque = nullptr;
   promotion_ledger* eager_ledger = nullptr;
+  // A scope's spawned frames stay below this slot, half-way up the task stack: the rest is for the
+  // joins nested in them (scope.hpp; a spawn that would reach it runs at once).  Set and cleared
+  // with `self`; null on a thread that is no worker.
+  frame* spawn_limit = nullptr;
 };
 
 extern constinit thread_local hot_state tls_hot __attribute__((tls_model("initial-exec")));

@@ -33,9 +33,6 @@ bool reclaim_after_throw(hot_state& h, frame* fr);
 // Under the fiber engine: the thread (fiber) running on this worker now, an identity that stays with
 // it when it moves to another worker; null on a thread that is no fiber-engine worker.
 const void* running_fiber() noexcept;
-// Spawned tasks use task-stack slots only below this one (the rest is for the joins nested in
-// them); a spawn above it runs at once.
-frame* spawn_limit(hot_state& h) noexcept;
 
 // Test and tracing instrumentation: called on every promotion (in the promoting worker, on the
 // slow path) when installed.  `depth` is the promoted frame's slot in the task stack (for a loop
