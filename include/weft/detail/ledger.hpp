@@ -21,10 +21,13 @@ namespace weft::detail {
 // Written only by the thread holding the worker's slot (read by pool::stats() after the run that
 // wrote it has returned, as hot_state's counters are).
 struct promotion_ledger {
-  std::uint64_t promotions = 0;
   // Promoted items of this worker not yet joined (on its deque, or tagged public under wool), and
   // their high-water mark since the last reset: counters::live_threads_peak (SPEC §6).
   std::uint64_t unjoined = 0, unjoined_peak = 0;
+  // Not next to `unjoined`: side by side, gcc increments the two with one 16-byte load, add and
+  // store, and the next promotion's 16-byte load then waits on note_joined's 8-byte store of
+  // `unjoined` (no store-to-load forwarding across the two) — under ws, at every other join.
+  std::uint64_t promotions = 0;
 
   void note_promotion() noexcept {
     ++promotions;
