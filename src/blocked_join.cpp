@@ -26,7 +26,9 @@ void runtime::execute_stolen(worker& w, worker& victim, frame* t, task_fn fn) {
   if (w.trace) trace_stolen_task(*w.trace, victim);
   frame* saved = w.base;
   w.base = w.hot->top;
+  const std::uint64_t started = now_ns();
   fn(t);  // the wrapper catches the task's exception into t->error
+  w.stolen_task_ns = now_ns() - started;  // for the idle loop's steal backoff (idle.cpp)
   w.trace_leave();
   WEFT_ASSERT(w.hot->top == w.base, "a stolen task returned with frames left on its task stack");
   w.base = saved;

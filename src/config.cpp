@@ -268,6 +268,39 @@ void resolve_fiber_stack(config& out) {
   }
 }
 
+// The steal backoff: only policies whose idle workers steal frames have it (the deque and Wool
+// mechanisms; the fiber engine's idle workers take threads from one ready structure, and the serial
+// policy has none).
+void resolve_steal_backoff(config& out) {
+  const mechanism m = traits_of(out.policy).runs_on;
+  const bool has_thieves = m == mechanism::deque || m == mechanism::wool_stack;
+  const std::string accepted = std::to_string(max_steal_backoff_us);
+  bool given = true;
+  if (out.steal_backoff.count() < 0) {
+    if (out.steal_backoff.count() != -1)
+      throw std::invalid_argument("weft: config.steal_backoff = " + std::to_string(out.steal_backoff.count()) +
+                                  " us is out of range; accepted: 0 (off) .. " + accepted + ", or -1 (default)");
+    if (const char* v = env("WEFT_STEAL_BACKOFF_US"))
+      out.steal_backoff = std::chrono::microseconds(parse_number("WEFT_STEAL_BACKOFF_US", v, 0, max_steal_backoff_us));
+    else
+      given = false;
+  } else if (out.steal_backoff.count() > max_steal_backoff_us) {
+    throw std::invalid_argument("weft: config.steal_backoff = " + std::to_string(out.steal_backoff.count()) +
+                                " us is out of range; accepted: 0 (off) .. " + accepted + ", or -1 (default)");
+  }
+  if (!has_thieves) {
+    if (given)
+      throw std::invalid_argument("weft: config.steal_backoff / WEFT_STEAL_BACKOFF_US is set but policy \"" +
+                                  std::string(to_string(out.policy)) + "\" has no stealing workers; accepted only with " +
+                                  names_where([](const detail::policy_traits& r) {
+                                    return r.implemented && (r.runs_on == mechanism::deque || r.runs_on == mechanism::wool_stack);
+                                  }, true));
+    out.steal_backoff = std::chrono::microseconds(0);
+    return;
+  }
+  if (!given) out.steal_backoff = default_steal_backoff;
+}
+
 }  // namespace
 
 config resolve(const config& in) {
@@ -282,6 +315,7 @@ config resolve(const config& in) {
   resolve_nesting(out);
   resolve_fiber_stack(out);
   resolve_work_span(out);
+  resolve_steal_backoff(out);
   return out;
 }
 

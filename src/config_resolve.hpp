@@ -8,6 +8,13 @@ inline constexpr unsigned max_workers = 1024;
 // The heartbeat period N when neither config.heartbeat nor WEFT_HEARTBEAT_US sets it (HB §5.1:
 // N = 20 tau, tau = 2.1 us measured by build/tools/weft-tau; see docs/results/adaptive.md).
 inline constexpr std::chrono::microseconds default_heartbeat{40};
+// config::steal_backoff when neither it nor WEFT_STEAL_BACKOFF_US sets it, the first wait, and the
+// most accepted: no more than an idle worker spins anyway before it sleeps (spin_before_sleep_ns,
+// 1 ms), since a waiting thief yields its core but does not sleep (docs/results/small-work.md
+// measures 0, 32, 64 and 128 us).
+inline constexpr std::chrono::microseconds default_steal_backoff{64};
+inline constexpr std::chrono::microseconds first_steal_backoff{1};
+inline constexpr std::int64_t max_steal_backoff_us = 1000;
 // Nesting (SPEC §2: joins nest at least 10^6 deep).  Both are reservations of address space, not
 // memory: pages are committed as joins reach them.
 inline constexpr std::size_t default_max_depth = std::size_t(1) << 21;           // 128 MiB of frames

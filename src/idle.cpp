@@ -1,8 +1,12 @@
-// weft — the idle loop: looking for work (root jobs, random victims), spinning, then sleeping
-// without losing a wake-up, and waking.
+// weft — the idle loop: looking for work (root jobs, random victims), backing off after thefts too
+// small to pay for themselves, spinning, then sleeping without losing a wake-up, and waking.
+#include <algorithm>
+#include <chrono>
 #include <thread>
+#include <utility>
 
 #include "beat_signal.hpp"
+#include "config_resolve.hpp"
 #include "weft/detail/chaos.hpp"
 #include "pool_runtime.hpp"
 
@@ -21,6 +25,8 @@ void runtime::worker_main(worker& w) {
       w.idle_since = last_work = now_ns();
       begin_search(w);
       fails = 0;
+      const std::uint64_t ran = std::exchange(w.stolen_task_ns, worker::none_stolen);
+      if (ran != worker::none_stolen) back_off_after_steal(w, ran, last_work);
       continue;
     }
     ++fails;
@@ -37,6 +43,37 @@ void runtime::worker_main(worker& w) {
   }
   end_idle(w);
   if (w.trace) w.trace->replace(activity::shutdown);
+}
+
+// The steal backoff (config::steal_backoff; README, "Small work").  A theft costs its victim more
+// than the thief: the promotion, the cache lines of the frame and its result crossing cores, and a
+// join that waits for the thief — about 1.4 us on these machines (docs/results/core.md), where a
+// whole repetition of small work may take 1 us.  An idle thief that keeps taking such pieces makes
+// the program slower with every worker added (issue 9's small work: 2.5-4x at 2 workers).  So, as HB
+// amortizes a promotion against N of work (HB §2), a thief amortizes its thefts: after a steal whose
+// task ran for less than the limit it waits, 1 us, then twice as long after each such steal in a
+// row, up to the limit; a steal that ran longer resets the wait.  A run of small steals then costs
+// its victims at most about one theft per limit (~2 % at 64 us), and a thief that waits looks again
+// within the limit, so work that appears meanwhile waits at most that long for it (a root job or
+// the pool's shutdown end the wait at once).  While it waits the thief reads no other worker's
+// memory and yields its core (an oversubscribed victim gets it).  Only steals from this loop count:
+// a blocked join's leapfrogs never wait.  It stays a searcher while it waits (begin_search above):
+// a publisher that skips a wake because of it is served when the wait ends.
+static_assert(max_steal_backoff_us * 1000 <= std::int64_t(spin_before_sleep_ns),
+              "a waiting thief yields but never sleeps: its longest wait stays within the idle spin");
+void runtime::back_off_after_steal(worker& w, std::uint64_t ran_ns, std::uint64_t now) {
+  const auto limit_ns = std::uint64_t(std::chrono::nanoseconds(cfg.steal_backoff).count());
+  if (ran_ns >= limit_ns) {  // it paid for itself (or the backoff is off: limit 0)
+    w.backoff_ns = 0;
+    return;
+  }
+  const auto first_ns = std::uint64_t(std::chrono::nanoseconds(first_steal_backoff).count());
+  w.backoff_ns = w.backoff_ns == 0 ? std::min(first_ns, limit_ns) : std::min(2 * w.backoff_ns, limit_ns);
+  bump(w.steal_backoffs);
+  const std::uint64_t until = now + w.backoff_ns;
+  while (now_ns() < until && !stopping_.load(std::memory_order_acquire) &&
+         root_queue_size_.load(std::memory_order_relaxed) == 0)
+    std::this_thread::yield();
 }
 
 void runtime::begin_search(worker& w) noexcept {
@@ -60,7 +97,10 @@ void runtime::end_idle(worker& w) noexcept {
 }
 
 bool runtime::find_work(worker& w) {
-  if (root_queue_size_.load(std::memory_order_relaxed) != 0 && take_root(w)) return true;
+  if (root_queue_size_.load(std::memory_order_relaxed) != 0 && take_root(w)) {
+    w.stolen_task_ns = worker::none_stolen;  // a root job is no steal (its leapfrogs may have set it)
+    return true;
+  }
   if (uses_fibers) {
     // One ready structure for all (sched_fibers.cpp): no victim to choose, and no attempt while it
     // holds nothing ready.

@@ -106,6 +106,7 @@ class runtime {
   void worker_main(worker& w);
   bool find_work(worker& w);
   void begin_search(worker& w) noexcept;
+  void back_off_after_steal(worker& w, std::uint64_t ran_ns, std::uint64_t now);
   void sleep(worker& w);
   bool work_visible() const;
   void wake_one() noexcept;

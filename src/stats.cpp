@@ -20,6 +20,7 @@ counters& counters::operator+=(const counters& o) noexcept {
   dummy_threads += o.dummy_threads;
   heartbeats_requested += o.heartbeats_requested;
   heartbeats_delivered += o.heartbeats_delivered;
+  steal_backoffs += o.steal_backoffs;
   return *this;
 }
 
@@ -43,6 +44,7 @@ counters counters_of(const worker& w) {
   c.heartbeats_delivered = w.beats_delivered;
   c.quota_preemptions = w.quota_preemptions;
   c.dummy_threads = w.dummy_threads;
+  c.steal_backoffs = w.steal_backoffs.load(std::memory_order_relaxed);
   return c;
 }
 
@@ -53,6 +55,7 @@ void reset_counters_of(worker& w) {
   w.ledger.promotions = w.steals = w.leapfrogs = w.deque_checks = 0;
   w.ledger.unjoined_peak = w.ledger.unjoined;
   w.steal_attempts.store(0, std::memory_order_relaxed);
+  w.steal_backoffs.store(0, std::memory_order_relaxed);
   w.beats_requested.store(0, std::memory_order_relaxed);
   w.beats_delivered = 0;
   w.quota_preemptions = w.dummy_threads = 0;

@@ -85,7 +85,7 @@ struct worker {
   // Serial contexts: counts of finished runs (their TLS block belongs to the caller).
   std::uint64_t retired_joins = 0, retired_loop_iterations = 0;
   // Counters written by the idle loop while a stats() reader may be running.
-  std::atomic<std::uint64_t> steal_attempts{0}, idle_ns{0};
+  std::atomic<std::uint64_t> steal_attempts{0}, idle_ns{0}, steal_backoffs{0};
 
   std::uint64_t rng;
   native_thread thread;  // its own native stack of config::stack_bytes
@@ -94,6 +94,11 @@ struct worker {
   native_stack borrowed_stack;
   std::uint64_t idle_since = 0;  // when this worker last became idle (0: busy)
   bool searching = false;        // counted in runtime::searching_ (owner-private)
+  // The steal backoff (idle.cpp; owner-private): how long the last task this worker stole ran
+  // (execute_stolen; none_stolen until a steal), and the wait after the last small one (0: none).
+  static constexpr std::uint64_t none_stolen = ~std::uint64_t(0);
+  std::uint64_t stolen_task_ns = none_stolen;
+  std::uint64_t backoff_ns = 0;
 
   // Heartbeats (HB §2) measured, not assumed: beats sent to this slot (thread delivery: by the timer
   // thread alone; signal delivery: by the beat handler of the thread holding the slot, which counts

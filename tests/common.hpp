@@ -303,7 +303,7 @@ struct clean_env {
   env_guard a{"WEFT_WORKERS", nullptr}, b{"WEFT_POLICY", nullptr}, c{"WEFT_HEARTBEAT_US", nullptr},
       d{"WEFT_QUOTA", nullptr}, e{"WEFT_TRACE", nullptr}, f{"WEFT_MAX_DEPTH", nullptr}, g{"WEFT_STACK_BYTES", nullptr},
       h{"WEFT_TRACE_EVENTS", nullptr}, i{"WEFT_WORK_SPAN", nullptr}, j{"WEFT_WORK_SPAN_BURDEN", nullptr},
-      k{"WEFT_HEARTBEAT_DELIVERY", nullptr};
+      k{"WEFT_HEARTBEAT_DELIVERY", nullptr}, l{"WEFT_STEAL_BACKOFF_US", nullptr}, m{"WEFT_FIBER_STACK_BYTES", nullptr};
 };
 
 // A chain of n nested joins: every level's join runs the next level in its first branch, so the

@@ -209,6 +209,60 @@ TEST(Config, HeartbeatAndQuotaWhereTheyBelong) {
   }
 }
 
+// config::steal_backoff (idle.cpp): 64 us by default under every policy whose idle workers steal
+// (the deque and Wool mechanisms), 0 turns it off, the field wins over WEFT_STEAL_BACKOFF_US; a value
+// out of range, a malformed variable, and either one with a policy that has no stealing workers are
+// rejected with a message naming the setting.
+TEST(Config, StealBackoff) {
+  wt::clean_env clean;
+  using weft::detail::mechanism;
+  for (weft::policy p : weft::implemented_policies()) {
+    const std::string name(weft::to_string(p));
+    const mechanism m = wt::traits(p).runs_on;
+    const unsigned w = wt::runs_on_caller(p) ? 1 : 2;
+    if (m == mechanism::deque || m == mechanism::wool_stack) {
+      {
+        weft::pool pl(weft::config{.workers = w, .policy = p});
+        EXPECT_EQ(pl.config().steal_backoff, 64us) << name;
+      }
+      {
+        weft::pool pl(weft::config{.workers = w, .policy = p, .steal_backoff = 0us});
+        EXPECT_EQ(pl.config().steal_backoff, 0us) << name;
+        EXPECT_EQ(pl.run([] { return wt::fib(12); }), wt::fib_serial(12)) << name;
+      }
+      wt::env_guard g("WEFT_STEAL_BACKOFF_US", "250");
+      {
+        weft::pool pl(weft::config{.workers = w, .policy = p});
+        EXPECT_EQ(pl.config().steal_backoff, 250us) << name;
+      }
+      weft::pool pl(weft::config{.workers = w, .policy = p, .steal_backoff = 10us});
+      EXPECT_EQ(pl.config().steal_backoff, 10us) << name << ": the field wins over the environment";
+    } else {
+      {
+        weft::pool pl(weft::config{.workers = w, .policy = p});
+        EXPECT_EQ(pl.config().steal_backoff, 0us) << name << " has no stealing workers";
+      }
+      expect_invalid([&] { weft::pool pl(weft::config{.workers = w, .policy = p, .steal_backoff = 10us}); },
+                     {"steal_backoff", name.c_str()}, ("steal_backoff with " + name).c_str());
+      wt::env_guard g("WEFT_STEAL_BACKOFF_US", "10");
+      expect_invalid([&] { weft::pool pl(weft::config{.workers = w, .policy = p}); }, {"WEFT_STEAL_BACKOFF_US"},
+                     ("WEFT_STEAL_BACKOFF_US with " + name).c_str());
+    }
+  }
+  for (auto bad : {std::chrono::microseconds(-2), std::chrono::microseconds(1001), std::chrono::microseconds(1000000)})
+    expect_invalid([&] { weft::pool pl(weft::config{.workers = 2, .policy = weft::policy::lazy_bf, .steal_backoff = bad}); },
+                   {"config.steal_backoff", "1000"}, "steal_backoff out of range");
+  {
+    weft::pool pl(weft::config{.workers = 2, .policy = weft::policy::lazy_bf, .steal_backoff = 1000us});
+    EXPECT_EQ(pl.config().steal_backoff, 1000us) << "the largest accepted";
+  }
+  for (const char* bad : {"abc", "", "-1", "1001", "64us"}) {
+    wt::env_guard g("WEFT_STEAL_BACKOFF_US", bad);
+    expect_invalid([] { weft::pool pl(weft::config{.workers = 2, .policy = weft::policy::lazy_bf}); },
+                   {"WEFT_STEAL_BACKOFF_US"}, bad);
+  }
+}
+
 TEST(Config, MalformedHeartbeatAndQuotaEnvironment) {
   wt::clean_env clean;
   for (const char* bad : {"abc", "", "-1", "0"}) {

@@ -2,13 +2,16 @@
 // `run` must not get slower when workers are added (at most 1.2x the 1-worker time at 2 workers,
 // and at 4, oversubscribed on a 2-core machine), under every adaptive policy.
 //
-//   weft-small-work KERNEL SIZE REPS RUNS [POLICY...]
+//   weft-small-work KERNEL SIZE REPS RUNS [POLICY[:BACKOFF_US]...]
 //       KERNEL fib:  fib(SIZE) written with a join per call (no cutoff), REPS times in one run.
 //       KERNEL loop: parallel_reduce over SIZE iterations of a ~15 ns body, REPS times in one run.
 //       Every (policy, workers) pool runs once per round, RUNS rounds (the configurations
 //       alternate in a rotating order, so machine noise spreads over all of them); prints the median time per
-//       repetition, its ratio to 1 worker, and the steals and promotions per repetition.
-//       Default policies: the adaptive ones (lazy-df lazy-df2 lazy-bf heartbeat wool ws-ap).
+//       repetition, its ratio to 1 worker, and the steals, promotions and steal backoffs (a thief's
+//       waits after a theft too small to pay: config::steal_backoff) per repetition.  POLICY:US sets
+//       the pool's steal_backoff (0 = off), so that the same policy with and without it runs side by
+//       side in one invocation.  Default policies: the adaptive ones (lazy-df lazy-df2 lazy-bf
+//       heartbeat wool ws-ap), each with the library's default backoff.
 #include <weft/weft.hpp>
 
 #include "programs.hpp"
@@ -20,6 +23,7 @@
 #include <cstdlib>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -55,8 +59,15 @@ struct config_row {
   std::string policy;
   unsigned workers;
   std::unique_ptr<weft::pool> pool;
-  std::vector<double> ns_per_rep, steals, promotions;
+  std::vector<double> ns_per_rep, steals, promotions, backoffs;
 };
+
+// POLICY or POLICY:US — the policy, and its config::steal_backoff (-1: the default).
+std::pair<weft::policy, long> parse_column(const std::string& arg) {
+  const auto colon = arg.find(':');
+  if (colon == std::string::npos) return {weft::parse_policy(arg), -1};
+  return {weft::parse_policy(arg.substr(0, colon)), std::stol(arg.substr(colon + 1))};
+}
 
 }  // namespace
 
@@ -80,9 +91,14 @@ int main(int argc, char** argv) {
       std::uint64_t(reps) * (kernel == "fib" ? std::uint64_t(tools::fib_serial(size)) : loop_serial(size));
 
   std::vector<config_row> rows;
-  for (const auto& p : policies)
+  for (const auto& p : policies) {
+    const auto [policy, backoff_us] = parse_column(p);
     for (unsigned w : {1u, 2u, 4u})
-      rows.push_back({p, w, std::make_unique<weft::pool>(weft::config{.workers = w, .policy = weft::parse_policy(p)}), {}, {}, {}});
+      rows.push_back({p, w,
+                      std::make_unique<weft::pool>(weft::config{.workers = w, .policy = policy,
+                                                                .steal_backoff = std::chrono::microseconds(backoff_us)}),
+                      {}, {}, {}, {}});
+  }
   // The serial time of one repetition, for scale.
   std::vector<double> serial_ns;
   for (int r = 0; r < runs; ++r) {
@@ -109,17 +125,19 @@ int main(int argc, char** argv) {
       const weft::stats s = row.pool->stats();
       row.steals.push_back(double(s.total.steals) / reps);
       row.promotions.push_back(double(s.total.promotions) / reps);
+      row.backoffs.push_back(double(s.total.steal_backoffs) / reps);
     }
   }
   std::printf("small work: %s(%d) x %d repetitions in one run, %d rounds, medians; serial %.0f ns per repetition\n",
               kernel.c_str(), size, reps, runs, median(serial_ns));
-  std::printf("%-10s %8s %8s %8s %7s %7s %10s %10s %10s %10s\n", "policy", "T1_ns", "T2_ns", "T4_ns", "T2/T1",
-              "T4/T1", "steals@2", "promo@2", "steals@4", "promo@4");
+  std::printf("%-14s %8s %8s %8s %7s %7s %9s %9s %9s %9s %9s %9s %8s\n", "policy", "T1_ns", "T2_ns", "T4_ns", "T2/T1",
+              "T4/T1", "steals@2", "promo@2", "waits@2", "steals@4", "promo@4", "waits@4", "backoff");
   for (std::size_t i = 0; i + 2 < rows.size(); i += 3) {
     const double t1 = median(rows[i].ns_per_rep), t2 = median(rows[i + 1].ns_per_rep), t4 = median(rows[i + 2].ns_per_rep);
-    std::printf("%-10s %8.0f %8.0f %8.0f %7.2f %7.2f %10.3f %10.3f %10.3f %10.3f\n", rows[i].policy.c_str(), t1, t2, t4,
-                t2 / t1, t4 / t1, median(rows[i + 1].steals), median(rows[i + 1].promotions), median(rows[i + 2].steals),
-                median(rows[i + 2].promotions));
+    std::printf("%-14s %8.0f %8.0f %8.0f %7.2f %7.2f %9.3f %9.3f %9.3f %9.3f %9.3f %9.3f %6lldus\n", rows[i].policy.c_str(), t1,
+                t2, t4, t2 / t1, t4 / t1, median(rows[i + 1].steals), median(rows[i + 1].promotions),
+                median(rows[i + 1].backoffs), median(rows[i + 2].steals), median(rows[i + 2].promotions),
+                median(rows[i + 2].backoffs), (long long)rows[i + 1].pool->config().steal_backoff.count());
   }
   return 0;
 }

@@ -74,6 +74,7 @@ std::string system_extra_json() {
     field("fiber_stack_peak_bytes", c.fiber_stack_peak_bytes);
     field("quota_preemptions", c.quota_preemptions);
     field("dummy_threads", c.dummy_threads);
+    field("steal_backoffs", c.steal_backoffs);
     s += "}";
     return s;
 }

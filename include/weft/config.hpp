@@ -49,7 +49,7 @@ std::vector<policy> implemented_policies();
 
 // A field left at its default is taken from the environment when set there (WEFT_WORKERS,
 // WEFT_POLICY, WEFT_HEARTBEAT_US, WEFT_HEARTBEAT_DELIVERY, WEFT_QUOTA, WEFT_TRACE, WEFT_MAX_DEPTH,
-// WEFT_STACK_BYTES, WEFT_FIBER_STACK_BYTES, WEFT_TRACE_EVENTS); bad
+// WEFT_STACK_BYTES, WEFT_FIBER_STACK_BYTES, WEFT_TRACE_EVENTS, WEFT_STEAL_BACKOFF_US); bad
 // values raise std::invalid_argument.
 struct config {
   unsigned workers = 0;                      // 0 = automatic (hardware threads)
@@ -81,6 +81,13 @@ struct config {
   // C of the burdened span, in the work_span unit; < 0 = default: 770 ns (WOOL Table I's 2000
   // cycles at its 2.6 GHz) or 0 calls (WEFT_WORK_SPAN_BURDEN).
   double work_span_burden = -1;
+  // Thefts that pay for themselves (README, "Small work"): an idle worker whose stolen task ran for
+  // less than this waits before it looks for work again — 1 us after the first such steal, doubling
+  // with each one that follows, up to this — and a steal whose task ran longer ends the waiting.  A
+  // steal costs its victim about a microsecond and a half; so stealing pieces smaller than that makes
+  // small work slower with more workers.  < 0 = default 64 us; 0 = off; at most 1000 us.  Every
+  // policy whose idle workers steal (not serial, adf, dfd, fifo).  WEFT_STEAL_BACKOFF_US.
+  std::chrono::microseconds steal_backoff{-1};
 };
 
 // Per-worker counters (SPEC §6).  Cheap enough to stay on in release builds: each worker writes
@@ -113,6 +120,8 @@ struct counters {
   // sent while the previous one is still pending, or cleared by a steal, never reaches one).
   std::uint64_t heartbeats_requested = 0;
   std::uint64_t heartbeats_delivered = 0;
+  // Waits of an idle worker after a steal whose task ran for less than config::steal_backoff.
+  std::uint64_t steal_backoffs = 0;
 
   counters& operator+=(const counters& o) noexcept;
 };
