@@ -298,7 +298,10 @@ void resolve_steal_backoff(config& out) {
     out.steal_backoff = std::chrono::microseconds(0);
     return;
   }
-  if (!given) out.steal_backoff = default_steal_backoff;
+  // Heartbeat amortizes its promotions against N of work already (HB §2): a thief finds at most one
+  // new item per beat, and on uts-bin, whose stolen subtrees are mostly small, waiting on top of that
+  // made it 1.35x slower at 2 workers (docs/results/small-work.md, "Steal backoff").  Off by default.
+  if (!given) out.steal_backoff = traits_of(out.policy).when == trigger::heartbeat ? std::chrono::microseconds(0) : default_steal_backoff;
 }
 
 }  // namespace

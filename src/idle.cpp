@@ -50,12 +50,13 @@ void runtime::worker_main(worker& w) {
 // join that waits for the thief — about 1.4 us on these machines (docs/results/core.md), where a
 // whole repetition of small work may take 1 us.  An idle thief that keeps taking such pieces makes
 // the program slower with every worker added (issue 9's small work: 2.5-4x at 2 workers).  So, as HB
-// amortizes a promotion against N of work (HB §2), a thief amortizes its thefts: after a steal whose
-// task ran for less than the limit it waits, 1 us, then twice as long after each such steal in a
-// row, up to the limit; a steal that ran longer resets the wait.  A run of small steals then costs
-// its victims at most about one theft per limit (~2 % at 64 us), and a thief that waits looks again
-// within the limit, so work that appears meanwhile waits at most that long for it (a root job or
-// the pool's shutdown end the wait at once).  While it waits the thief reads no other worker's
+// amortizes a promotion against N of work (HB §2), a thief amortizes its thefts: after a small theft
+// (its task ran for less than small_theft, config_resolve.hpp) it waits, 1 us, then twice as long
+// after each small theft in a row, up to the limit (config::steal_backoff); a theft of a larger task
+// resets the wait.  A run of small thefts then costs its victims at most about one theft per limit
+// (~0.5 % at 256 us), and a thief that waits looks again within the limit, so work that appears
+// meanwhile waits at most that long for it, once per run of small thefts (a root job or the pool's
+// shutdown end the wait at once).  While it waits the thief reads no other worker's
 // memory and yields its core (an oversubscribed victim gets it).  Only steals from this loop count:
 // a blocked join's leapfrogs never wait.  It stays a searcher while it waits (begin_search above):
 // a publisher that skips a wake because of it is served when the wait ends.
@@ -63,8 +64,8 @@ static_assert(max_steal_backoff_us * 1000 <= std::int64_t(spin_before_sleep_ns),
               "a waiting thief yields but never sleeps: its longest wait stays within the idle spin");
 void runtime::back_off_after_steal(worker& w, std::uint64_t ran_ns, std::uint64_t now) {
   const auto limit_ns = std::uint64_t(std::chrono::nanoseconds(cfg.steal_backoff).count());
-  if (ran_ns >= limit_ns) {  // it paid for itself (or the backoff is off: limit 0)
-    w.backoff_ns = 0;
+  if (limit_ns == 0 || ran_ns >= std::uint64_t(std::chrono::nanoseconds(small_theft).count())) {
+    w.backoff_ns = 0;  // off, or the theft was no small one
     return;
   }
   const auto first_ns = std::uint64_t(std::chrono::nanoseconds(first_steal_backoff).count());

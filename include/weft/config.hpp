@@ -81,12 +81,14 @@ struct config {
   // C of the burdened span, in the work_span unit; < 0 = default: 770 ns (WOOL Table I's 2000
   // cycles at its 2.6 GHz) or 0 calls (WEFT_WORK_SPAN_BURDEN).
   double work_span_burden = -1;
-  // Thefts that pay for themselves (README, "Small work"): an idle worker whose stolen task ran for
-  // less than this waits before it looks for work again — 1 us after the first such steal, doubling
-  // with each one that follows, up to this — and a steal whose task ran longer ends the waiting.  A
-  // steal costs its victim about a microsecond and a half; so stealing pieces smaller than that makes
-  // small work slower with more workers.  < 0 = default 64 us; 0 = off; at most 1000 us.  Every
-  // policy whose idle workers steal (not serial, adf, dfd, fifo).  WEFT_STEAL_BACKOFF_US.
+  // Thefts that pay for themselves (README, "Small work"): an idle worker whose stolen task was small
+  // (ran for less than 16 us) waits before it looks for work again — 1 us after the first such
+  // theft, twice as long after each one that follows, up to this — and a theft of a larger task ends
+  // the waiting.  A theft costs its victim about a microsecond and a half, so a thief that keeps
+  // taking pieces of microsecond work makes it slower with every worker added.  < 0 = default:
+  // 256 us, or 0 under heartbeat (whose promotions are amortized by its beats); 0 = off; at most
+  // 1000 us.  Every policy whose idle workers steal (not serial, adf, dfd, fifo).
+  // WEFT_STEAL_BACKOFF_US.
   std::chrono::microseconds steal_backoff{-1};
 };
 
