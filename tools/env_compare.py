@@ -1,0 +1,66 @@
+#!/usr/bin/env python3
+"""The suite's kernels under two or more values of one WEFT_* setting, side by side.
+
+    tools/env_compare.py --var WEFT_STEAL_BACKOFF_US --values 0,256 [--kernels a,b|all]
+                         [--policies lazy-bf,wool] [--workers 2] [--rounds 3] [--size quick]
+                         [--bin build/bench/weft-bench-weft]
+
+For every round, kernel, policy and value (in that order, so that a noisy shared machine slows the
+values alike), runs `BIN --kernel K --size SIZE --workers P --policy POLICY --reps 3` with the
+variable set to the value, and keeps the median of the three repetitions' times and steals.  Prints,
+per kernel and policy, the median over rounds of each value's time and steals, and the last value's
+time over the first's.  The benchmark binaries check every result (exit 3 otherwise); a failing run
+stops this script.  Used for the steal backoff's effect on the suite (docs/results/small-work.md).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--var", required=True, help="the environment variable, e.g. WEFT_STEAL_BACKOFF_US")
+    ap.add_argument("--values", required=True, help="comma-separated values, the first the baseline")
+    ap.add_argument("--kernels", default="all")
+    ap.add_argument("--policies", default="lazy-bf")
+    ap.add_argument("--workers", default="2")
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--size", default="quick")
+    ap.add_argument("--bin", default="build/bench/weft-bench-weft")
+    a = ap.parse_args()
+    values = a.values.split(",")
+    if a.kernels == "all":
+        listing = subprocess.run([a.bin, "--kernel", "list"], capture_output=True, text=True, check=True).stdout
+        kernels = listing.split()
+    else:
+        kernels = a.kernels.split(",")
+    policies = a.policies.split(",")
+    res: dict = {}
+    for r in range(a.rounds):
+        for k in kernels:
+            for p in policies:
+                for v in values:
+                    env = dict(os.environ, **{a.var: v})
+                    out = subprocess.run([a.bin, "--kernel", k, "--size", a.size, "--workers", a.workers, "--policy", p,
+                                          "--reps", "3"], env=env, capture_output=True, text=True, check=True).stdout
+                    rows = [json.loads(line) for line in out.splitlines() if line.startswith("{")]
+                    res.setdefault((k, p, v), []).append((statistics.median(x["time_s"] for x in rows),
+                                                          statistics.median(x["stats"]["steals"] for x in rows)))
+        print(f"round {r + 1}/{a.rounds}", file=sys.stderr)
+    print(f"{a.var}: {', '.join(values)}; {a.workers} workers, size {a.size}, medians of {a.rounds} rounds")
+    print("kernel policy " + " ".join(f"t({v}) steals({v})" for v in values) + f" t({values[-1]})/t({values[0]})")
+    for k in kernels:
+        for p in policies:
+            t = [statistics.median(x[0] for x in res[(k, p, v)]) for v in values]
+            st = [statistics.median(x[1] for x in res[(k, p, v)]) for v in values]
+            print(k, p, " ".join(f"{ti:.4f} {si:.0f}" for ti, si in zip(t, st)), f"{t[-1] / t[0]:.3f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
