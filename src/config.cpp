@@ -274,19 +274,16 @@ void resolve_fiber_stack(config& out) {
 void resolve_steal_backoff(config& out) {
   const mechanism m = traits_of(out.policy).runs_on;
   const bool has_thieves = m == mechanism::deque || m == mechanism::wool_stack;
-  const std::string accepted = std::to_string(max_steal_backoff_us);
+  const std::int64_t us = out.steal_backoff.count();
+  if (us < -1 || us > max_steal_backoff_us)
+    throw std::invalid_argument("weft: config.steal_backoff = " + std::to_string(us) + " us is out of range; accepted: 0 (off) .. " +
+                                std::to_string(max_steal_backoff_us) + ", or -1 (default)");
   bool given = true;
-  if (out.steal_backoff.count() < 0) {
-    if (out.steal_backoff.count() != -1)
-      throw std::invalid_argument("weft: config.steal_backoff = " + std::to_string(out.steal_backoff.count()) +
-                                  " us is out of range; accepted: 0 (off) .. " + accepted + ", or -1 (default)");
+  if (us == -1) {
     if (const char* v = env("WEFT_STEAL_BACKOFF_US"))
       out.steal_backoff = std::chrono::microseconds(parse_number("WEFT_STEAL_BACKOFF_US", v, 0, max_steal_backoff_us));
     else
       given = false;
-  } else if (out.steal_backoff.count() > max_steal_backoff_us) {
-    throw std::invalid_argument("weft: config.steal_backoff = " + std::to_string(out.steal_backoff.count()) +
-                                " us is out of range; accepted: 0 (off) .. " + accepted + ", or -1 (default)");
   }
   if (!has_thieves) {
     if (given)

@@ -122,7 +122,7 @@ struct counters {
   // sent while the previous one is still pending, or cleared by a steal, never reaches one).
   std::uint64_t heartbeats_requested = 0;
   std::uint64_t heartbeats_delivered = 0;
-  // Waits of an idle worker after a steal whose task ran for less than config::steal_backoff.
+  // Waits of an idle worker after a small theft (config::steal_backoff: its task ran for < 16 us).
   std::uint64_t steal_backoffs = 0;
 
   counters& operator+=(const counters& o) noexcept;
