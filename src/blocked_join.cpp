@@ -26,9 +26,13 @@ void runtime::execute_stolen(worker& w, worker& victim, frame* t, task_fn fn) {
   if (w.trace) trace_stolen_task(*w.trace, victim);
   frame* saved = w.base;
   w.base = w.hot->top;
-  const std::uint64_t started = now_ns();
+  const std::uint64_t waited_before = w.waited_ns, started = now_ns();
   fn(t);  // the wrapper catches the task's exception into t->error
-  w.stolen_task_ns = now_ns() - started;  // for the idle loop's steal backoff (idle.cpp)
+  // For the idle loop's steal backoff (idle.cpp): the task's own work, without the time its joins
+  // spent waiting for their thieves (wait_stolen): that is no work the theft brought.
+  const std::uint64_t wall = now_ns() - started, waited = w.waited_ns - waited_before;
+  w.stolen_task_wall_ns = wall;
+  w.stolen_task_ns = wall > waited ? wall - waited : 0;
   w.trace_leave();
   WEFT_ASSERT(w.hot->top == w.base, "a stolen task returned with frames left on its task stack");
   w.base = saved;
@@ -75,6 +79,8 @@ void runtime::wait_stolen(worker& w, frame* fr, unsigned thief) {
   // not descend from `fr`, and WOOL's bound on the stack no longer holds (docs/PROTOCOLS.md,
   // blocked joins).  A blocked join may always simply wait: fork-join cannot deadlock on it.
   const bool may_leapfrog = h.top < w.stack.begin() + w.stack.capacity() / 2;
+  const std::uint64_t entered = now_ns();
+  std::uint64_t leapfrogged_ns = 0;  // the tasks run meanwhile, waits inside them included
   unsigned idle = 0;
   std::uint64_t since = 0;  // when the current run of failed leapfrog attempts began
   while (fr->state.load(std::memory_order_acquire) != task_state::done) {
@@ -94,6 +100,7 @@ void runtime::wait_stolen(worker& w, frame* fr, unsigned thief) {
     }
     if (got) {
       ++w.leapfrogs;
+      leapfrogged_ns += w.stolen_task_wall_ns;
       idle = 0;
     } else if (++idle < 128) {
       cpu_relax();
@@ -108,6 +115,9 @@ void runtime::wait_stolen(worker& w, frame* fr, unsigned thief) {
     }
   }
   w.blocked_on.store(-1, std::memory_order_relaxed);
+  // This join's own waiting (the leapfrogged tasks' waits are counted by their own joins).
+  const std::uint64_t blocked = now_ns() - entered;
+  w.waited_ns += blocked > leapfrogged_ns ? blocked - leapfrogged_ns : 0;
   w.trace_leave();
   h.top = joined_top;
 }

@@ -8,16 +8,19 @@ inline constexpr unsigned max_workers = 1024;
 // The heartbeat period N when neither config.heartbeat nor WEFT_HEARTBEAT_US sets it (HB §5.1:
 // N = 20 tau, tau = 2.1 us measured by build/tools/weft-tau; see docs/results/adaptive.md).
 inline constexpr std::chrono::microseconds default_heartbeat{40};
-// The steal backoff (src/idle.cpp).  A theft is small when its task ran for less than small_theft:
-// about ten times what a theft costs its victim here (1.4 us, docs/results/core.md).  Not lower: a
-// piece of a ~1 us computation can run several microseconds on the thief while the two trade its
-// halves (Wool's loops at 2 workers: docs/results/small-work.md tried 4 and 8 us).  Not higher:
-// floyd's phases at quick size hand the thief ~20-30 us pieces, which pay, and a 64 us threshold
-// made floyd 1.8x slower at 2 workers.  config::steal_backoff, the longest wait, when neither it
-// nor WEFT_STEAL_BACKOFF_US sets it; the first wait; and the most accepted: no more than an idle
-// worker spins anyway before it sleeps (spin_before_sleep_ns, 1 ms), since a waiting thief yields its
-// core but does not sleep.
-inline constexpr std::chrono::microseconds small_theft{16};
+// The steal backoff (src/idle.cpp).  A theft is small when its task's own work (its time less the
+// time its joins waited for their thieves) came to less than small_theft: 8 us under the deque
+// policies, about five times what a theft costs its victim here (1.4 us, docs/results/core.md), 16
+// under Wool, whose loop pieces carry more of its window's synchronization (Wool's 640-iteration
+// loop at 2 workers stayed at 1.19x its 1-worker time with 8, 1.07x with 16).  Not lower: with 4,
+// Wool's loop stayed at 2.6x.  Not much higher: a computation of ~30 us repeated keeps its 2-worker
+// speedup (0.68x the 1-worker time under lazy-bf) only below ~12 us, and a 64 us threshold made the
+// suite's floyd 1.8x slower at 2 workers (its phases hand the thief 20-30 us pieces;
+// docs/results/small-work.md, "Steal backoff").  config::steal_backoff, the longest wait, when
+// neither it nor WEFT_STEAL_BACKOFF_US sets it; the first wait; and the most accepted: no more than
+// an idle worker spins anyway before it sleeps (spin_before_sleep_ns, 1 ms), since a waiting thief
+// yields its core but does not sleep.
+inline constexpr std::chrono::microseconds small_theft_deque{8}, small_theft_wool{16};
 inline constexpr std::chrono::microseconds default_steal_backoff{256};
 inline constexpr std::chrono::microseconds first_steal_backoff{1};
 inline constexpr std::int64_t max_steal_backoff_us = 1000;

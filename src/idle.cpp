@@ -51,7 +51,9 @@ void runtime::worker_main(worker& w) {
 // whole repetition of small work may take 1 us.  An idle thief that keeps taking such pieces makes
 // the program slower with every worker added (issue 9's small work: 2.5-4x at 2 workers).  So, as HB
 // amortizes a promotion against N of work (HB §2), a thief amortizes its thefts: after a small theft
-// (its task ran for less than small_theft, config_resolve.hpp) it waits, 1 us, then twice as long
+// (its task's own work came to less than small_theft, config_resolve.hpp: 8 us, 16 under Wool;
+// execute_stolen measures it, less the time the task's joins waited for their thieves) it waits,
+// 1 us, then twice as long
 // after each small theft in a row, up to the limit (config::steal_backoff); a theft of a larger task
 // resets the wait.  A run of small thefts then costs its victims at most about one theft per limit
 // (~0.5 % at 256 us), and a thief that waits looks again within the limit, so work that appears
@@ -64,7 +66,8 @@ static_assert(max_steal_backoff_us * 1000 <= std::int64_t(spin_before_sleep_ns),
               "a waiting thief yields but never sleeps: its longest wait stays within the idle spin");
 void runtime::back_off_after_steal(worker& w, std::uint64_t ran_ns, std::uint64_t now) {
   const auto limit_ns = std::uint64_t(std::chrono::nanoseconds(cfg.steal_backoff).count());
-  if (limit_ns == 0 || ran_ns >= std::uint64_t(std::chrono::nanoseconds(small_theft).count())) {
+  const auto small = traits_of(cfg.policy).runs_on == mechanism::wool_stack ? small_theft_wool : small_theft_deque;
+  if (limit_ns == 0 || ran_ns >= std::uint64_t(std::chrono::nanoseconds(small).count())) {
     w.backoff_ns = 0;  // off, or the theft was no small one
     return;
   }

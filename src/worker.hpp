@@ -94,10 +94,13 @@ struct worker {
   native_stack borrowed_stack;
   std::uint64_t idle_since = 0;  // when this worker last became idle (0: busy)
   bool searching = false;        // counted in runtime::searching_ (owner-private)
-  // The steal backoff (idle.cpp; owner-private): how long the last task this worker stole ran
-  // (execute_stolen; none_stolen until a steal), and the wait after the last small one (0: none).
+  // The steal backoff (idle.cpp; owner-private): the work of the last task this worker stole — its
+  // time less its joins' waits for their thieves (execute_stolen; none_stolen until a steal) — and
+  // its whole time; the time this worker's blocked joins have waited, all told (wait_stolen); and
+  // the wait after the last small theft (0: none).
   static constexpr std::uint64_t none_stolen = ~std::uint64_t(0);
-  std::uint64_t stolen_task_ns = none_stolen;
+  std::uint64_t stolen_task_ns = none_stolen, stolen_task_wall_ns = 0;
+  std::uint64_t waited_ns = 0;
   std::uint64_t backoff_ns = 0;
 
   // Heartbeats (HB §2) measured, not assumed: beats sent to this slot (thread delivery: by the timer

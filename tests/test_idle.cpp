@@ -95,9 +95,10 @@ TEST_P(Idle, BlockedJoinSleepsWhileItsThiefBlocks) {
 // The steal backoff (config::steal_backoff, src/idle.cpp).  Small work repeated inside one run at 2
 // workers: every theft the idle loop makes of a task that ran for less than the limit is followed by
 // exactly one wait, so the waits never outnumber the idle loop's thefts (all steals but a blocked
-// join's leapfrogs); with the backoff off there are none.  A piece of fib(8) runs for well under a
-// microsecond (~10 under the sanitizers), below the 16 us of a small theft unless its thief was
-// descheduled in the middle of it: when the idle loop stole 20 times or more, some of those waited.  The result is the serial elision's either way: a
+// join's leapfrogs); with the backoff off there are none.  A piece of fib(8) (fib(5) under the
+// sanitizers) is well under a microsecond of work (a few under the sanitizers), below the 8 us of
+// a small theft unless its thief was descheduled in the middle of it: when the idle loop stole 20
+// times or more, some of those waited.  The result is the serial elision's either way: a
 // waiting thief holds no work.
 TEST_P(Idle, StealBackoffFollowsSmallThefts) {
   using weft::detail::mechanism;
@@ -105,14 +106,15 @@ TEST_P(Idle, StealBackoffFollowsSmallThefts) {
   const mechanism m = wt::traits(p).runs_on;
   if (m != mechanism::deque && m != mechanism::wool_stack) GTEST_SKIP() << "no stealing workers under this policy";
   const int reps = wt::pick(8000, 1600);
+  const unsigned n = wt::sanitized ? 5u : 8u;
   for (auto backoff : {0us, 1000us}) {
     weft::pool pool(weft::config{.workers = 2, .policy = p, .steal_backoff = backoff});
     const std::uint64_t got = pool.run([&] {
       std::uint64_t acc = 0;
-      for (int i = 0; i < reps; ++i) acc += wt::fib(8);
+      for (int i = 0; i < reps; ++i) acc += wt::fib(n);
       return acc;
     });
-    EXPECT_EQ(got, std::uint64_t(reps) * wt::fib_serial(8));
+    EXPECT_EQ(got, std::uint64_t(reps) * wt::fib_serial(n));
     const weft::counters s = pool.stats().total;
     const std::uint64_t idle_steals = s.steals - s.leapfrogs;
     if (backoff == 0us) {

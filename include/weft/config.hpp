@@ -82,9 +82,9 @@ struct config {
   // cycles at its 2.6 GHz) or 0 calls (WEFT_WORK_SPAN_BURDEN).
   double work_span_burden = -1;
   // Thefts that pay for themselves (README, "Small work"): an idle worker whose stolen task was small
-  // (ran for less than 16 us) waits before it looks for work again — 1 us after the first such
-  // theft, twice as long after each one that follows, up to this — and a theft of a larger task ends
-  // the waiting.  A theft costs its victim about a microsecond and a half, so a thief that keeps
+  // (its own work came to less than 8 us; 16 under wool) waits before it looks for work again — 1 us
+  // after the first such theft, twice as long after each one that follows, up to this — and a theft
+  // of a larger task ends the waiting.  A theft costs its victim about a microsecond and a half, so a thief that keeps
   // taking pieces of microsecond work makes it slower with every worker added.  < 0 = default:
   // 256 us, or 0 under heartbeat (whose promotions are amortized by its beats); 0 = off; at most
   // 1000 us.  Every policy whose idle workers steal (not serial, adf, dfd, fifo).
@@ -122,7 +122,7 @@ struct counters {
   // sent while the previous one is still pending, or cleared by a steal, never reaches one).
   std::uint64_t heartbeats_requested = 0;
   std::uint64_t heartbeats_delivered = 0;
-  // Waits of an idle worker after a small theft (config::steal_backoff: its task ran for < 16 us).
+  // Waits of an idle worker after a small theft (config::steal_backoff: its task's work < 8 us).
   std::uint64_t steal_backoffs = 0;
 
   counters& operator+=(const counters& o) noexcept;
