@@ -13,12 +13,12 @@ inline constexpr std::chrono::microseconds default_heartbeat{40};
 // policies, about five times what a theft costs its victim here (1.4 us, docs/results/core.md), 16
 // under Wool, whose loop pieces carry more of its window's synchronization (Wool's 640-iteration
 // loop at 2 workers stayed at 1.19x its 1-worker time with 8, 1.07x with 16).  Not lower: with 4,
-// Wool's loop stayed at 2.6x.  Not much higher: a computation of ~30 us repeated keeps its 2-worker
-// speedup (0.68x the 1-worker time under lazy-bf) only below ~12 us, and a 64 us threshold made the
-// suite's floyd 1.8x slower at 2 workers (its phases hand the thief 20-30 us pieces;
-// docs/results/small-work.md, "Steal backoff").  config::steal_backoff, the longest wait, when
-// neither it nor WEFT_STEAL_BACKOFF_US sets it; the first wait; and the most accepted: no more than
-// an idle worker spins anyway before it sleeps (spin_before_sleep_ns, 1 ms), since a waiting thief
+// Wool's loop stayed at 2.6x.  Not higher: with 16 under lazy-bf a ~30 us computation repeated lost
+// its 2-worker speedup (1.00x where it was 0.70x), and a 64 us threshold made the suite's floyd 1.8x
+// slower at 2 workers (its phases hand the thief 20-30 us pieces; docs/results/small-work.md, "Steal
+// backoff").  Then: the default of config::steal_backoff, the longest wait (when neither it nor
+// WEFT_STEAL_BACKOFF_US sets it); the first wait; and the largest limit accepted — no more than an
+// idle worker spins anyway before it sleeps (spin_before_sleep_ns, 1 ms), since a waiting thief
 // yields its core but does not sleep.
 inline constexpr std::chrono::microseconds small_theft_deque{8}, small_theft_wool{16};
 inline constexpr std::chrono::microseconds default_steal_backoff{256};

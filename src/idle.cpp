@@ -53,9 +53,8 @@ void runtime::worker_main(worker& w) {
 // amortizes a promotion against N of work (HB §2), a thief amortizes its thefts: after a small theft
 // (its task's own work came to less than small_theft, config_resolve.hpp: 8 us, 16 under Wool;
 // execute_stolen measures it, less the time the task's joins waited for their thieves) it waits,
-// 1 us, then twice as long
-// after each small theft in a row, up to the limit (config::steal_backoff); a theft of a larger task
-// resets the wait.  A run of small thefts then costs its victims at most about one theft per limit
+// 1 us, then twice as long after each small theft in a row, up to the limit
+// (config::steal_backoff); a theft of a larger task resets the wait.  A run of small thefts then costs its victims at most about one theft per limit
 // (~0.5 % at 256 us), and a thief that waits looks again within the limit, so work that appears
 // meanwhile waits at most that long for it, once per run of small thefts (a root job or the pool's
 // shutdown end the wait at once).  While it waits the thief reads no other worker's
