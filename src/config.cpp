@@ -271,9 +271,11 @@ void resolve_fiber_stack(config& out) {
 // The steal backoff: only policies whose idle workers steal frames have it (the deque and Wool
 // mechanisms; the fiber engine's idle workers take threads from one ready structure, and the serial
 // policy has none).
+bool has_stealing_workers(const detail::policy_traits& row) {
+  return row.runs_on == mechanism::deque || row.runs_on == mechanism::wool_stack;
+}
+
 void resolve_steal_backoff(config& out) {
-  const mechanism m = traits_of(out.policy).runs_on;
-  const bool has_thieves = m == mechanism::deque || m == mechanism::wool_stack;
   const std::int64_t us = out.steal_backoff.count();
   if (us < -1 || us > max_steal_backoff_us)
     throw std::invalid_argument("weft: config.steal_backoff = " + std::to_string(us) + " us is out of range; accepted: 0 (off) .. " +
@@ -285,13 +287,11 @@ void resolve_steal_backoff(config& out) {
     else
       given = false;
   }
-  if (!has_thieves) {
+  if (!has_stealing_workers(traits_of(out.policy))) {
     if (given)
       throw std::invalid_argument("weft: config.steal_backoff / WEFT_STEAL_BACKOFF_US is set but policy \"" +
                                   std::string(to_string(out.policy)) + "\" has no stealing workers; accepted only with " +
-                                  names_where([](const detail::policy_traits& r) {
-                                    return r.implemented && (r.runs_on == mechanism::deque || r.runs_on == mechanism::wool_stack);
-                                  }, true));
+                                  names_where([](const detail::policy_traits& r) { return r.implemented && has_stealing_workers(r); }, true));
     out.steal_backoff = std::chrono::microseconds(0);
     return;
   }
