@@ -22,6 +22,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -62,18 +63,33 @@ struct config_row {
   std::vector<double> ns_per_rep, steals, promotions, backoffs;
 };
 
-// POLICY or POLICY:US — the policy, and its config::steal_backoff (-1: the default).
+// POLICY or POLICY:US — the policy, and its config::steal_backoff (-1: the default).  A bad policy
+// or number throws std::invalid_argument naming it (the pool checks the number's range).
 std::pair<weft::policy, long> parse_column(const std::string& arg) {
   const auto colon = arg.find(':');
   if (colon == std::string::npos) return {weft::parse_policy(arg), -1};
-  return {weft::parse_policy(arg.substr(0, colon)), std::stol(arg.substr(colon + 1))};
+  const std::string us = arg.substr(colon + 1);
+  if (us.empty() || us.size() > 9 || us.find_first_not_of("0123456789") != std::string::npos)
+    throw std::invalid_argument("weft-small-work: \"" + arg + "\": the steal backoff after ':' must be a number of microseconds");
+  return {weft::parse_policy(arg.substr(0, colon)), std::stol(us)};
 }
 
 }  // namespace
 
+int run(int argc, char** argv);
+
 int main(int argc, char** argv) {
+  try {
+    return run(argc, argv);
+  } catch (const std::invalid_argument& e) {  // a bad policy name, backoff or pool setting
+    std::fprintf(stderr, "%s\n", e.what());
+    return 2;
+  }
+}
+
+int run(int argc, char** argv) {
   if (argc < 5) {
-    std::fputs("usage: weft-small-work fib|loop SIZE REPS RUNS [POLICY...]\n", stderr);
+    std::fputs("usage: weft-small-work fib|loop SIZE REPS RUNS [POLICY[:BACKOFF_US]...]\n", stderr);
     return 2;
   }
   const std::string kernel = argv[1];
