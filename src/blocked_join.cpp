@@ -102,7 +102,10 @@ void runtime::wait_stolen(worker& w, frame* fr, unsigned thief) {
       ++w.leapfrogs;
       leapfrogged_ns += w.stolen_task_wall_ns;
       idle = 0;
-    } else if (++idle < 128) {
+      continue;
+    }
+    send_spare_beat(w);  // this core has no task of its own while the join waits: beats may come from it
+    if (++idle < 128) {
       cpu_relax();
     } else if (since == 0) {
       since = now_ns();

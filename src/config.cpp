@@ -159,25 +159,28 @@ void resolve_heartbeat(config& out) {
   if (accepts && out.heartbeat.count() == 0) out.heartbeat = default_heartbeat;
 }
 
-// Who delivers the beats (heartbeat.cpp: a timer thread; beat_signal.cpp: per-worker timers).
+// Who delivers the beats (heartbeat.cpp: spare capacity, or the timer thread alone; beat_signal.cpp:
+// per-worker timers).
 void resolve_heartbeat_delivery(config& out) {
   const bool accepts = (traits_of(out.policy).settings & policy_setting::heartbeat_period) != 0;
-  const std::string accepted = "; accepted: thread, signal";
+  const std::string accepted = "; accepted: spare, thread, signal";
   if (out.heartbeat_delivery == heartbeat_delivery::automatic) {
     if (const char* v = env("WEFT_HEARTBEAT_DELIVERY")) {
       const std::string s(v);
-      if (s == "thread") out.heartbeat_delivery = heartbeat_delivery::thread;
+      if (s == "spare") out.heartbeat_delivery = heartbeat_delivery::spare;
+      else if (s == "thread") out.heartbeat_delivery = heartbeat_delivery::thread;
       else if (s == "signal") out.heartbeat_delivery = heartbeat_delivery::signal;
       else throw std::invalid_argument("weft: WEFT_HEARTBEAT_DELIVERY = \"" + s + "\" is not a delivery" + accepted);
       if (!accepts) reject_setting("WEFT_HEARTBEAT_DELIVERY", out.policy, "heartbeat", policy_setting::heartbeat_period);
     }
   } else {
-    if (out.heartbeat_delivery != heartbeat_delivery::thread && out.heartbeat_delivery != heartbeat_delivery::signal)
+    if (out.heartbeat_delivery != heartbeat_delivery::spare && out.heartbeat_delivery != heartbeat_delivery::thread &&
+        out.heartbeat_delivery != heartbeat_delivery::signal)
       throw std::invalid_argument("weft: config.heartbeat_delivery is not a delivery" + accepted +
                                   " (heartbeat_delivery::automatic = default)");
     if (!accepts) reject_setting("config.heartbeat_delivery", out.policy, "heartbeat", policy_setting::heartbeat_period);
   }
-  if (accepts && out.heartbeat_delivery == heartbeat_delivery::automatic) out.heartbeat_delivery = heartbeat_delivery::thread;
+  if (accepts && out.heartbeat_delivery == heartbeat_delivery::automatic) out.heartbeat_delivery = heartbeat_delivery::spare;
 }
 
 void resolve_quota(config& out) {

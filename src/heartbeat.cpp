@@ -1,5 +1,24 @@
-// weft — heartbeat delivery (HB §2): one timer thread per pool sets every worker's `heartbeat` poll
-// bit every N us; the worker promotes at its next poll (sched_deque.cpp).
+// weft — heartbeat delivery (HB §2): every N us a beat sets every worker's `heartbeat` poll bit; the
+// worker promotes at its next poll (sched_deque.cpp).  Who sends a beat depends on
+// config::heartbeat_delivery (beat_signal.cpp has the third way, per-thread timers):
+//   thread  the pool's timer thread sends every beat (HB's rule taken literally);
+//   spare   (the default) beats come from capacity no worker's task is using: the timer thread
+//           while some core runs no awake worker, and otherwise the workers that are looking for
+//           work or waiting at a blocked join — never the timer thread on a core a busy worker
+//           holds.  While every core runs a busy worker, no beat is sent.
+//
+// Why `spare`: a timer wake-up on a core a busy worker holds costs that worker far more than the
+// beat's promotion.  Measured on the 2-core VMs: ~27 us of the busy threads' time per wake-up
+// (an empty 40 us timer beside two threads computing made them 1.5x slower,
+// docs/results/heartbeat-delivery.md), against ~1.2 us for a promotion (HB's tau): the timer
+// thread, not the promotions, cost heartbeat its 2-worker speedup (1.44x where lazy-bf reached 2.0).
+// HB's own implementation (HB §4) has no timer thread: each worker polls the cycle counter.  A
+// counter read at every join costs more than the join here (adaptive.md, "How a beat is noticed"),
+// so weft keeps the flag, and sends it from where a cycle is free.  While every core runs a busy
+// worker there is no thief for a promoted frame; the first worker to run out of work becomes a
+// sender and the beat that is due reaches the others at once — their next poll promotes, the
+// work/span argument of HB §3 applies to every interval in which some worker idles, and an
+// interval in which all are busy is one a greedy schedule already counts as full.
 #include <sys/prctl.h>
 
 #include <chrono>
@@ -9,41 +28,85 @@
 
 namespace weft::detail {
 
-// A worker pays nothing when no beat is due (its poll is the same load as always) and one
-// cache-line transfer when one is.  While every worker sleeps, the timer sleeps too.
+// Sends the beat that is due at `now`, if it is: one sender per period wins the deadline's CAS
+// (the timer, or one of several idle workers).  Missed periods are not made up: a beat that comes
+// late moves the next deadline to a period after it.  The deadline is a plain schedule, no data
+// travels with it, but the first deadline is stored (release) only once every worker's `hot` is
+// set, and a sender acquires it (every later value is a CAS, in that store's release sequence)
+// before it follows those pointers (PROTOCOLS.md §6).
+bool runtime::send_beat_if_due(std::uint64_t now, trace_buffer* lane) {
+  std::uint64_t due = next_beat_ns_.load(std::memory_order_acquire);
+  if (now < due) return false;
+  std::uint64_t next = due + beat_period_ns_;
+  if (next <= now) next = now + beat_period_ns_;
+  if (!next_beat_ns_.compare_exchange_strong(due, next, std::memory_order_acquire, std::memory_order_relaxed))
+    return false;
+  {
+    // Under lend_mu_: a lent slot's `hot` is its borrower's TLS block, valid only while lent; and
+    // the senders' bumps of beats_requested are serialized by it.  A worker's own `hot` is its
+    // thread's TLS block, gone once the thread ends: at shutdown a worker that has left its loop
+    // passes through lend_mu_ before it ends (worker_main), so a spare sender that holds it either
+    // comes first (the worker waits) or sees `stopping_` here.
+    std::lock_guard lk(lend_mu_);
+    if (stopping_.load(std::memory_order_acquire)) return false;
+    for (auto& w : workers) {
+      WEFT_CHAOS_POINT();  // a beat reaches the workers one by one, at any point of their polls
+      w->hot->poll.fetch_or(heartbeat_bits, std::memory_order_relaxed);
+      bump(w->beats_requested);
+    }
+  }
+  if (lane != nullptr) lane->instant(trace_kind::heartbeat_sent, std::uint32_t(workers.size()), 0);
+  return true;
+}
+
+// Threads holding a slot and awake: the workers not in sleep(), and the callers of pool::run
+// running in a lent slot (whose own worker thread counts among the sleepers).
+std::size_t runtime::awake_threads() const noexcept {
+  const std::size_t asleep = sleepers_.load(std::memory_order_seq_cst);
+  const std::size_t lent = lent_slots_.load(std::memory_order_seq_cst);
+  return workers.size() - asleep + lent;
+}
+
+// May the timer thread send beats now?  Not while every worker sleeps (there is nobody to beat),
+// and under spare delivery not while the awake threads fill every core (the timer would take a
+// busy worker's core: heartbeat.cpp's header).
+bool runtime::timer_may_beat() const noexcept {
+  const std::size_t awake = awake_threads();
+  if (awake == 0) return false;
+  return !beats_from_spare() || awake < cores_;
+}
+
 void runtime::heartbeat_main() {
 #ifdef PR_SET_TIMERSLACK
   ::prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);  // wake within ~1 us of the deadline, not 50 us
 #endif
-  const auto period = std::chrono::duration_cast<std::chrono::nanoseconds>(cfg.heartbeat);
-  auto next = std::chrono::steady_clock::now() + period;
   while (!stopping_.load(std::memory_order_acquire)) {
+    const auto due = std::chrono::steady_clock::time_point(
+        std::chrono::nanoseconds(next_beat_ns_.load(std::memory_order_relaxed)));
     {
       std::unique_lock lk(beat_mutex_);
-      if (beat_cv_.wait_until(lk, next, [&] { return stopping_.load(std::memory_order_acquire); })) break;
+      if (beat_cv_.wait_until(lk, due, [&] { return stopping_.load(std::memory_order_acquire); })) break;
     }
-    const auto now = std::chrono::steady_clock::now();
-    next += period;
-    if (next < now) next = now + period;  // beats missed while descheduled are not made up
-    {
-      // Under lend_mu_: a lent slot's `hot` is its borrower's TLS block, valid only while lent.
-      std::lock_guard lk(lend_mu_);
-      for (auto& w : workers) {
-        WEFT_CHAOS_POINT();  // a beat reaches the workers one by one, at any point of their polls
-        w->hot->poll.fetch_or(heartbeat_bits, std::memory_order_relaxed);
-        bump(w->beats_requested);  // this thread is its only writer
-      }
+    // Park while the timer may not beat; a worker that sleeps or wakes, and a lent slot that is
+    // taken or given back, bump the epoch after changing the counts (PROTOCOLS.md §6: the epoch is
+    // read before the counts, all seq_cst, so no change is missed).
+    const std::uint32_t e = awake_epoch_.load(std::memory_order_seq_cst);
+    if (!timer_may_beat()) {
+      if (!stopping_.load(std::memory_order_acquire)) awake_epoch_.wait(e, std::memory_order_seq_cst);
+      // The next beat a period from now, unless spare senders kept the schedule meanwhile: a pool
+      // that wakes gets its first beat after N of work, as at its start.
+      const std::uint64_t now = now_ns();
+      std::uint64_t d = next_beat_ns_.load(std::memory_order_relaxed);
+      if (d < now) next_beat_ns_.compare_exchange_strong(d, now + beat_period_ns_, std::memory_order_relaxed);
+      continue;
     }
-    if (timer_trace_) timer_trace_->instant(trace_kind::heartbeat_sent, std::uint32_t(workers.size()), 0);
-    // Park while every worker sleeps and no slot is lent (a borrower bumps the epoch after counting
-    // itself in lent_slots_, as a waking worker does after leaving sleepers_).
-    const std::uint32_t e = awake_epoch_.load(std::memory_order_acquire);
-    if (sleepers_.load(std::memory_order_seq_cst) == workers.size() &&
-        lent_slots_.load(std::memory_order_seq_cst) == 0 && !stopping_.load(std::memory_order_acquire)) {
-      awake_epoch_.wait(e, std::memory_order_acquire);
-      next = std::chrono::steady_clock::now() + period;
-    }
+    send_beat_if_due(now_ns(), timer_trace_.get());
   }
+}
+
+void runtime::wake_heartbeat() noexcept {
+  awake_epoch_.fetch_add(1, std::memory_order_seq_cst);
+  awake_epoch_.notify_all();
 }
 
 }  // namespace weft::detail

@@ -30,6 +30,7 @@ void runtime::worker_main(worker& w) {
       continue;
     }
     ++fails;
+    send_spare_beat(w);  // this core is spare while it looks: the busy workers' beats come from here
     if (fails < 64) {
       cpu_relax();
       continue;
@@ -43,6 +44,11 @@ void runtime::worker_main(worker& w) {
   }
   end_idle(w);
   if (w.trace) w.trace->replace(activity::shutdown);
+  // A spare sender still in its loop may be writing this thread's poll word (its TLS block, which
+  // ends with the thread): wait for it; any later sender sees `stopping_` (send_beat_if_due).
+  if (beats_from_spare()) {
+    std::lock_guard lk(lend_mu_);
+  }
 }
 
 // The steal backoff (config::steal_backoff; README, "Small work").  A theft costs its victim more
@@ -75,8 +81,10 @@ void runtime::back_off_after_steal(worker& w, std::uint64_t ran_ns, std::uint64_
   bump(w.steal_backoffs);
   const std::uint64_t until = now + w.backoff_ns;
   while (now_ns() < until && !stopping_.load(std::memory_order_acquire) &&
-         root_queue_size_.load(std::memory_order_relaxed) == 0)
+         root_queue_size_.load(std::memory_order_relaxed) == 0) {
+    send_spare_beat(w);
     std::this_thread::yield();
+  }
 }
 
 void runtime::begin_search(worker& w) noexcept {
@@ -151,6 +159,7 @@ void runtime::sleep(worker& w) {
   }
   w.tenure.store(slot_tenure::lendable, std::memory_order_release);  // the slot's last write before it
   sleepers_.fetch_add(1, std::memory_order_seq_cst);
+  if (beats_from_spare()) wake_heartbeat();  // a core may be spare now: the timer may beat again
   WEFT_CHAOS_POINT();  // announced, work not yet checked: a publisher may read sleepers_ now
   std::atomic_thread_fence(std::memory_order_seq_cst);
   if (!work_visible() && !stopping_.load(std::memory_order_seq_cst))
@@ -185,11 +194,6 @@ void runtime::take_back_slot(worker& w) {
     w.tenure.wait(slot_tenure::lent, std::memory_order_acquire);
   }
   w.hot->poll.store(sched->idle_poll_bits(w), std::memory_order_relaxed);
-}
-
-void runtime::wake_heartbeat() noexcept {
-  awake_epoch_.fetch_add(1, std::memory_order_release);
-  awake_epoch_.notify_all();
 }
 
 bool runtime::work_visible() const {

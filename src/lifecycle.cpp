@@ -5,10 +5,23 @@
 #include <string>
 #include <system_error>
 
+#include <sched.h>
+
 #include "beat_signal.hpp"
 #include "pool_runtime.hpp"
 
 namespace weft::detail {
+
+namespace {
+// The CPUs this process may run on: the spare delivery's "is a core free of workers" (heartbeat.cpp).
+std::size_t usable_cpus() noexcept {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (::sched_getaffinity(0, sizeof set, &set) == 0) return std::size_t(CPU_COUNT(&set));
+  const unsigned hw = std::thread::hardware_concurrency();
+  return hw != 0 ? hw : 1;
+}
+}  // namespace
 
 runtime::runtime(const config& resolved)
     : cfg(resolved), runs_on_caller(traits_of(resolved.policy).runs_on == mechanism::caller),
@@ -16,7 +29,9 @@ runtime::runtime(const config& resolved)
       quota_applies(uses_fibers && (traits_of(resolved.policy).settings & policy_setting::quota) != 0 &&
                     resolved.quota_bytes != unlimited_quota),
       heartbeat_bits(traits_of(resolved.policy).when == trigger::heartbeat ? poll_bit::heartbeat : 0),
-      fork_generation(current_fork_generation()) {
+      fork_generation(current_fork_generation()),
+      beat_period_ns_(std::uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(resolved.heartbeat).count())),
+      cores_(usable_cpus()) {
   // The caller mechanism keeps a deque scheduler too: a serial context that another pool's thread
   // runs may see that pool's poll bits, and answers them like a deque policy with no trigger.
   if (traits_of(cfg.policy).runs_on == mechanism::wool_stack)
@@ -35,6 +50,8 @@ runtime::runtime(const config& resolved)
           throw std::system_error(w->beat_timer_error, std::generic_category(),
                                   "weft: heartbeat_delivery = signal: no timer for worker " + std::to_string(w->index));
     } else if (heartbeat_bits != 0) {
+      // Every worker's `hot` is set (start_workers waited for them): beats may start.
+      next_beat_ns_.store(now_ns() + beat_period_ns_, std::memory_order_release);
       heartbeat_thread_ = std::thread([this] { heartbeat_main(); });
     }
   } catch (...) {

@@ -46,6 +46,18 @@ class runtime {
   bool beats_by_signal() const noexcept {
     return heartbeat_bits != 0 && cfg.heartbeat_delivery == heartbeat_delivery::signal;
   }
+  // config::heartbeat_delivery = spare (the default): the timer thread beats only while a core runs
+  // no awake worker; idle workers and blocked joins send the beats otherwise (heartbeat.cpp).
+  bool beats_from_spare() const noexcept {
+    return heartbeat_bits != 0 && cfg.heartbeat_delivery == heartbeat_delivery::spare;
+  }
+  // A worker with a core and no task of its own (looking for work, or waiting at a blocked join)
+  // sends the beat that is due, under spare delivery.  One relaxed load when none is due.
+  void send_spare_beat(worker& w) {
+    if (!beats_from_spare()) return;
+    const std::uint64_t now = now_ns();
+    if (now >= next_beat_ns_.load(std::memory_order_relaxed)) send_beat_if_due(now, w.trace.get());
+  }
   // The process's fork generation when this pool started its threads (global_pool.cpp): in a child
   // of a later fork() the threads do not exist, and run() says so.
   const std::uint64_t fork_generation;
@@ -128,10 +140,21 @@ class runtime {
 
   // heartbeat.cpp
   void heartbeat_main();
+  bool send_beat_if_due(std::uint64_t now, trace_buffer* lane);
+  std::size_t awake_threads() const noexcept;
+  bool timer_may_beat() const noexcept;
+  const std::uint64_t beat_period_ns_;
+  const std::size_t cores_;  // CPUs this process may run on (sched_getaffinity), at the pool's start
+  // The pool's next beat (now_ns time); any sender moves it.  "Never" until every worker has
+  // published its poll word (lifecycle.cpp stores the first deadline with release after the
+  // workers' latch; a sender reads it with acquire before it writes the poll words).
+  std::atomic<std::uint64_t> next_beat_ns_{~std::uint64_t(0)};
   std::mutex beat_mutex_;
   std::condition_variable beat_cv_;
   std::thread heartbeat_thread_;
-  std::atomic<std::uint32_t> awake_epoch_{0};  // bumped when a worker wakes (the heartbeat waits on it)
+  // Bumped when awake_threads() changes in a way the timer must see: a worker wakes (and, under
+  // spare delivery, goes to sleep), a slot is lent (or, under spare delivery, given back).
+  std::atomic<std::uint32_t> awake_epoch_{0};
   void wake_heartbeat() noexcept;  // bumps awake_epoch_ and wakes the timer if it parked
 
   // root_jobs.cpp

@@ -225,8 +225,10 @@ bool runtime::run_on_idle_slot(root_job& job) {
     w.trace_leave();
     if (beats_by_signal())
       beat_timer_disarm(true);  // before the slot goes back: no beat of ours counts in it after
-    else if (heartbeat_bits != 0)
+    else if (heartbeat_bits != 0) {
       lent_slots_.fetch_sub(1, std::memory_order_seq_cst);
+      if (beats_from_spare()) wake_heartbeat();  // one awake thread fewer: a core may be spare
+    }
     std::lock_guard lk(lend_mu_);
     w.hot = own;
   }

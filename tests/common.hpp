@@ -3,9 +3,11 @@
 
 #include <gtest/gtest.h>
 #include <pthread.h>
+#include <sched.h>
 #include <weft/detail/policy_table.hpp>
 #include <weft/weft.hpp>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdint>
@@ -196,6 +198,14 @@ struct rng {
   std::uint32_t below(std::uint32_t n) { return n == 0 ? 0 : std::uint32_t(next() % n); }
   bool chance(unsigned percent) { return below(100) < percent; }
 };
+
+// The CPUs this process may run on (what the spare heartbeat delivery counts as cores).
+inline std::size_t usable_cpus() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (::sched_getaffinity(0, sizeof set, &set) != 0) return std::max(1u, std::thread::hardware_concurrency());
+  return std::size_t(CPU_COUNT(&set));
+}
 
 // Busy-wait politely until pred() or the timeout; returns pred().
 template <class P>

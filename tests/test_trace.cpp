@@ -137,40 +137,47 @@ TEST(Trace, LanesAgreeWithCounters) {
   }
 }
 
-// The heartbeat policy: the timer's lane has a beat-sent instant per beat, and each worker was
-// requested exactly as many beats; delivered beats never exceed requested ones.
+// The heartbeat policy: each beat sent is a beat-sent instant in its sender's lane — the timer's
+// lane under thread delivery; under spare delivery (the default) the timer's or that of the idle
+// worker that sent it — and each worker was requested exactly as many beats as were sent; delivered
+// beats never exceed requested ones.
 TEST(Trace, HeartbeatsRequestedAndDelivered) {
   wt::clean_env clean;
   if (!weft::detail::traits_of(weft::policy::heartbeat).implemented) GTEST_SKIP();
-  temp_path tp("beats");
-  weft::stats s;
-  {
-    weft::pool pl(weft::config{.workers = 2, .policy = weft::policy::heartbeat,
-                               .heartbeat = std::chrono::microseconds(50), .trace_path = tp.path.string()});
-    // Joins for at least 20 ms of wall time: 400 periods, so the timer (awake while a worker is)
-    // sends beats even on a loaded machine.
-    const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(20);
-    pl.run([&] {
-      while (std::chrono::steady_clock::now() < until) EXPECT_EQ(wt::fib(16), wt::fib_serial(16));
-    });
-    s = pl.stats();
+  for (weft::heartbeat_delivery d : {weft::heartbeat_delivery::spare, weft::heartbeat_delivery::thread}) {
+    SCOPED_TRACE(d == weft::heartbeat_delivery::spare ? "spare" : "thread");
+    temp_path tp("beats");
+    weft::stats s;
+    {
+      weft::pool pl(weft::config{.workers = 2, .policy = weft::policy::heartbeat, .heartbeat = std::chrono::microseconds(50),
+                                 .heartbeat_delivery = d, .trace_path = tp.path.string()});
+      // Joins for at least 20 ms of wall time: 400 periods, so beats are sent even on a loaded
+      // machine (by the timer while a core is spare, else by the worker not running the job).
+      const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(20);
+      pl.run([&] {
+        while (std::chrono::steady_clock::now() < until) EXPECT_EQ(wt::fib(16), wt::fib_serial(16));
+      });
+      s = pl.stats();
+    }
+    const json t = load(tp.path);
+    const int timer = 2;  // lanes: worker 0, worker 1, the timer
+    const std::size_t by_timer = count(t, timer, "beat-sent");
+    const std::size_t by_workers = count(t, 0, "beat-sent") + count(t, 1, "beat-sent");
+    if (d == weft::heartbeat_delivery::thread) EXPECT_EQ(by_workers, 0u);
+    EXPECT_GT(s.total.heartbeats_requested, 0u);
+    for (int w = 0; w < 2; ++w) {
+      const weft::counters& c = s.workers[std::size_t(w)];
+      // The file and its otherData are written when the pool is destroyed; the stats were read
+      // before that, and beats may be sent until the pool stops (the timer sleeps only when every
+      // worker does; a worker sends while it looks for work): the snapshot is at most the final count.
+      const std::uint64_t requested_at_end = t["otherData"]["heartbeats_requested"][std::size_t(w)];
+      EXPECT_EQ(requested_at_end, by_timer + by_workers);
+      EXPECT_LE(c.heartbeats_requested, requested_at_end);
+      EXPECT_LE(c.heartbeats_delivered, c.heartbeats_requested);
+      EXPECT_EQ(count(t, w, "heartbeat"), c.heartbeats_delivered);
+    }
+    expect_monotone(t, 3);
   }
-  const json t = load(tp.path);
-  const int timer = 2;  // lanes: worker 0, worker 1, the timer
-  const std::size_t sent = count(t, timer, "beat-sent");
-  EXPECT_GT(s.total.heartbeats_requested, 0u);
-  for (int w = 0; w < 2; ++w) {
-    const weft::counters& c = s.workers[std::size_t(w)];
-    // The file and its otherData are written when the pool is destroyed; the stats were read before
-    // that, and the timer may send a few more beats until the pool stops (it sleeps only when every
-    // worker does): the snapshot is at most the final count.
-    const std::uint64_t requested_at_end = t["otherData"]["heartbeats_requested"][std::size_t(w)];
-    EXPECT_EQ(requested_at_end, sent);
-    EXPECT_LE(c.heartbeats_requested, requested_at_end);
-    EXPECT_LE(c.heartbeats_delivered, c.heartbeats_requested);
-    EXPECT_EQ(count(t, w, "heartbeat"), c.heartbeats_delivered);
-  }
-  expect_monotone(t, 3);
 }
 
 // Signal delivery (beat_signal.cpp): no timer thread, so no timer lane and no beat-sent instants;

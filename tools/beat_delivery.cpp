@@ -1,9 +1,10 @@
-// weft-beat-delivery — the heartbeat's achieved rate under each delivery (issue 12 item 4):
-// `thread` (one timer thread per pool, heartbeat.cpp) against `signal` (per-worker POSIX timers,
-// beat_signal.cpp), for each worker count and period N.  Each run computes fib(27) over and over for
-// about 0.3 s of wall time inside one pool::run under the heartbeat policy; the figures are medians
-// over RUNS runs, the two deliveries alternating run by run:
-//   requested   timer expirations sent to the workers (summed), per second of the run
+// weft-beat-delivery — the heartbeat's achieved rate under each delivery (issue 12 item 4, issue 9):
+// `spare` (the default: the timer thread while a core runs no awake worker, idle workers otherwise;
+// heartbeat.cpp), `thread` (the timer thread sends every beat) and `signal` (per-worker POSIX
+// timers, beat_signal.cpp), for each worker count and period N.  Each run computes fib(27) over and
+// over for about 0.3 s of wall time inside one pool::run under the heartbeat policy; the figures are
+// medians over RUNS runs, the deliveries alternating run by run:
+//   requested   beats sent to the workers (summed), per second of the run
 //   delivered   beats that reached a poll (each one promotes), per second of the run
 //   deliv/req   delivered / requested
 //   achieved    delivered per second per worker against the target 1e6/N
@@ -71,21 +72,24 @@ int main(int argc, char** argv) {
   const int runs = argc > 1 ? std::atoi(argv[1]) : 5;
   const std::vector<int> workers = list(argc > 2 ? argv[2] : nullptr, {1, 2, 4});
   const std::vector<int> periods = list(argc > 3 ? argv[3] : nullptr, {20, 40, 100});
-  const weft::heartbeat_delivery deliveries[] = {weft::heartbeat_delivery::thread, weft::heartbeat_delivery::signal};
+  const weft::heartbeat_delivery deliveries[] = {weft::heartbeat_delivery::spare, weft::heartbeat_delivery::thread,
+                                                 weft::heartbeat_delivery::signal};
+  const char* const names[] = {"spare", "thread", "signal"};
+  constexpr int kinds = 3;
   std::printf("| delivery | workers | N (us) | target/s/worker | requested/s | delivered/s | deliv/req | achieved | fib(27) ms |\n");
   std::printf("|---|---|---|---|---|---|---|---|---|\n");
   for (int w : workers)
     for (int n : periods) {
-      std::vector<sample> s[2];
+      std::vector<sample> s[kinds];
       for (int r = 0; r < runs; ++r)
-        for (int d = 0; d < 2; ++d) s[d].push_back(one_run(deliveries[d], unsigned(w), n));
-      for (int d = 0; d < 2; ++d) {
+        for (int d = 0; d < kinds; ++d) s[d].push_back(one_run(deliveries[d], unsigned(w), n));
+      for (int d = 0; d < kinds; ++d) {
         auto med = [&](double sample::*f) {
           std::vector<double> v;
           for (const sample& x : s[d]) v.push_back(x.*f);
           return median(v);
         };
-        std::printf("| %s | %d | %d | %.0f | %.0f | %.0f | %.2f | %.0f%% | %.2f |\n", d == 0 ? "thread" : "signal", w, n,
+        std::printf("| %s | %d | %d | %.0f | %.0f | %.0f | %.2f | %.0f%% | %.2f |\n", names[d], w, n,
                     1e6 / n, med(&sample::requested_per_s), med(&sample::delivered_per_s), med(&sample::ratio),
                     100 * med(&sample::achieved), med(&sample::fib_ms));
         std::fflush(stdout);

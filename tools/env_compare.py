@@ -2,15 +2,18 @@
 """The suite's kernels under two or more values of one WEFT_* setting, side by side.
 
     tools/env_compare.py --var WEFT_STEAL_BACKOFF_US --values 0,256 [--kernels a,b|all]
-                         [--policies lazy-bf,wool] [--workers 2] [--rounds 3] [--size quick]
+                         [--policies lazy-bf,wool] [--workers 2|1,2] [--rounds 3] [--size quick]
                          [--bin build/bench/weft-bench-weft]
 
 For every round, kernel, policy and value (in that order, so that a noisy shared machine slows the
 values alike), runs `BIN --kernel K --size SIZE --workers P --policy POLICY --reps 3` with the
 variable set to the value, and keeps the median of the three repetitions' times and steals.  Prints,
 per kernel and policy, the median over rounds of each value's time and steals, and the last value's
-time over the first's.  The benchmark binaries check every result (exit 3 otherwise); a failing run
-stops this script.  Used for the steal backoff's effect on the suite (docs/results/small-work.md).
+time over the first's.  With several worker counts (--workers 1,2) it prints that table for each,
+then each value's self-speedup: the time at the first count over the time at each other count.
+The benchmark binaries check every result (exit 3 otherwise); a failing run stops this script.
+Used for the steal backoff's effect on the suite (docs/results/small-work.md) and the heartbeat's
+deliveries (docs/results/heartbeat-delivery.md).
 """
 from __future__ import annotations
 
@@ -28,7 +31,7 @@ def main() -> int:
     ap.add_argument("--values", required=True, help="comma-separated values, the first the baseline")
     ap.add_argument("--kernels", default="all")
     ap.add_argument("--policies", default="lazy-bf")
-    ap.add_argument("--workers", default="2")
+    ap.add_argument("--workers", default="2", help="a worker count, or several: 1,2")
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--size", default="quick")
     ap.add_argument("--bin", default="build/bench/weft-bench-weft")
@@ -40,25 +43,39 @@ def main() -> int:
     else:
         kernels = a.kernels.split(",")
     policies = a.policies.split(",")
+    counts = a.workers.split(",")
     res: dict = {}
     for r in range(a.rounds):
         for k in kernels:
             for p in policies:
-                for v in values:
-                    env = dict(os.environ, **{a.var: v})
-                    out = subprocess.run([a.bin, "--kernel", k, "--size", a.size, "--workers", a.workers, "--policy", p,
-                                          "--reps", "3"], env=env, capture_output=True, text=True, check=True).stdout
-                    rows = [json.loads(line) for line in out.splitlines() if line.startswith("{")]
-                    res.setdefault((k, p, v), []).append((statistics.median(x["time_s"] for x in rows),
-                                                          statistics.median(x["stats"]["steals"] for x in rows)))
+                for w in counts:
+                    for v in values:
+                        env = dict(os.environ, **{a.var: v})
+                        out = subprocess.run([a.bin, "--kernel", k, "--size", a.size, "--workers", w, "--policy", p,
+                                              "--reps", "3"], env=env, capture_output=True, text=True, check=True).stdout
+                        rows = [json.loads(line) for line in out.splitlines() if line.startswith("{")]
+                        res.setdefault((k, p, w, v), []).append((statistics.median(x["time_s"] for x in rows),
+                                                                 statistics.median(x["stats"]["steals"] for x in rows)))
         print(f"round {r + 1}/{a.rounds}", file=sys.stderr)
-    print(f"{a.var}: {', '.join(values)}; {a.workers} workers, size {a.size}, medians of {a.rounds} rounds")
-    print("kernel policy " + " ".join(f"t({v}) steals({v})" for v in values) + f" t({values[-1]})/t({values[0]})")
-    for k in kernels:
-        for p in policies:
-            t = [statistics.median(x[0] for x in res[(k, p, v)]) for v in values]
-            st = [statistics.median(x[1] for x in res[(k, p, v)]) for v in values]
-            print(k, p, " ".join(f"{ti:.4f} {si:.0f}" for ti, si in zip(t, st)), f"{t[-1] / t[0]:.3f}")
+
+    def t(k: str, p: str, w: str, v: str) -> float:
+        return statistics.median(x[0] for x in res[(k, p, w, v)])
+
+    for w in counts:
+        print(f"{a.var}: {', '.join(values)}; {w} workers, size {a.size}, medians of {a.rounds} rounds")
+        print("kernel policy " + " ".join(f"t({v}) steals({v})" for v in values) + f" t({values[-1]})/t({values[0]})")
+        for k in kernels:
+            for p in policies:
+                ts = [t(k, p, w, v) for v in values]
+                st = [statistics.median(x[1] for x in res[(k, p, w, v)]) for v in values]
+                print(k, p, " ".join(f"{ti:.4f} {si:.0f}" for ti, si in zip(ts, st)), f"{ts[-1] / ts[0]:.3f}")
+    if len(counts) > 1:
+        base = counts[0]
+        print(f"self-speedup: t({base} workers) / t(P workers), each value")
+        print("kernel policy " + " ".join(f"P={w}:{v}" for w in counts[1:] for v in values))
+        for k in kernels:
+            for p in policies:
+                print(k, p, " ".join(f"{t(k, p, base, v) / t(k, p, w, v):.2f}" for w in counts[1:] for v in values))
     return 0
 
 

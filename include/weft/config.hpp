@@ -29,12 +29,17 @@ enum class policy {
 // config::quota_bytes for K = infinity.
 inline constexpr std::size_t unlimited_quota = ~std::size_t(0);
 
-// How the heartbeat policy's beats reach the workers (HB §2; docs/ARCHITECTURE.md, heartbeat):
-// `thread`: one timer thread per pool sets every worker's poll bit every N us; `signal`: each
-// worker's own POSIX timer sends it a signal N us after it took its last beat, while it is awake
-// (docs/results/trace.md §3b measures both; WEFT_HEARTBEAT_DELIVERY
-// = thread | signal).  `automatic`: WEFT_HEARTBEAT_DELIVERY if set, else `thread`.
-enum class heartbeat_delivery : unsigned char { automatic, thread, signal };
+// How the heartbeat policy's beats reach the workers (HB §2; docs/ARCHITECTURE.md, heartbeat).
+// Every N us a beat sets every worker's poll bit; who sends it:
+// `spare` (the default): capacity no task is using — the pool's timer thread while some core runs
+//   no awake worker, otherwise the workers looking for work or waiting at a blocked join; while
+//   every core runs a busy worker no beat is sent (a beat never takes a busy worker's core:
+//   src/heartbeat.cpp says why, docs/results/heartbeat-delivery.md measures it);
+// `thread`: the timer thread sends every beat, whatever the cores are doing (HB taken literally);
+// `signal`: each worker's own POSIX timer sends it a signal N us after its last beat, while it is
+//   awake (docs/results/trace.md §3b).
+// `automatic`: WEFT_HEARTBEAT_DELIVERY (= spare | thread | signal) if set, else `spare`.
+enum class heartbeat_delivery : unsigned char { automatic, thread, signal, spare };
 
 // The work/span mode (weft/work_span.hpp): off, strands timed in ns, or every call counting 1.
 enum class work_span_unit : unsigned char { off, ns, calls };
