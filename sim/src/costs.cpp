@@ -29,7 +29,7 @@ constexpr CostField kFields[] = {
 std::string accepted() {
   std::string s;
   for (const auto& f : kFields) s += std::string(s.empty() ? "" : ", ") + f.name;
-  return s + ", leapfrog, hb_thread_credit";
+  return s + ", leapfrog, hb_thread_credit, hb_spare";
 }
 
 }  // namespace
@@ -44,9 +44,9 @@ void set_cost(Costs& c, std::string_view assignment) {
   if (ec != std::errc() || p != text.data() + text.size())
     throw std::invalid_argument("--cost " + std::string(name) + ": '" + std::string(text) +
                                 "' is not a non-negative integer");
-  if (name == "leapfrog" || name == "hb_thread_credit") {
+  if (name == "leapfrog" || name == "hb_thread_credit" || name == "hb_spare") {
     if (v > 1) throw std::invalid_argument("--cost " + std::string(name) + ": accepted values are 0 and 1");
-    (name == "leapfrog" ? c.leapfrog : c.hb_thread_credit) = v == 1;
+    (name == "leapfrog" ? c.leapfrog : name == "hb_spare" ? c.hb_spare : c.hb_thread_credit) = v == 1;
     return;
   }
   for (const auto& f : kFields) {
@@ -65,6 +65,7 @@ std::vector<std::pair<std::string, std::uint64_t>> cost_values(const Costs& c) {
   for (const auto& f : kFields) out.emplace_back(f.name, f.time ? c.*f.time : c.*f.count);
   out.emplace_back("leapfrog", c.leapfrog ? 1 : 0);
   out.emplace_back("hb_thread_credit", c.hb_thread_credit ? 1 : 0);
+  out.emplace_back("hb_spare", c.hb_spare ? 1 : 0);
   return out;
 }
 

@@ -45,6 +45,11 @@ struct Costs {
   // Heartbeat credit per worker (false: the runtime's per-worker beat) or per thread (true: HB
   // §3.4's semantics, where every promoted thread and continuation counts its own N).
   bool hb_thread_credit = false;
+  // The runtime's beat delivery (config::heartbeat_delivery): false models `thread` (a beat reaches
+  // a worker whatever the others do, HB's rule); true models `spare`, the runtime's default, where
+  // no beat is sent while every processor runs a task — a due beat is taken at a poll only while
+  // some other processor is looking for work, blocked at a join, or parked (src/heartbeat.cpp).
+  bool hb_spare = false;
 };
 
 // A failed steal attempt's cost (probe, or steal when probe is 0).

@@ -105,6 +105,7 @@ class Simulator {
   void push_promoted(unsigned w, const Item& it);
   bool latent(const Frame& f) const;
   void poll(unsigned w);
+  bool some_processor_spare(unsigned w) const;
   void wool_publish(unsigned w);
   void wool_split(unsigned w, std::uint32_t frame_index);
   bool trip_position(unsigned w, std::uint64_t index) const;

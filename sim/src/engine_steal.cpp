@@ -62,6 +62,14 @@ void Simulator::split_range(unsigned w, std::uint32_t idx) {
   push_promoted(w, it);
 }
 
+// hb_spare: is some processor other than w not running a task — looking for work (no frame),
+// blocked at a join, or parked?  The runtime's spare delivery sends beats only then.
+bool Simulator::some_processor_spare(unsigned w) const {
+  for (unsigned u = 0; u < P_; ++u)
+    if (u != w && (ws_[u].depth == 0 || ws_[u].blocked_on >= 0 || ws_[u].parked)) return true;
+  return false;
+}
+
 void Simulator::poll(unsigned w) {
   Worker& k = ws_[w];
   switch (pol_.trigger) {
@@ -82,6 +90,13 @@ void Simulator::poll(unsigned w) {
       ++r_.polls;
       charge_overhead(w, costs_.check);
       if (k.clock < k.next_beat) return;
+      if (costs_.hb_spare && !some_processor_spare(w)) {
+        // Nobody to send the beat: it is sent when a processor stops running a task, at that
+        // processor's next look for work — modelled as this poll looking again a failed steal
+        // attempt later (which also keeps the scan below off most polls).
+        k.next_beat = k.clock + failed_attempt_cost(costs_);
+        return;
+      }
       for (std::uint32_t i = 0; i < k.depth; ++i) {
         if (!latent(k.frames[i])) continue;
         ++r_.beats;

@@ -163,6 +163,35 @@ TEST(Policy, HeartbeatMeetsHbTheorems2And3) {
   }
 }
 
+TEST(Policy, HeartbeatSpareDeliveryBeatsOnlyWhileAProcessorIsFree) {
+  // hb_spare (the runtime's default delivery): one processor is never free, so no beat and no
+  // promotion, where thread delivery promotes every N; on several, beats only while one looks for
+  // work, so no more than under thread delivery (fewer where the processors are mostly busy), and
+  // the run still ends with every node run once.
+  const Dag d = make_dag("fib:18");
+  Costs thread;
+  thread.heartbeat = 4000;
+  Costs spare = thread;
+  spare.hb_spare = true;
+  const auto one_thread = run(d, "heartbeat", 1, thread).result;
+  const auto one_spare = run(d, "heartbeat", 1, spare).result;
+  EXPECT_GT(one_thread.promotions, 0u);
+  EXPECT_EQ(one_spare.beats, 0u);
+  EXPECT_EQ(one_spare.promotions, 0u);
+  EXPECT_LT(one_spare.makespan, one_thread.makespan);  // no promotion paid for
+  for (unsigned p : {2u, 8u}) {
+    SCOPED_TRACE("P=" + std::to_string(p));
+    const auto t = run(d, "heartbeat", p, thread).result;
+    const auto s = run(d, "heartbeat", p, spare).result;
+    EXPECT_GT(s.promotions, 0u);
+    EXPECT_GT(s.thefts, 0u);
+    if (p == 2) EXPECT_LT(s.beats, t.beats);  // on 8 processors fib(18) leaves one free nearly always
+    EXPECT_LE(s.beats, t.beats);
+    EXPECT_DOUBLE_EQ(s.raw_work, d.root_totals().work);
+    EXPECT_LT(s.makespan, one_spare.makespan);  // it still spreads the work
+  }
+}
+
 namespace {
 Costs nar_steps() {  // NAR §7.2.2: one timestep per action and per steal, nothing else
   Costs c = zero_costs();
