@@ -24,6 +24,8 @@ constexpr CostField kFields[] = {
     {"quota", nullptr, &Costs::quota},        {"ap_k", nullptr, &Costs::ap_k},
     {"ap_v", nullptr, &Costs::ap_v},          {"wool_public", nullptr, &Costs::wool_public},
     {"wool_step", nullptr, &Costs::wool_step},
+    {"backoff", &Costs::backoff, nullptr},    {"backoff_small", &Costs::backoff_small, nullptr},
+    {"backoff_first", &Costs::backoff_first, nullptr},
 };
 
 std::string accepted() {
@@ -97,6 +99,13 @@ Costs cost_preset(std::string_view name, std::string_view policy) {
   c.probe = 1000;     // 100 ns per failed attempt: the idle loop's spin (idle.cpp) on a free core
   c.sync = 500;       // a finished stolen branch signalling its join (a remote cache line)
   c.heartbeat = 400000;  // N = 40 us, the runtime's default beat
+  // The runtime's steal backoff defaults (src/config_resolve.hpp): 1 us doubling to 256 us after a
+  // theft of under 8 us of work (16 under wool); off under heartbeat.
+  if (policy != "heartbeat") {
+    c.backoff = 2560000;
+    c.backoff_small = policy == "wool" ? 160000 : 80000;
+    c.backoff_first = 10000;
+  }
   // Fitted per group: fib's overhead per join gives `join`; nqueens' and uts-geo's (loops only)
   // give `loop` and `iter`.  ws and ws-ap build the lazy group's descriptor and run its loop code.
   if (policy == "wool") {  // its task-stack descriptor (sched_wool.cpp)

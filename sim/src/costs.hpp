@@ -28,6 +28,14 @@ struct Costs {
   Time check = 1;          // one poll: the deque-size or heartbeat-flag check
   Time poll = 0;           // poll every this many units inside leaf work (0: at joins/iterations)
   Time heartbeat = 40000;  // HB's N
+  // The runtime's steal backoff (idle.cpp, back_off_after_steal; README "Small work"): a worker back
+  // in its idle loop after a stolen item whose own work (its time less its blocked joins' waits)
+  // was under `backoff_small` waits `backoff_first`, twice that after each such theft in a row, up
+  // to `backoff`, before it looks again; 0 = off (this preset: the studies of docs/results/sim.md
+  // before "Calibration" ran without it).  The `calibrated` preset sets the runtime's defaults.
+  Time backoff = 0;
+  Time backoff_small = 0;
+  Time backoff_first = 0;
   // Time-sharing with other processes (a loaded machine): every worker runs `slice_on` units, then
   // is descheduled for `slice_off` units, at a random phase per worker; 0: dedicated processors.
   // The 2-core development VM at load average ~11 gives each thread ~2/11 of a core in ~3 ms

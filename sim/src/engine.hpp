@@ -43,6 +43,7 @@ struct RunResult {
   std::uint64_t leapfrogs = 0;
   std::uint64_t pops = 0;           // promoted items the owner took back at its join
   std::uint64_t beats = 0;          // heartbeats that promoted something
+  std::uint64_t steal_backoffs = 0; // idle waits after a small theft (Costs::backoff)
   std::uint64_t trip_wires = 0;     // wool: public windows grown
   std::uint64_t loop_splits = 0;    // loop ranges split in two (ws-ap's chunks - 1 per loop)
   std::uint64_t memory_peak = 0;    // heap high-water of node allocations

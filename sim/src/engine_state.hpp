@@ -71,6 +71,10 @@ struct Worker {
   bool trip_notified = false;
   std::uint32_t inlined_public = 0;  // wool: public tasks joined inline in a row
   std::uint32_t spawns_open = 0;
+  // The steal backoff (Costs::backoff): the idle loop's open theft, the time the worker's blocked
+  // joins have waited (failed attempts), and the current wait.
+  bool theft_open = false;
+  Time theft_start = 0, waited_at_theft = 0, waited = 0, backoff_now = 0;
   Frame& top() { return frames[depth - 1]; }
 };
 
@@ -111,6 +115,7 @@ class Simulator {
   bool trip_position(unsigned w, std::uint64_t index) const;
   void wool_inlined_public(unsigned w, std::uint32_t spawn_index);
   void idle_steal(unsigned w);
+  bool back_off_after_steal(unsigned w);
   bool steal_random(unsigned w);
   void blocked_step(unsigned w, Frame& f);
   bool steal_from(unsigned thief, unsigned victim);

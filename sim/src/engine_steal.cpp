@@ -173,9 +173,36 @@ void Simulator::wool_split(unsigned w, std::uint32_t idx) {
 }
 
 void Simulator::idle_steal(unsigned w) {
-  if (steal_random(w)) return;
+  Worker& k = ws_[w];
+  if (back_off_after_steal(w)) return;
+  if (steal_random(w)) {
+    k.theft_open = true;  // the item runs from here; the worker is back in this loop when it ends
+    k.theft_start = k.clock;
+    k.waited_at_theft = k.waited;
+    return;
+  }
   if (costs_.steal == 0 || P_ == 1) park(w);
-  else ws_[w].clock += failed_attempt_cost(costs_);
+  else k.clock += failed_attempt_cost(costs_);
+}
+
+// The runtime's steal backoff (idle.cpp): back from a stolen item whose own work was small, wait
+// before looking again — 1 us, doubling per small theft in a row, up to the limit.  Only the idle
+// loop's thefts count (a blocked join's leapfrogs do not open one).
+bool Simulator::back_off_after_steal(unsigned w) {
+  Worker& k = ws_[w];
+  if (!k.theft_open) return false;
+  k.theft_open = false;
+  const Time ran = k.clock - k.theft_start, waited = k.waited - k.waited_at_theft;
+  const Time own = ran > waited ? ran - waited : 0;
+  if (costs_.backoff == 0 || own >= costs_.backoff_small) {
+    k.backoff_now = 0;
+    return false;
+  }
+  k.backoff_now = k.backoff_now == 0 ? std::min(costs_.backoff_first, costs_.backoff)
+                                     : std::min(2 * k.backoff_now, costs_.backoff);
+  ++r_.steal_backoffs;
+  k.clock += k.backoff_now;  // idle time: neither work nor overhead
+  return true;
 }
 
 // A blocked join (its promoted branch was stolen and still runs): leapfrog, i.e. steal only from
@@ -200,7 +227,10 @@ void Simulator::blocked_step(unsigned w, Frame& f) {
     return;
   }
   if (costs_.steal == 0) park(w);
-  else k.clock += failed_attempt_cost(costs_);
+  else {
+    k.clock += failed_attempt_cost(costs_);
+    k.waited += failed_attempt_cost(costs_);  // a join's wait: no work of a stolen item (backoff)
+  }
 }
 
 bool Simulator::steal_from(unsigned thief, unsigned victim) {

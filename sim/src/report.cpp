@@ -62,6 +62,7 @@ std::string to_json(const RunRecord& r) {
   field("leapfrogs", num(double(x.leapfrogs)));
   field("pops", num(double(x.pops)));
   field("beats", num(double(x.beats)));
+  field("steal_backoffs", num(double(x.steal_backoffs)));
   field("trip_wires", num(double(x.trip_wires)));
   field("loop_splits", num(double(x.loop_splits)));
   field("memory_peak", num(double(x.memory_peak)));

@@ -192,6 +192,41 @@ TEST(Policy, HeartbeatSpareDeliveryBeatsOnlyWhileAProcessorIsFree) {
   }
 }
 
+TEST(Policy, StealBackoffFollowsSmallThefts) {
+  // The runtime's steal backoff (Costs::backoff): a thief back from an item of less than
+  // backoff_small of its own work waits before it looks again.  Small stolen branches: waits follow
+  // them (at most one per theft), and there are fewer thefts than without the backoff; fib(22)
+  // with 40 units per call gives large ones at P = 2.
+  // A chain of 400 joins whose latent branches are small: the owner runs down the chain, thieves
+  // take the small branches (two 1500-unit leaves each, under backoff_small).
+  Dag small;
+  {
+    const auto l1 = small.add_leaf(1500), l2 = small.add_leaf(1500);
+    const auto piece = small.add_pair(0, l1, l2);
+    std::uint32_t node = small.add_leaf(1500);
+    for (int i = 0; i < 400; ++i) node = small.add_pair(100, node, piece);
+    small.set_root(node);
+  }
+  Costs off;
+  off.steal = 1000;
+  off.probe = 100;
+  Costs on = off;
+  on.backoff = 256000;
+  on.backoff_small = 8000;
+  on.backoff_first = 1000;
+  const auto a = run(small, "lazy-df", 2, off).result;
+  const auto b = run(small, "lazy-df", 2, on).result;
+  EXPECT_EQ(a.steal_backoffs, 0u);
+  EXPECT_GT(b.steal_backoffs, 0u);
+  EXPECT_LE(b.steal_backoffs, b.thefts - b.leapfrogs);
+  EXPECT_LT(b.thefts, a.thefts);
+  EXPECT_DOUBLE_EQ(b.raw_work, small.root_totals().work);
+  const Dag big = make_dag("fib:22:40");
+  const auto c = run(big, "lazy-bf", 2, on).result;
+  EXPECT_GT(c.thefts, 0u);
+  EXPECT_LE(c.steal_backoffs, c.thefts / 2);
+}
+
 namespace {
 Costs nar_steps() {  // NAR §7.2.2: one timestep per action and per steal, nothing else
   Costs c = zero_costs();
