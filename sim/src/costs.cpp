@@ -82,9 +82,12 @@ Costs zero_costs() {
 namespace weft_sim {
 
 // Measured on the 2-core development VM (docs/results/sim.md, "Calibration", has the commands,
-// the raw figures and the fit, sim/fit_costs.py), in units of 0.1 ns so that a fib call (0.35 ns)
+// the raw figures and the fit, sim/fit_costs.py), in units of 0.1 ns so that a fib call (0.38 ns)
 // has weight 4.  Single-worker costs per group of policies whose runtime code paths are the same
-// at P = 1; the rest is shared.
+// at P = 1; the rest is shared.  Fitted 2026-11-24 on the Intel Xeon VM at commit 0623b47+ (the
+// fit of 2026-11-23, on an AMD EPYC VM and before the promotion ledger became owner-private, is in
+// sim.md); with the runtime's default rules of that day: the steal backoff and the spare
+// heartbeat delivery.
 Costs cost_preset(std::string_view name, std::string_view policy) {
   if (name == "default") return Costs{};
   if (name != "calibrated")
@@ -93,12 +96,13 @@ Costs cost_preset(std::string_view name, std::string_view policy) {
   Costs c;
   c.check = 10;       // one poll: a load of the own deque's size or the beat flag (held, not fitted)
   c.pop = 60;         // the owner's pop of its promoted item (held: not separable from promote)
-  c.promote = 194;    // fitted: ws's fib overhead per join less join and pop (a deque push)
-  c.split = 19;       // fitted: ws's nqueens overhead per loop split less loop, iter, promote, pop
-  c.steal = 12900;    // 1.29 us per successful steal: the median over policies, WOOL Table III method
+  c.promote = 33;     // fitted: ws's fib overhead per join less join and pop (a deque push)
+  c.split = 85;       // fitted: ws's nqueens overhead per loop split less loop, iter, promote, pop
+  c.steal = 11400;    // 1.14 us per successful steal: the median over policies, WOOL Table III method
   c.probe = 1000;     // 100 ns per failed attempt: the idle loop's spin (idle.cpp) on a free core
   c.sync = 500;       // a finished stolen branch signalling its join (a remote cache line)
   c.heartbeat = 400000;  // N = 40 us, the runtime's default beat
+  c.hb_spare = true;     // the runtime's default delivery (src/heartbeat.cpp)
   // The runtime's steal backoff defaults (src/config_resolve.hpp): 1 us doubling to 256 us after a
   // theft of under 8 us of work (16 under wool); off under heartbeat.
   if (policy != "heartbeat") {
@@ -109,13 +113,13 @@ Costs cost_preset(std::string_view name, std::string_view policy) {
   // Fitted per group: fib's overhead per join gives `join`; nqueens' and uts-geo's (loops only)
   // give `loop` and `iter`.  ws and ws-ap build the lazy group's descriptor and run its loop code.
   if (policy == "wool") {  // its task-stack descriptor (sched_wool.cpp)
-    c.join = 5;
-    c.loop = 52;
-    c.iter = 5;
+    c.join = 15;
+    c.loop = 35;
+    c.iter = 34;
   } else {  // lazy-df, lazy-df2, lazy-bf, heartbeat, ws, ws-ap (and the thread engines)
-    c.join = 5;
-    c.loop = 27;
-    c.iter = 0;  // nqueens runs faster than its serial elision at P = 1 (T1/Ts 0.90): held at 0
+    c.join = 14;
+    c.loop = 32;
+    c.iter = 0;  // the fit gives 0 (sim/fit_costs.py holds a cost at 0 rather than go negative)
   }
   return c;
 }
