@@ -51,20 +51,26 @@ bool runtime::send_beat_if_due(std::uint64_t now, trace_buffer* lane) {
     if (stopping_.load(std::memory_order_acquire)) return false;
     for (auto& w : workers) {
       WEFT_CHAOS_POINT();  // a beat reaches the workers one by one, at any point of their polls
+      bump(w->beats_requested);  // first: a beat is counted requested before a poll can take it
       w->hot->poll.fetch_or(heartbeat_bits, std::memory_order_relaxed);
-      bump(w->beats_requested);
     }
   }
   if (lane != nullptr) lane->instant(trace_kind::heartbeat_sent, std::uint32_t(workers.size()), 0);
   return true;
 }
 
-// Threads holding a slot and awake: the workers not in sleep(), and the callers of pool::run
-// running in a lent slot (whose own worker thread counts among the sleepers).
+// Threads holding a slot and awake: the workers neither in sleep() nor waiting to take their
+// slot back from a borrower, and the callers of pool::run running in a lent slot (whose own
+// worker thread is one of those two).
+// The three loads are not one snapshot: a thread between sleep() and take_back_slot may be counted
+// twice while its slot's borrower has already left, so the sum is clamped at 0; every change is
+// followed by an epoch bump, after which the timer reads the counts again.
 std::size_t runtime::awake_threads() const noexcept {
-  const std::size_t asleep = sleepers_.load(std::memory_order_seq_cst);
-  const std::size_t lent = lent_slots_.load(std::memory_order_seq_cst);
-  return workers.size() - asleep + lent;
+  const auto asleep = std::int64_t(sleepers_.load(std::memory_order_seq_cst));
+  const auto waiting = std::int64_t(slot_waiters_.load(std::memory_order_seq_cst));
+  const auto lent = std::int64_t(lent_slots_.load(std::memory_order_seq_cst));
+  const std::int64_t awake = std::int64_t(workers.size()) - asleep - waiting + lent;
+  return awake > 0 ? std::size_t(awake) : 0;
 }
 
 // May the timer thread send beats now?  Not while every worker sleeps (there is nobody to beat),

@@ -190,8 +190,15 @@ void runtime::take_back_slot(worker& w) {
       passed_on = true;
       wake_pending_.store(false, std::memory_order_seq_cst);  // the wake ends here: pass it on
       if (sleepers_.load(std::memory_order_seq_cst) != 0) wake_one();
+      // Not awake while it waits: its slot's borrower is (awake_threads, heartbeat.cpp).
+      slot_waiters_.fetch_add(1, std::memory_order_seq_cst);
+      if (heartbeat_bits != 0) wake_heartbeat();
     }
     w.tenure.wait(slot_tenure::lent, std::memory_order_acquire);
+  }
+  if (passed_on) {
+    slot_waiters_.fetch_sub(1, std::memory_order_seq_cst);
+    if (heartbeat_bits != 0) wake_heartbeat();
   }
   w.hot->poll.store(sched->idle_poll_bits(w), std::memory_order_relaxed);
 }

@@ -173,6 +173,9 @@ class runtime {
   // writes the poll words, so it never writes into a borrower's TLS block after the borrower left.
   std::mutex lend_mu_;
   std::atomic<std::uint32_t> lent_slots_{0};  // slots lent now (the heartbeat keeps beating for them)
+  // Worker threads woken while their slot is lent, waiting in take_back_slot (not awake: the
+  // borrower is; heartbeat.cpp's awake_threads).
+  std::atomic<std::uint32_t> slot_waiters_{0};
   mutable std::mutex serial_mu_;
   std::vector<worker*> serial_free_;
   std::vector<std::unique_ptr<worker>> serial_all_;
