@@ -1,4 +1,6 @@
 // weft — counters (SPEC §6): collecting each worker's into pool::stats(), and resetting them.
+#include <algorithm>
+
 #include "pool_runtime.hpp"
 #include "weft/pool.hpp"
 
@@ -67,16 +69,28 @@ void reset_counters_of(worker& w) {
 
 weft::stats runtime::collect_stats() const {
   weft::stats s;
+  // The pool's heap mark (memory.cpp): exact under the fiber engine; otherwise the largest view a
+  // worker recorded, and at least the usage at the last reset.
+  std::uint64_t heap_mark = heap_peak.load(std::memory_order_relaxed);
+  const auto see = [&](const worker& w) {
+    if (!uses_fibers) heap_mark = std::max(heap_mark, w.pool_heap_seen.load(std::memory_order_relaxed));
+  };
   if (runs_on_caller) {
     counters c;
     std::lock_guard lk(serial_mu_);
-    for (const auto& w : serial_all_) c += counters_of(*w);
+    for (const auto& w : serial_all_) {
+      c += counters_of(*w);
+      see(*w);
+    }
     s.workers.push_back(c);
   } else {
-    for (const auto& w : workers) s.workers.push_back(counters_of(*w));
+    for (const auto& w : workers) {
+      s.workers.push_back(counters_of(*w));
+      see(*w);
+    }
   }
   for (const auto& c : s.workers) s.total += c;
-  s.total.heap_peak_bytes = heap_peak.load(std::memory_order_relaxed);
+  s.total.heap_peak_bytes = heap_mark;
   // The fiber engine counts its threads pool-wide (exact); elsewhere total is the sum of the
   // workers' own peaks (ledger.hpp says why).
   if (traits_of(cfg.policy).runs_on == mechanism::fibers) s.total.live_threads_peak = live.peak.load(std::memory_order_relaxed);
@@ -85,13 +99,20 @@ weft::stats runtime::collect_stats() const {
 }
 
 void runtime::reset_stats() {
+  // The heap mark starts from the usage now: the posted count and every worker's unposted bytes
+  // (read between runs, as the other counters are reset).
+  std::int64_t now = heap_now.load(std::memory_order_relaxed);
+  const auto reset = [&](worker& w) {
+    reset_counters_of(w);
+    now += w.heap_unposted.load(std::memory_order_relaxed);
+    w.pool_heap_seen.store(0, std::memory_order_relaxed);
+  };
   if (runs_on_caller) {
     std::lock_guard lk(serial_mu_);
-    for (auto& w : serial_all_) reset_counters_of(*w);
+    for (auto& w : serial_all_) reset(*w);
   } else {
-    for (auto& w : workers) reset_counters_of(*w);
+    for (auto& w : workers) reset(*w);
   }
-  const std::int64_t now = heap_now.load(std::memory_order_relaxed);
   heap_peak.store(now > 0 ? std::uint64_t(now) : 0, std::memory_order_relaxed);
   const std::int64_t live_now = live.now.load(std::memory_order_relaxed);
   live.peak.store(live_now > 0 ? std::uint64_t(live_now) : 0, std::memory_order_relaxed);

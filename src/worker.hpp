@@ -81,6 +81,10 @@ struct worker {
   std::uint64_t steals = 0, leapfrogs = 0, deque_checks = 0;
   promotion_ledger ledger;  // promotions and promoted items not yet joined (ledger.hpp)
   std::int64_t heap_now = 0, heap_peak = 0;  // this worker's weft::malloc net bytes
+  // The pool's heap high-water without a shared write per call (memory.cpp): bytes this slot has
+  // not yet posted to runtime::heap_now, and the largest pool count it has seen with them.
+  std::atomic<std::int64_t> heap_unposted{0};
+  std::atomic<std::uint64_t> pool_heap_seen{0};
   std::uint64_t quota_preemptions = 0, dummy_threads = 0;  // the fiber engine's (NAR §5.3)
   // Serial contexts: counts of finished runs (their TLS block belongs to the caller).
   std::uint64_t retired_joins = 0, retired_loop_iterations = 0;

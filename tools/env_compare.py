@@ -1,12 +1,14 @@
 #!/usr/bin/env python3
-"""The suite's kernels under two or more values of one WEFT_* setting, side by side.
+"""The suite's kernels under two or more values of one WEFT_* setting, or two or more builds, side by side.
 
     tools/env_compare.py --var WEFT_STEAL_BACKOFF_US --values 0,256 [--kernels a,b|all]
+    tools/env_compare.py --bins before=/tmp/old/build/bench/weft-bench-weft,after=build/bench/weft-bench-weft [...]
                          [--policies lazy-bf,wool] [--workers 2|1,2] [--rounds 3] [--size quick]
                          [--bin build/bench/weft-bench-weft]
 
-For every round, kernel, policy and value (in that order, so that a noisy shared machine slows the
-values alike), runs `BIN --kernel K --size SIZE --workers P --policy POLICY --reps 3` with the
+With --bins the "values" are the labelled benchmark binaries (a build before a change and one
+after) and no variable is set.  For every round, kernel, policy and value (in that order, so that a
+noisy shared machine slows the values alike), runs `BIN --kernel K --size SIZE --workers P --policy POLICY --reps 3` with the
 variable set to the value, and keeps the median of the three repetitions' times and steals.  Prints,
 per kernel and policy, the median over rounds of each value's time and steals, and the last value's
 time over the first's.  With several worker counts (--workers 1,2) it prints that table for each,
@@ -27,8 +29,9 @@ import sys
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--var", required=True, help="the environment variable, e.g. WEFT_STEAL_BACKOFF_US")
-    ap.add_argument("--values", required=True, help="comma-separated values, the first the baseline")
+    ap.add_argument("--var", help="the environment variable, e.g. WEFT_STEAL_BACKOFF_US")
+    ap.add_argument("--values", help="comma-separated values, the first the baseline")
+    ap.add_argument("--bins", help="instead of --var/--values: LABEL=PATH,... benchmark binaries, the first the baseline")
     ap.add_argument("--kernels", default="all")
     ap.add_argument("--policies", default="lazy-bf")
     ap.add_argument("--workers", default="2", help="a worker count, or several: 1,2")
@@ -36,7 +39,18 @@ def main() -> int:
     ap.add_argument("--size", default="quick")
     ap.add_argument("--bin", default="build/bench/weft-bench-weft")
     a = ap.parse_args()
-    values = a.values.split(",")
+    if (a.bins is None) == (a.var is None or a.values is None):
+        ap.error("give either --var and --values, or --bins")
+    bins: dict = {}
+    if a.bins:
+        for item in a.bins.split(","):
+            label, _, path = item.partition("=")
+            bins[label] = path
+        values = list(bins)
+        a.var = "binary"
+        a.bin = bins[values[0]]
+    else:
+        values = a.values.split(",")
     if a.kernels == "all":
         listing = subprocess.run([a.bin, "--kernel", "list"], capture_output=True, text=True, check=True).stdout
         kernels = listing.split()
@@ -50,8 +64,8 @@ def main() -> int:
             for p in policies:
                 for w in counts:
                     for v in values:
-                        env = dict(os.environ, **{a.var: v})
-                        out = subprocess.run([a.bin, "--kernel", k, "--size", a.size, "--workers", w, "--policy", p,
+                        env = dict(os.environ) if bins else dict(os.environ, **{a.var: v})
+                        out = subprocess.run([bins.get(v, a.bin), "--kernel", k, "--size", a.size, "--workers", w, "--policy", p,
                                               "--reps", "3"], env=env, capture_output=True, text=True, check=True).stdout
                         rows = [json.loads(line) for line in out.splitlines() if line.startswith("{")]
                         res.setdefault((k, p, w, v), []).append((statistics.median(x["time_s"] for x in rows),
