@@ -104,6 +104,11 @@ void runtime::reset_stats() {
   std::int64_t now = heap_now.load(std::memory_order_relaxed);
   const auto reset = [&](worker& w) {
     reset_counters_of(w);
+    // A beat sent before the reset and not yet taken (an idle worker sends them between runs under
+    // spare delivery) is still to be delivered: it counts as requested, so that delivered never
+    // exceeds requested.
+    if (heartbeat_bits != 0 && w.hot != nullptr && (w.hot->poll.load(std::memory_order_relaxed) & heartbeat_bits) != 0)
+      w.beats_requested.store(1, std::memory_order_relaxed);
     now += w.heap_unposted.load(std::memory_order_relaxed);
     w.pool_heap_seen.store(0, std::memory_order_relaxed);
   };

@@ -52,6 +52,19 @@ long run_for_cpu(weft::pool& p, std::chrono::milliseconds cpu) {
   });
 }
 
+// fib and a reduction over a loop, run on `p`, equal their serial elisions.
+void expect_results_equal_the_elision(weft::pool& p, unsigned workers) {
+  for (int i = 0; i < 5; ++i) EXPECT_EQ(p.run([] { return wt::fib(24); }), wt::fib_serial(24)) << workers;
+  const std::uint64_t n = 1'000'000;
+  const std::uint64_t sum = p.run([n] {
+    return weft::parallel_reduce(std::uint64_t(0), n, std::uint64_t(0), [](std::uint64_t i) { return wt::mix(i); },
+                                 [](std::uint64_t a, std::uint64_t b) { return a + b; });
+  });
+  std::uint64_t expected = 0;
+  for (std::uint64_t i = 0; i < n; ++i) expected += wt::mix(i);
+  EXPECT_EQ(sum, expected) << workers;
+}
+
 // The bound of the tests below: a job that runs for 50 ms of its thread's CPU time under a period N
 // = 100 us must see at least kMinBeats beats reach a poll.  Why it cannot flake: the timer is
 // CLOCK_MONOTONIC and one-shot, re-armed by the poll that takes each beat; fib polls at every join
@@ -149,16 +162,7 @@ TEST(HeartbeatDelivery, SignalResultsEqualTheSerialElision) {
   if (!heartbeat_implemented()) GTEST_SKIP();
   for (unsigned workers : {2u, 4u}) {
     weft::pool p(heartbeat_config(workers, heartbeat_delivery::signal, 20us));
-    for (int i = 0; i < 5; ++i) EXPECT_EQ(p.run([] { return wt::fib(24); }), wt::fib_serial(24)) << workers;
-    const std::uint64_t n = 1'000'000;
-    const std::uint64_t sum = p.run([n] {
-      return weft::parallel_reduce(std::uint64_t(0), n, std::uint64_t(0),
-                                   [](std::uint64_t i) { return wt::mix(i); },
-                                   [](std::uint64_t a, std::uint64_t b) { return a + b; });
-    });
-    std::uint64_t expected = 0;
-    for (std::uint64_t i = 0; i < n; ++i) expected += wt::mix(i);
-    EXPECT_EQ(sum, expected) << workers;
+    expect_results_equal_the_elision(p, workers);
     p.reset_stats();
     EXPECT_GT(run_for_cpu(p, kRunCpu), 0);
     const weft::counters c = p.stats().total;
@@ -218,16 +222,7 @@ TEST(HeartbeatDelivery, SpareResultsEqualTheSerialElisionAndBeatsReachThePolls) 
   if (!heartbeat_implemented()) GTEST_SKIP();
   for (unsigned workers : {1u, 2u, 4u}) {
     weft::pool p(heartbeat_config(workers, heartbeat_delivery::spare, kPeriod));
-    for (int i = 0; i < 5; ++i) EXPECT_EQ(p.run([] { return wt::fib(24); }), wt::fib_serial(24)) << workers;
-    const std::uint64_t n = 1'000'000;
-    const std::uint64_t sum = p.run([n] {
-      return weft::parallel_reduce(std::uint64_t(0), n, std::uint64_t(0),
-                                   [](std::uint64_t i) { return wt::mix(i); },
-                                   [](std::uint64_t a, std::uint64_t b) { return a + b; });
-    });
-    std::uint64_t expected = 0;
-    for (std::uint64_t i = 0; i < n; ++i) expected += wt::mix(i);
-    EXPECT_EQ(sum, expected) << workers;
+    expect_results_equal_the_elision(p, workers);
     if (workers == 1 && wt::usable_cpus() < 2) continue;  // one worker on one core: no spare capacity at all
     p.reset_stats();
     EXPECT_GT(run_for_cpu(p, kRunCpu), 0);
