@@ -5,7 +5,8 @@
 //   spare   (the default) beats come from capacity no worker's task is using: the timer thread
 //           while some core runs no awake worker, and otherwise the workers that are looking for
 //           work or waiting at a blocked join — never the timer thread on a core a busy worker
-//           holds.  While every core runs a busy worker, no beat is sent.
+//           holds.  While every core runs a busy worker, no beat is sent — but once a
+//           millisecond if some worker sleeps meanwhile (timer_rate below).
 //
 // Why `spare`: a timer wake-up on a core a busy worker holds costs that worker far more than the
 // beat's promotion.  Measured on the 2-core VMs: ~27 us of the busy threads' time per wake-up
@@ -21,6 +22,7 @@
 // interval in which all are busy is one a greedy schedule already counts as full.
 #include <sys/prctl.h>
 
+#include <algorithm>
 #include <chrono>
 
 #include "weft/detail/chaos.hpp"
@@ -73,31 +75,43 @@ std::size_t runtime::awake_threads() const noexcept {
   return awake > 0 ? std::size_t(awake) : 0;
 }
 
-// May the timer thread send beats now?  Not while every worker sleeps (there is nobody to beat),
-// and under spare delivery not while the awake threads fill every core (the timer would take a
-// busy worker's core: heartbeat.cpp's header).
-bool runtime::timer_may_beat() const noexcept {
+// How often may the timer thread beat now?  Not at all while every worker sleeps (there is nobody
+// to beat).  Under spare delivery, every N only while the awake threads leave a core free; when
+// they fill every core (the timer would take a busy worker's core: this file's header), not at
+// all — unless some worker sleeps: then once per spare_fallback_ns, so that a busy worker's latent
+// work still reaches a sleeping worker within about a millisecond, at one wake-up per millisecond
+// (~3 % of a core on these VMs).  That happens only when the pool has more workers than the
+// process has CPUs (a 1-CPU process, an oversubscribed pool): with as many workers as cores, no
+// worker sleeps while every core runs a busy one.  Without it a branch that waits for another
+// branch to run elsewhere would wait forever there (found by the chaos stage: 8 workers on 1 CPU).
+runtime::beat_rate runtime::timer_rate() const noexcept {
   const std::size_t awake = awake_threads();
-  if (awake == 0) return false;
-  return !beats_from_spare() || awake < cores_;
+  if (awake == 0) return beat_rate::none;
+  if (!beats_from_spare() || awake < cores_) return beat_rate::every_period;
+  return sleepers_.load(std::memory_order_seq_cst) != 0 ? beat_rate::fallback : beat_rate::none;
 }
 
 void runtime::heartbeat_main() {
 #ifdef PR_SET_TIMERSLACK
   ::prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);  // wake within ~1 us of the deadline, not 50 us
 #endif
+  bool fallback = false;        // the rate of the last pass was beat_rate::fallback
+  std::uint64_t last_sent = 0;  // when this thread last sent a beat (now_ns time)
   while (!stopping_.load(std::memory_order_acquire)) {
-    const auto due = std::chrono::steady_clock::time_point(
-        std::chrono::nanoseconds(next_beat_ns_.load(std::memory_order_relaxed)));
+    std::uint64_t at = next_beat_ns_.load(std::memory_order_relaxed);
+    if (fallback) at = std::max(at, last_sent + spare_fallback_ns);
     {
       std::unique_lock lk(beat_mutex_);
-      if (beat_cv_.wait_until(lk, due, [&] { return stopping_.load(std::memory_order_acquire); })) break;
+      const auto when = std::chrono::steady_clock::time_point(std::chrono::nanoseconds(at));
+      if (beat_cv_.wait_until(lk, when, [&] { return stopping_.load(std::memory_order_acquire); })) break;
     }
     // Park while the timer may not beat; a worker that sleeps or wakes, and a lent slot that is
     // taken or given back, bump the epoch after changing the counts (PROTOCOLS.md §6: the epoch is
     // read before the counts, all seq_cst, so no change is missed).
     const std::uint32_t e = awake_epoch_.load(std::memory_order_seq_cst);
-    if (!timer_may_beat()) {
+    const beat_rate rate = timer_rate();
+    if (rate == beat_rate::none) {
+      fallback = false;
       if (!stopping_.load(std::memory_order_acquire)) awake_epoch_.wait(e, std::memory_order_seq_cst);
       // The next beat a period from now, unless spare senders kept the schedule meanwhile: a pool
       // that wakes gets its first beat after N of work, as at its start.
@@ -106,7 +120,10 @@ void runtime::heartbeat_main() {
       if (d < now) next_beat_ns_.compare_exchange_strong(d, now + beat_period_ns_, std::memory_order_relaxed);
       continue;
     }
-    send_beat_if_due(now_ns(), timer_trace_.get());
+    const std::uint64_t now = now_ns();
+    fallback = rate == beat_rate::fallback;
+    if (fallback && now < last_sent + spare_fallback_ns) continue;  // the rate fell while this thread waited
+    if (send_beat_if_due(now, timer_trace_.get())) last_sent = now;
   }
 }
 

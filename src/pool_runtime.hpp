@@ -142,7 +142,9 @@ class runtime {
   void heartbeat_main();
   bool send_beat_if_due(std::uint64_t now, trace_buffer* lane);
   std::size_t awake_threads() const noexcept;
-  bool timer_may_beat() const noexcept;
+  enum class beat_rate { none, fallback, every_period };
+  beat_rate timer_rate() const noexcept;
+  static constexpr std::uint64_t spare_fallback_ns = 1'000'000;
   const std::uint64_t beat_period_ns_;
   const std::size_t cores_;  // CPUs this process may run on (sched_getaffinity), at the pool's start
   // The pool's next beat (now_ns time); any sender moves it.  "Never" until every worker has

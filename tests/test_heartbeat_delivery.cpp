@@ -5,6 +5,7 @@
 // while another is idle, and none is sent while every core runs a busy worker.
 #include <time.h>
 
+#include <pthread.h>
 #include <sched.h>
 
 #include <atomic>
@@ -292,6 +293,39 @@ TEST(HeartbeatDelivery, SpareSendsNoBeatWhileEveryCoreRunsABusyWorker) {
     else
       EXPECT_GE(after - before, 2u * cores) << "the baseline: the timer thread beats busy workers";
   }
+}
+
+// The spare delivery's fallback (heartbeat.cpp, timer_rate): when the awake workers fill every CPU
+// but some worker sleeps, the timer still beats once a millisecond, so a busy worker's latent work
+// reaches the sleepers.  A pool made by a thread pinned to one CPU (its workers inherit the
+// affinity: one usable CPU) of 4 workers: the first branch polls until the second runs on another
+// worker.  Without the fallback, once the 3 idle workers sleep (1 ms) nobody would send a beat and
+// the wait would end only at wt::event_bound (what the chaos stage found: 8 workers on 1 CPU).
+// Bound: the idle workers sleep within ~1 ms and the fallback beats within 1 ms more; a beat
+// promotes the branch at the next poll and wakes a sleeper, which takes it.
+TEST(HeartbeatDelivery, SpareFallbackReachesSleepersOnOneCpu) {
+  wt::clean_env clean;
+  if (!heartbeat_implemented()) GTEST_SKIP();
+  cpu_set_t saved, one;
+  ASSERT_EQ(::pthread_getaffinity_np(::pthread_self(), sizeof saved, &saved), 0);
+  int cpu = 0;
+  while (cpu < CPU_SETSIZE && !CPU_ISSET(cpu, &saved)) ++cpu;
+  CPU_ZERO(&one);
+  CPU_SET(cpu, &one);
+  ASSERT_EQ(::pthread_setaffinity_np(::pthread_self(), sizeof one, &one), 0);
+  {
+    weft::pool p(heartbeat_config(4, heartbeat_delivery::spare, kPeriod));
+    for (int rep = 0; rep < 3; ++rep) {
+      bool stolen = false;
+      const auto [a, b] = p.run([&] { return wt::join_stolen([] { return 1; }, [] { return 2; }, stolen); });
+      EXPECT_TRUE(stolen) << "rep " << rep << ": the second branch did not run on another worker within "
+                          << wt::event_bound.count() << " s";
+      EXPECT_EQ(a + b, 3);
+      if (!stolen) break;
+      std::this_thread::sleep_for(5ms);  // every idle worker asleep before the next rep
+    }
+  }
+  ASSERT_EQ(::pthread_setaffinity_np(::pthread_self(), sizeof saved, &saved), 0);
 }
 
 }  // namespace

@@ -34,7 +34,8 @@ inline constexpr std::size_t unlimited_quota = ~std::size_t(0);
 // `spare` (the default): capacity no task is using — the pool's timer thread while some core runs
 //   no awake worker, otherwise the workers looking for work or waiting at a blocked join; while
 //   every core runs a busy worker no beat is sent (a beat never takes a busy worker's core:
-//   src/heartbeat.cpp says why, docs/results/heartbeat-delivery.md measures it);
+//   src/heartbeat.cpp says why, docs/results/heartbeat-delivery.md measures it), except one a
+//   millisecond while some worker sleeps (more workers than CPUs);
 // `thread`: the timer thread sends every beat, whatever the cores are doing (HB taken literally);
 // `signal`: each worker's own POSIX timer sends it a signal N us after its last beat, while it is
 //   awake (docs/results/trace.md §3b).
