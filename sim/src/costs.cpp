@@ -84,7 +84,7 @@ namespace weft_sim {
 // Measured on the 2-core development VM (docs/results/sim.md, "Calibration", has the commands,
 // the raw figures and the fit, sim/fit_costs.py), in units of 0.1 ns so that a fib call (0.38 ns)
 // has weight 4.  Single-worker costs per group of policies whose runtime code paths are the same
-// at P = 1; the rest is shared.  Fitted 2026-11-24 on the Intel Xeon VM at commit 0623b47+ (the
+// at P = 1; the rest is shared.  Fitted 2026-11-24 on the Intel Xeon VM at commit 7b60d8d (the
 // fit of 2026-11-23, on an AMD EPYC VM and before the promotion ledger became owner-private, is in
 // sim.md); with the runtime's default rules of that day: the steal backoff and the spare
 // heartbeat delivery.
@@ -104,8 +104,8 @@ Costs cost_preset(std::string_view name, std::string_view policy) {
   c.heartbeat = 400000;  // N = 40 us, the runtime's default beat
   c.hb_spare = true;     // the runtime's default delivery (src/heartbeat.cpp)
   // The runtime's steal backoff defaults (src/config_resolve.hpp): 1 us doubling to 256 us after a
-  // theft of under 8 us of work (16 under wool); off under heartbeat.
-  if (policy != "heartbeat") {
+  // theft of under 8 us of work (16 under wool); off under heartbeat, absent from the thread engines.
+  if (policy != "heartbeat" && policy != "adf" && policy != "dfd" && policy != "fifo") {
     c.backoff = 2560000;
     c.backoff_small = policy == "wool" ? 160000 : 80000;
     c.backoff_first = 10000;
