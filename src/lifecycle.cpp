@@ -8,6 +8,7 @@
 #include <sched.h>
 
 #include "beat_signal.hpp"
+#include "config_resolve.hpp"
 #include "pool_runtime.hpp"
 
 namespace weft::detail {
@@ -30,6 +31,8 @@ runtime::runtime(const config& resolved)
                     resolved.quota_bytes != unlimited_quota),
       heartbeat_bits(traits_of(resolved.policy).when == trigger::heartbeat ? poll_bit::heartbeat : 0),
       fork_generation(current_fork_generation()),
+      small_theft_ns_(std::uint64_t(std::chrono::nanoseconds(
+          traits_of(resolved.policy).runs_on == mechanism::wool_stack ? small_theft_wool : small_theft_deque).count())),
       beat_period_ns_(std::uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(resolved.heartbeat).count())),
       cores_(usable_cpus()) {
   // The caller mechanism keeps a deque scheduler too: a serial context that another pool's thread

@@ -119,6 +119,7 @@ class runtime {
   bool find_work(worker& w);
   void begin_search(worker& w) noexcept;
   void back_off_after_steal(worker& w, std::uint64_t ran_ns, std::uint64_t now);
+  const std::uint64_t small_theft_ns_;  // a stolen task's own work below this is a small theft
   void sleep(worker& w);
   bool work_visible() const;
   void wake_one() noexcept;
@@ -155,7 +156,8 @@ class runtime {
   std::condition_variable beat_cv_;
   std::thread heartbeat_thread_;
   // Bumped when awake_threads() changes in a way the timer must see: a worker wakes (and, under
-  // spare delivery, goes to sleep), a slot is lent (or, under spare delivery, given back).
+  // spare delivery, goes to sleep), a slot is lent (or, under spare delivery, given back), a woken
+  // worker starts or stops waiting for its lent slot.
   std::atomic<std::uint32_t> awake_epoch_{0};
   void wake_heartbeat() noexcept;  // bumps awake_epoch_ and wakes the timer if it parked
 
