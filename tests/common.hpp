@@ -172,6 +172,14 @@ inline std::uint64_t fib(unsigned n) {
   return a + b;
 }
 
+// fib written as README "Cheap joins" recommends: arguments captured by value, the first branch
+// declared noexcept (the join then has no exception cleanup around it: detail::cannot_throw).
+inline std::uint64_t fib_noexcept(unsigned n) {
+  if (n < 2) return n;
+  auto [a, b] = weft::join([n]() noexcept { return fib_noexcept(n - 1); }, [n] { return fib_noexcept(n - 2); });
+  return a + b;
+}
+
 // Joins made by fib(n): one per inner node of its call tree.
 inline std::uint64_t fib_joins(unsigned n) { return n < 2 ? 0 : 1 + fib_joins(n - 1) + fib_joins(n - 2); }
 // Joins of fib(n) whose frame lies in slots 0..d-1 of the task stack, on one worker.  A join's frame

@@ -105,6 +105,86 @@ TEST_P(Exceptions, SecondBranchThrows) {
   check_usable();
 }
 
+// A first branch declared noexcept takes the join without a landing pad; the second branch, stolen,
+// still throws out of the join after the first has finished.
+TEST_P(Exceptions, SecondBranchThrowsAfterANoexceptFirst) {
+  const int reps = wt::pick(8, 4);
+  int stolen = 0;
+  for (int rep = 0; rep < reps; ++rep) {
+    wt::steal_probe probe;
+    std::atomic<int> first_done{0};
+    try {
+      pool().run([&] {
+        weft::join(
+            [&]() noexcept {
+              wait_for_thief(probe);
+              std::this_thread::sleep_for(2ms);
+              first_done = 1;
+            },
+            [&]() -> int {
+              probe.second_entered();
+              throw std::logic_error("second branch");
+            });
+      });
+      FAIL() << "no exception";
+    } catch (const std::logic_error& e) {
+      EXPECT_STREQ(e.what(), "second branch");
+      EXPECT_EQ(first_done.load(), 1);
+    }
+    stolen += probe.stolen.load();
+  }
+  EXPECT_EQ(stolen, can_steal() ? reps : 0);
+  check_usable();
+}
+
+// A noexcept call whose result is copied by a constructor that may throw is not a branch that
+// cannot throw (detail::cannot_throw): the join keeps its cleanup, and the copy's exception leaves
+// the join as a first branch's does — after the stolen second branch has finished, or with the
+// second never run where nobody stole it (serial elision).
+namespace {
+struct throwing_copy {
+  int value = 7;
+  throwing_copy() = default;
+  throwing_copy(const throwing_copy&) { throw std::runtime_error("copy"); }
+};
+}  // namespace
+
+TEST_P(Exceptions, NoexceptFirstBranchWhoseResultCopyThrows) {
+  static const throwing_copy original;
+  auto by_ref = []() noexcept -> const throwing_copy& { return original; };
+  static_assert(std::is_nothrow_invocable_v<decltype(by_ref)&>);
+  static_assert(!weft::detail::cannot_throw<decltype(by_ref)>, "the result's copy may throw");
+  const int reps = wt::pick(8, 4);
+  int stolen = 0;
+  for (int rep = 0; rep < reps; ++rep) {
+    wt::steal_probe probe;
+    std::atomic<int> started{0}, done{0};
+    try {
+      pool().run([&] {
+        weft::join(
+            [&]() noexcept -> const throwing_copy& {
+              wait_for_thief(probe);
+              return original;
+            },
+            [&] {
+              probe.second_entered();
+              started = 1;
+              std::this_thread::sleep_for(5ms);
+              done = 1;
+            });
+      });
+      FAIL() << "no exception";
+    } catch (const std::runtime_error& e) {
+      EXPECT_STREQ(e.what(), "copy");
+      EXPECT_EQ(done.load(), started.load()) << "the exception arrived before the stolen branch finished";
+    }
+    stolen += probe.stolen.load();
+    if (!can_steal()) EXPECT_EQ(started.load(), 0) << "the second branch ran although the first threw (serial elision)";
+  }
+  if (can_steal()) EXPECT_EQ(stolen, reps) << "the second branch must be stolen in every rep";
+  check_usable();
+}
+
 // Both throw: the first branch's exception wins (serial order); the second finished first.
 TEST_P(Exceptions, BothBranchesThrow) {
   const int reps = wt::pick(8, 4);

@@ -36,6 +36,19 @@ TEST_P(Join, FibNoCutoff) {
   EXPECT_EQ(pool().run([&] { return wt::fib(n); }), wt::fib_serial(n));
 }
 
+// The join without a landing pad (a first branch that cannot throw) is the same join: the serial
+// elision's result, one join counted per inner node, under every policy and worker count.
+TEST_P(Join, NoexceptFirstBranchEqualsTheSerialElision) {
+  static_assert(weft::detail::cannot_throw<decltype([]() noexcept { return 1; })>);
+  static_assert(!weft::detail::cannot_throw<decltype([] { return 1; })>);
+  for (unsigned n : {0u, 1u, 2u, 3u, 10u})
+    EXPECT_EQ(pool().run([&] { return wt::fib_noexcept(n); }), wt::fib_serial(n));
+  const unsigned n = wt::pick(24u, 18u);
+  pool().reset_stats();
+  EXPECT_EQ(pool().run([&] { return wt::fib_noexcept(n); }), wt::fib_serial(n));
+  EXPECT_EQ(pool().stats().total.joins, wt::fib_joins(n));
+}
+
 TEST_P(Join, VoidBranchesReturnUnit) {
   std::atomic<int> a{0}, b{0};
   auto r = pool().run([&] { return weft::join([&] { ++a; }, [&] { ++b; }); });

@@ -3,7 +3,7 @@
 
     tools/lace_compare.py --lace LACE_BUILD --ports build/tools/weft-lace-ports
                           [--runs 5] [--workers 1,2] [--policies default,lazy-bf,wool,heartbeat]
-                          fib N | knapsack FILE
+                          [--forms value,ref] fib N | knapsack FILE
 
 LACE_BUILD is a build folder of trolando/lace made with its own CMake outside this repository
 (the commands: docs/results/fine-grained.md).  Every configuration (the serial elision of the
@@ -11,7 +11,10 @@ port; Lace's sequential fib-seq for fib; Lace and each weft policy at each worke
 once per round, round after round (A B C A B C ...), so that a noisy shared machine slows all
 alike; each program reports the time of the computation alone ("Time: <s>", as Lace's do).
 Prints the medians, T/Ts against the port's serial elision, and each weft time over Lace's at
-the same worker count.  Exits 3 when two programs disagree on the result.
+the same worker count.  --forms picks how the ports write their branches (weft-lace-ports -f:
+`value`, Lace's own semantics — arguments copied, a first branch that cannot throw — or `ref`,
+`[&]` captures); each form is a configuration of its own (label weft-POLICY:FORM).  Exits 3 when
+two programs disagree on the result.
 """
 from __future__ import annotations
 
@@ -37,7 +40,8 @@ def configurations(a):
         out.append(("lace", w, [str(lace / lace_bin), "-w", str(w), arg]))
         for p in a.policies:
             policy = [] if p == "default" else ["-p", p]
-            out.append((f"weft-{p}", w, [ports, prog, arg, "-w", str(w)] + policy))
+            for f in a.forms:
+                out.append((f"weft-{p}:{f}", w, [ports, prog, arg, "-w", str(w), "-f", f] + policy))
     return out
 
 
@@ -57,11 +61,16 @@ def main():
     p.add_argument("--runs", type=int, default=5)
     p.add_argument("--workers", default="1,2")
     p.add_argument("--policies", default="default,lazy-bf,wool,heartbeat")
+    p.add_argument("--forms", default="value", help="value, ref or both: value,ref")
     p.add_argument("program", choices=["fib", "knapsack"])
     p.add_argument("input", help="fib: N; knapsack: an input file in Lace's format")
     a = p.parse_args()
     a.workers = [int(w) for w in a.workers.split(",")]
     a.policies = a.policies.split(",")
+    a.forms = a.forms.split(",")
+    for f in a.forms:
+        if f not in ("value", "ref"):
+            p.error(f"--forms: '{f}' is not a form (value, ref)")
     confs = configurations(a)
     times = {c[:2]: [] for c in confs}
     results = set()
@@ -77,11 +86,11 @@ def main():
     ts = med[("elision", 1)]
     print(f"{a.program} {a.input}: result {results.pop()}; {a.runs} rounds, medians; "
           f"Ts = the port's serial elision")
-    print(f"{'program':<16}{'P':>3}{'time_s':>10}{'T/Ts':>8}{'/Lace':>8}")
+    print(f"{'program':<24}{'P':>3}{'time_s':>10}{'T/Ts':>8}{'/Lace':>8}")
     for (label, w), t in med.items():
         lace = med.get(("lace", w)) if label.startswith("weft-") else None
         rel = f"{t / lace:8.2f}" if lace else f"{'':8}"
-        print(f"{label:<16}{w:>3}{t:>10.4f}{t / ts:>8.2f}{rel}")
+        print(f"{label:<24}{w:>3}{t:>10.4f}{t / ts:>8.2f}{rel}")
     return 0
 
 

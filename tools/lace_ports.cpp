@@ -3,8 +3,8 @@
 // Lace's SPAWN/CALL/SYNC on the same program and the same input, and a spawn with a join
 // (docs/results/fine-grained.md).
 //
-//   weft-lace-ports fib N [-w P] [-p POLICY|elision]
-//   weft-lace-ports knapsack FILE [-w P] [-p POLICY|elision]
+//   weft-lace-ports fib N [-w P] [-p POLICY|elision] [-f value|ref]
+//   weft-lace-ports knapsack FILE [-w P] [-p POLICY|elision] [-f value|ref]
 //   weft-lace-ports knapsack-input ITEMS CAPACITY SEED     (an input file in Lace's format)
 //   weft-lace-ports dfs DEPTH WIDTH GRAIN REPS [-w P] [-p POLICY|elision] [-f join|scope]
 //
@@ -42,11 +42,25 @@ inline auto fork2(Call&& call, Spawned&& spawned) {
   }
 }
 
+// How a port writes its branches (`-f`, fib and knapsack):
+//  - value (default): as Lace's program does it — SPAWN and CALL copy the task's arguments, and a C
+//    task cannot throw: the branches capture by value and the first is declared noexcept;
+//  - ref: as C++ is most often written — `[&]` captures, branches that may throw.
+// The difference is the cost of the first branch's exception landing pad and of arguments kept in
+// memory for the frame to point at (docs/results/fine-grained.md, "The first branch's landing pad").
+enum class capture { value, ref };
+
 // benchmarks/fib/fib-lace.c: SPAWN(pfib, n-1); k = CALL(pfib, n-2); m = SYNC(pfib); m + k.
+template <capture C>
 int pfib(int n) {
   if (n < 2) return n;
-  auto [k, m] = weft::join([&] { return pfib(n - 2); }, [&] { return pfib(n - 1); });
-  return m + k;
+  if constexpr (C == capture::value) {
+    auto [k, m] = weft::join([n]() noexcept { return pfib<C>(n - 2); }, [n] { return pfib<C>(n - 1); });
+    return m + k;
+  } else {
+    auto [k, m] = weft::join([&] { return pfib<C>(n - 2); }, [&] { return pfib<C>(n - 1); });
+    return m + k;
+  }
 }
 
 // Its serial elision is Lace's benchmarks/fib/fib-seq.c, written the same way here.  (Through
@@ -88,14 +102,21 @@ std::vector<item> read_items(const char* path, int& capacity) {
 // Lace's knapsack task with its pruning commented out (as it is in Lace): the best value of the
 // first n items from e on with capacity c, value v so far.  SPAWN(without e); with = CALL(with e);
 // without = SYNC.  Lace also computes an upper bound that nothing uses; the compiler drops it.
-template <bool Parallel>
+template <bool Parallel, capture C = capture::value>
 int knapsack(const item* e, int c, int n, int v) {
   if (c < 0) return INT_MIN;
   if (n == 0 || c == 0) return v;
-  auto [with, without] =
-      fork2<Parallel>([&] { return knapsack<Parallel>(e + 1, c - e->weight, n - 1, v + e->value); },
-                      [&] { return knapsack<Parallel>(e + 1, c, n - 1, v); });
-  return with > without ? with : without;
+  if constexpr (C == capture::value) {
+    auto [with, without] =
+        fork2<Parallel>([=]() noexcept { return knapsack<Parallel, C>(e + 1, c - e->weight, n - 1, v + e->value); },
+                        [=] { return knapsack<Parallel, C>(e + 1, c, n - 1, v); });
+    return with > without ? with : without;
+  } else {
+    auto [with, without] =
+        fork2<Parallel>([&] { return knapsack<Parallel, C>(e + 1, c - e->weight, n - 1, v + e->value); },
+                        [&] { return knapsack<Parallel, C>(e + 1, c, n - 1, v); });
+    return with > without ? with : without;
+  }
 }
 
 // benchmarks/dfs/dfs-lace.c: REPS walks of a balanced tree of depth d and width w whose leaves run
@@ -151,7 +172,7 @@ unsigned dfs_scope(int d) {
 struct options {
   unsigned workers = 1;
   std::string policy;  // empty: the library default; "elision": no runtime
-  std::string form = "join";  // dfs only: join | scope
+  std::string form;  // dfs: join (default) | scope; fib, knapsack: value (default) | ref
 };
 
 options parse_options(int argc, char** argv, int first) {
@@ -159,10 +180,9 @@ options parse_options(int argc, char** argv, int first) {
   for (int i = first; i < argc; ++i) {
     const std::string a = argv[i];
     if (i + 1 >= argc || (a != "-w" && a != "-p" && a != "-f"))
-      throw std::invalid_argument("unknown option '" + a + "' (accepted: -w WORKERS, -p POLICY|elision, -f join|scope)");
+      throw std::invalid_argument("unknown option '" + a + "' (accepted: -w WORKERS, -p POLICY|elision, -f FORM)");
     if (a == "-f") {
       o.form = argv[++i];
-      if (o.form != "join" && o.form != "scope") throw std::invalid_argument("-f: the form must be join or scope");
     } else if (a == "-w") {
       const int w = std::atoi(argv[++i]);
       if (w < 1) throw std::invalid_argument("-w: workers must be an integer >= 1");
@@ -200,8 +220,8 @@ int print_knapsack_input(int items, int capacity, std::uint64_t seed) {
 }
 
 int usage() {
-  std::fputs("usage: weft-lace-ports fib N [-w P] [-p POLICY|elision]\n"
-             "       weft-lace-ports knapsack FILE [-w P] [-p POLICY|elision]\n"
+  std::fputs("usage: weft-lace-ports fib N [-w P] [-p POLICY|elision] [-f value|ref]\n"
+             "       weft-lace-ports knapsack FILE [-w P] [-p POLICY|elision] [-f value|ref]\n"
              "       weft-lace-ports knapsack-input ITEMS CAPACITY SEED\n"
              "       weft-lace-ports dfs DEPTH WIDTH GRAIN REPS [-w P] [-p POLICY|elision] [-f join|scope]\n",
              stderr);
@@ -221,7 +241,9 @@ int run(int argc, char** argv) {
     const int reps = std::atoi(argv[5]);
     if (depth < 0 || dfs_width < 1 || dfs_width > dfs_max_width || dfs_grain < 0 || reps < 1)
       throw std::invalid_argument("dfs: DEPTH >= 0, 1 <= WIDTH <= 64, GRAIN >= 0, REPS >= 1");
-    const options o = parse_options(argc, argv, 6);
+    options o = parse_options(argc, argv, 6);
+    if (o.form.empty()) o.form = "join";
+    if (o.form != "join" && o.form != "scope") throw std::invalid_argument("dfs -f: the form must be join or scope");
     const bool scope = o.form == "scope";
     const auto [sum, t] = timed(
         o,
@@ -239,10 +261,14 @@ int run(int argc, char** argv) {
                 sum, o.policy == "elision" ? "elision" : o.form.c_str(), t);
     return 0;
   }
-  const options o = parse_options(argc, argv, 3);
+  options o = parse_options(argc, argv, 3);
+  if (o.form.empty()) o.form = "value";
+  if (o.form != "value" && o.form != "ref") throw std::invalid_argument(program + " -f: the form must be value or ref");
+  const bool by_value = o.form == "value";
   if (program == "fib") {
     const int n = std::atoi(argv[2]);
-    const auto [m, t] = timed(o, [&] { return pfib_seq(bench::opaque(n)); }, [&] { return pfib(n); });
+    const auto [m, t] = timed(o, [&] { return pfib_seq(bench::opaque(n)); },
+                              [&] { return by_value ? pfib<capture::value>(n) : pfib<capture::ref>(n); });
     std::printf("fib(%d) = %d\nTime: %f\n", n, m, t);
     return 0;
   }
@@ -251,7 +277,10 @@ int run(int argc, char** argv) {
     const std::vector<item> items = read_items(argv[2], capacity);
     const int n = static_cast<int>(items.size());
     const auto [best, t] = timed(o, [&] { return knapsack<false>(bench::opaque(items.data()), capacity, n, 0); },
-                                 [&] { return knapsack<true>(items.data(), capacity, n, 0); });
+                                 [&] {
+                                   return by_value ? knapsack<true, capture::value>(items.data(), capacity, n, 0)
+                                                   : knapsack<true, capture::ref>(items.data(), capacity, n, 0);
+                                 });
     std::printf("Best value is %d\nTime: %f\n", best, t);
     return 0;
   }

@@ -14,6 +14,12 @@ inline long fib(int n) {
   return a + b;
 }
 
+// fib as README "Cheap joins" recommends: n captured by value, the first branch declared noexcept
+// (the join then needs no exception cleanup, so gcc compiles the recursion as the serial one).
+// Defined in its own translation unit (tools/fib_value.cpp): beside fib in one unit it changes how
+// gcc inlines fib's recursion into itself (the unit's inlining budget), and so fib's own figure.
+long fib_value(int n);
+
 // fib written with a scope (SPAWN/SYNC) instead of a join: one spawn and one sync per node, the
 // same work, so its cost per node against fib's is the cost of a spawn against a join.
 inline long fib_scope(int n) {

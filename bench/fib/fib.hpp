@@ -16,7 +16,7 @@ inline unsigned input(const args& a) {
 template <class S>
 std::uint64_t fib(unsigned n) {
     if (n < 2) return n;
-    auto [x, y] = S::join([&] { return fib<S>(n - 1); }, [&] { return fib<S>(n - 2); });
+    auto [x, y] = S::join([n]() noexcept { return fib<S>(n - 1); }, [n] { return fib<S>(n - 2); });
     return x + y;
 }
 
