@@ -11,9 +11,13 @@
 // Algorithm (every system): level[v] = UNVISITED (all ones) for all v, then level[0] = 0 and
 // frontier = {0}; per level d, a parallel loop over the frontier, and for each frontier node u a
 // parallel loop over its neighbours v: if level[v] reads UNVISITED and a compare-and-swap
-// UNVISITED -> d+1 on level[v] succeeds, v is appended to the next frontier at the slot given by
-// a fetch_add on a shared counter (so the order of a frontier is nondeterministic, the levels
-// are not).  The serial elision keeps the atomics (it is the same code with the loops serial).
+// UNVISITED -> d+1 on level[v] succeeds, v is appended to the next frontier.  Appending: each
+// thread fills a block of `append_block` slots that it reserved with one fetch_add on a shared
+// counter, and the slots of a block it leaves unfilled are holes (UNVISITED) that the next level's
+// loop skips — so the counter's cache line crosses cores once per block, not once per node (a
+// fetch_add per node made every system slower on 2 workers than on 1: docs/results/loops.md,
+// "bfs at 2 workers").  The order of a frontier is nondeterministic, the levels are not.  The
+// serial elision keeps the atomics (it is the same code with the loops serial).
 //
 // Timed: the search only; the level array is reset to UNVISITED and the two frontier buffers are
 // allocated before the clock starts (bench::measure's prepare step).
@@ -26,6 +30,8 @@
 #include <atomic>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <memory>
 #include <numbers>
 #include <vector>
@@ -115,24 +121,59 @@ inline graph input(const args& a) {
     return generate(pick<std::uint32_t>(a, 2000, 1000000, 4000000));
 }
 
+// A frontier is appended to in blocks of this many slots (one fetch_add each).
+inline constexpr std::uint32_t append_block = 64;
+// The most threads that may append to one frontier (each leaves at most one partly filled block a
+// level): the frontier arrays have room for n + append_block * append_threads slots.
+inline constexpr std::uint32_t append_threads = 256;
+
+// This thread's block of the frontier being built: slots [pos, end) of the search `search` (a
+// number no other search shares), level `level`.  Thread-local, so any system's threads (weft's
+// workers, OpenMP's, oneTBB's) each fill their own without synchronizing.
+struct append_cursor {
+    std::uint64_t search = 0;
+    std::uint32_t level = 0, pos = 0, end = 0;
+};
+inline thread_local append_cursor cursor;
+inline std::atomic<std::uint64_t> searches{0};
+
 // The mutable state of one search, allocated once.
 struct state {
     explicit state(std::uint32_t n)
-        : level(new std::atomic<std::uint32_t>[n]), current(new std::uint32_t[n]),
-          next(new std::uint32_t[n]), n(n) {}
+        : level(new std::atomic<std::uint32_t>[n]), current(new std::uint32_t[capacity(n)]),
+          next(new std::uint32_t[capacity(n)]), n(n) {}
 
-    // Untimed: every node unvisited.
+    static std::size_t capacity(std::uint32_t n) { return std::size_t{n} + std::size_t{append_block} * append_threads; }
+
+    // Untimed: every node unvisited; a new search number, so that no thread's cursor of an earlier
+    // search is taken for this one's.
     void reset() {
         for (std::uint32_t v = 0; v < n; ++v) level[v].store(unvisited, std::memory_order_relaxed);
         next_size.store(0, std::memory_order_relaxed);
+        search = searches.fetch_add(1, std::memory_order_relaxed) + 1;
     }
 
     // The claim of v for level d: test, then compare-and-swap; the winner appends v.
     void visit(std::uint32_t v, std::uint32_t d) {
         if (level[v].load(std::memory_order_relaxed) != unvisited) return;
         std::uint32_t expected = unvisited;
-        if (level[v].compare_exchange_strong(expected, d, std::memory_order_relaxed))
-            next[next_size.fetch_add(1, std::memory_order_relaxed)] = v;
+        if (level[v].compare_exchange_strong(expected, d, std::memory_order_relaxed)) append(v, d);
+    }
+
+    // v into this thread's block of the next frontier, reserving a new block (its slots holes
+    // until filled) when the thread has none for this search and level or its block is full.
+    void append(std::uint32_t v, std::uint32_t d) {
+        append_cursor& c = cursor;
+        if (c.search != search || c.level != d || c.pos == c.end) [[unlikely]] {
+            const std::uint32_t base = next_size.fetch_add(append_block, std::memory_order_relaxed);
+            if (base + std::size_t{append_block} > capacity(n)) {
+                std::fprintf(stderr, "bfs: more than %u threads appended to one frontier\n", append_threads);
+                std::abort();
+            }
+            std::fill(next.get() + base, next.get() + base + append_block, unvisited);
+            c = {search, d, base, base + append_block};
+        }
+        next[c.pos++] = v;
     }
 
     // Between levels (serially, after the level's loop has joined): next becomes current.
@@ -150,9 +191,10 @@ struct state {
     }
 
     std::unique_ptr<std::atomic<std::uint32_t>[]> level;
-    std::unique_ptr<std::uint32_t[]> current, next;
+    std::unique_ptr<std::uint32_t[]> current, next;  // node ids, and holes (unvisited)
     alignas(64) std::atomic<std::uint32_t> next_size{0};
     std::uint32_t n;
+    std::uint64_t search = 0;
 };
 
 // Reached-node count * 2^32 + sum of levels.
@@ -176,6 +218,7 @@ std::uint64_t search(const graph& G, state& s) {
     for (std::uint32_t d = 1; size != 0; ++d) {
         S::flat_for(std::uint32_t{0}, size, [&](std::uint32_t i) {
             const std::uint32_t u = s.current[i];
+            if (u == unvisited) return;  // a hole of a partly filled block
             S::parallel_for(G.offsets[u], G.offsets[u + 1],
                             [&](std::uint64_t e) { s.visit(G.targets[e], d); });
         });
