@@ -144,7 +144,7 @@ WEFT_NOINLINE void join_unwind(hot_state& h, frame* fr) noexcept {
 // needs no cleanup around its call, and a join without one is a function without an exception
 // landing pad: gcc then compiles a recursion of joins as it compiles the serial one — the base case
 // tested before the prologue (shrink-wrapping), the last call turned into a loop — which it does not
-// do in a function with a landing pad.  fib: 25–33 % less time (docs/results/fine-grained.md, "The
+// do in a function with a landing pad.  fib: 21–33 % less time (docs/results/fine-grained.md, "The
 // first branch's landing pad").
 template <class F>
 inline constexpr bool cannot_throw =
