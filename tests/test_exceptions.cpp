@@ -28,6 +28,40 @@ class Exceptions : public wt::PoolTest {
   }
   bool gave_up_ = false;
   void check_usable() { EXPECT_EQ(pool().run([] { return wt::fib(16); }), wt::fib_serial(16)); }
+
+  // The second branch, stolen where a thief can be, throws: the exception leaves the join after the
+  // first branch has finished.  FirstNoexcept: the first branch is declared noexcept (the join then
+  // has no cleanup around it, detail::cannot_throw).
+  template <bool FirstNoexcept>
+  void second_branch_throws() {
+    const int reps = wt::pick(8, 4);
+    int stolen = 0;
+    for (int rep = 0; rep < reps; ++rep) {
+      wt::steal_probe probe;
+      std::atomic<int> first_done{0};
+      try {
+        pool().run([&] {
+          weft::join(
+              [&]() noexcept(FirstNoexcept) {
+                wait_for_thief(probe);
+                std::this_thread::sleep_for(2ms);
+                first_done = 1;
+              },
+              [&]() -> int {
+                probe.second_entered();
+                throw std::logic_error("second branch");
+              });
+        });
+        FAIL() << "no exception";
+      } catch (const std::logic_error& e) {
+        EXPECT_STREQ(e.what(), "second branch");
+        EXPECT_EQ(first_done.load(), 1);
+      }
+      stolen += probe.stolen.load();
+    }
+    EXPECT_EQ(stolen, can_steal() ? reps : 0);
+    check_usable();
+  }
 };
 WT_INSTANTIATE(Exceptions);
 
@@ -75,67 +109,11 @@ TEST_P(Exceptions, FirstBranchThrowsSecondStolen) {
   check_usable();
 }
 
-TEST_P(Exceptions, SecondBranchThrows) {
-  const int reps = wt::pick(8, 4);
-  int stolen = 0;
-  for (int rep = 0; rep < reps; ++rep) {
-    wt::steal_probe probe;
-    std::atomic<int> first_done{0};
-    try {
-      pool().run([&] {
-        weft::join(
-            [&] {
-              wait_for_thief(probe);
-              std::this_thread::sleep_for(2ms);
-              first_done = 1;
-            },
-            [&]() -> int {
-              probe.second_entered();
-              throw std::logic_error("second branch");
-            });
-      });
-      FAIL() << "no exception";
-    } catch (const std::logic_error& e) {
-      EXPECT_STREQ(e.what(), "second branch");
-      EXPECT_EQ(first_done.load(), 1);
-    }
-    stolen += probe.stolen.load();
-  }
-  EXPECT_EQ(stolen, can_steal() ? reps : 0);
-  check_usable();
-}
+TEST_P(Exceptions, SecondBranchThrows) { second_branch_throws<false>(); }
 
 // A first branch declared noexcept takes the join without a landing pad; the second branch, stolen,
 // still throws out of the join after the first has finished.
-TEST_P(Exceptions, SecondBranchThrowsAfterANoexceptFirst) {
-  const int reps = wt::pick(8, 4);
-  int stolen = 0;
-  for (int rep = 0; rep < reps; ++rep) {
-    wt::steal_probe probe;
-    std::atomic<int> first_done{0};
-    try {
-      pool().run([&] {
-        weft::join(
-            [&]() noexcept {
-              wait_for_thief(probe);
-              std::this_thread::sleep_for(2ms);
-              first_done = 1;
-            },
-            [&]() -> int {
-              probe.second_entered();
-              throw std::logic_error("second branch");
-            });
-      });
-      FAIL() << "no exception";
-    } catch (const std::logic_error& e) {
-      EXPECT_STREQ(e.what(), "second branch");
-      EXPECT_EQ(first_done.load(), 1);
-    }
-    stolen += probe.stolen.load();
-  }
-  EXPECT_EQ(stolen, can_steal() ? reps : 0);
-  check_usable();
-}
+TEST_P(Exceptions, SecondBranchThrowsAfterANoexceptFirst) { second_branch_throws<true>(); }
 
 // A noexcept call whose result is copied by a constructor that may throw is not a branch that
 // cannot throw (detail::cannot_throw): the join keeps its cleanup, and the copy's exception leaves
