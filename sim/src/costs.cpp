@@ -28,10 +28,20 @@ constexpr CostField kFields[] = {
     {"backoff_first", &Costs::backoff_first, nullptr},
 };
 
+// The on/off rules (0 or 1).
+struct CostFlag {
+  const char* name;
+  bool Costs::*on;
+};
+
+constexpr CostFlag kFlags[] = {
+    {"leapfrog", &Costs::leapfrog}, {"hb_thread_credit", &Costs::hb_thread_credit}, {"hb_spare", &Costs::hb_spare}};
+
 std::string accepted() {
   std::string s;
   for (const auto& f : kFields) s += std::string(s.empty() ? "" : ", ") + f.name;
-  return s + ", leapfrog, hb_thread_credit, hb_spare";
+  for (const auto& f : kFlags) s += std::string(", ") + f.name;
+  return s;
 }
 
 }  // namespace
@@ -46,9 +56,10 @@ void set_cost(Costs& c, std::string_view assignment) {
   if (ec != std::errc() || p != text.data() + text.size())
     throw std::invalid_argument("--cost " + std::string(name) + ": '" + std::string(text) +
                                 "' is not a non-negative integer");
-  if (name == "leapfrog" || name == "hb_thread_credit" || name == "hb_spare") {
+  for (const auto& f : kFlags) {
+    if (name != f.name) continue;
     if (v > 1) throw std::invalid_argument("--cost " + std::string(name) + ": accepted values are 0 and 1");
-    (name == "leapfrog" ? c.leapfrog : name == "hb_spare" ? c.hb_spare : c.hb_thread_credit) = v == 1;
+    c.*f.on = v == 1;
     return;
   }
   for (const auto& f : kFields) {
@@ -65,9 +76,7 @@ void set_cost(Costs& c, std::string_view assignment) {
 std::vector<std::pair<std::string, std::uint64_t>> cost_values(const Costs& c) {
   std::vector<std::pair<std::string, std::uint64_t>> out;
   for (const auto& f : kFields) out.emplace_back(f.name, f.time ? c.*f.time : c.*f.count);
-  out.emplace_back("leapfrog", c.leapfrog ? 1 : 0);
-  out.emplace_back("hb_thread_credit", c.hb_thread_credit ? 1 : 0);
-  out.emplace_back("hb_spare", c.hb_spare ? 1 : 0);
+  for (const auto& f : kFlags) out.emplace_back(f.name, c.*f.on ? 1 : 0);
   return out;
 }
 
