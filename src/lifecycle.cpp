@@ -13,8 +13,6 @@
 
 namespace weft::detail {
 
-namespace {
-// The CPUs this process may run on: the spare delivery's "is a core free of workers" (heartbeat.cpp).
 std::size_t usable_cpus() noexcept {
   cpu_set_t set;
   CPU_ZERO(&set);
@@ -22,7 +20,6 @@ std::size_t usable_cpus() noexcept {
   const unsigned hw = std::thread::hardware_concurrency();
   return hw != 0 ? hw : 1;
 }
-}  // namespace
 
 runtime::runtime(const config& resolved)
     : cfg(resolved), runs_on_caller(traits_of(resolved.policy).runs_on == mechanism::caller),

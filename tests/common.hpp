@@ -3,11 +3,10 @@
 
 #include <gtest/gtest.h>
 #include <pthread.h>
-#include <sched.h>
+#include <weft/detail/platform.hpp>
 #include <weft/detail/policy_table.hpp>
 #include <weft/weft.hpp>
 
-#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdint>
@@ -207,13 +206,8 @@ struct rng {
   bool chance(unsigned percent) { return below(100) < percent; }
 };
 
-// The CPUs this process may run on (what the spare heartbeat delivery counts as cores).
-inline std::size_t usable_cpus() {
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  if (::sched_getaffinity(0, sizeof set, &set) != 0) return std::max(1u, std::thread::hardware_concurrency());
-  return std::size_t(CPU_COUNT(&set));
-}
+// The CPUs this process may run on, as the spare heartbeat delivery counts its cores.
+inline std::size_t usable_cpus() { return weft::detail::usable_cpus(); }
 
 // Busy-wait politely until pred() or the timeout; returns pred().
 template <class P>

@@ -1,7 +1,8 @@
-// weft — the two platform primitives every spinning or timing part of the runtime uses.
+// weft — the platform primitives the spinning, timing and heartbeat parts of the runtime use.
 #pragma once
 
 #include <chrono>
+#include <cstddef>
 #include <cstdint>
 
 namespace weft::detail {
@@ -21,5 +22,9 @@ inline std::uint64_t now_ns() noexcept {
                            std::chrono::steady_clock::now().time_since_epoch())
                            .count());
 }
+
+// The CPUs this process may run on (its affinity mask; hardware threads where that is unknown): what
+// the spare heartbeat delivery counts as cores (src/heartbeat.cpp).  Defined in src/lifecycle.cpp.
+std::size_t usable_cpus() noexcept;
 
 }  // namespace weft::detail
