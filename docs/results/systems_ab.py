@@ -1,0 +1,58 @@
+#!/usr/bin/env python3
+"""Benchmark binaries of any systems (and builds) side by side on some kernels: every configuration
+runs once per round, round after round (A B C A B C ...), each process the median of its --reps 3
+runs; prints per kernel the median over rounds of each configuration and its speed relative to the
+first configuration (the baseline, normally a serial binary at 1 worker).
+
+    docs/results/systems_ab.py --kernels bfs --size quick --rounds 5 \\
+        serial=build/bench/weft-bench-serial:1 weft=build/bench/weft-bench-weft:1 weft=build/bench/weft-bench-weft:2 ...
+
+A configuration is LABEL=BINARY:WORKERS; label and worker count name it, so two builds of one system
+need two labels (weft-before=..., weft-after=...).
+Used for docs/results/loops.md, "bfs at 2 workers" (the same kernel from two builds) and the full-size
+bfs/tsp/quickhull table.  A binary that fails its check (exit 3) stops the script.
+"""
+from __future__ import annotations
+
+import argparse
+import collections
+import json
+import statistics
+import subprocess
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--kernels", required=True, help="comma-separated")
+    ap.add_argument("--size", default="quick")
+    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("configs", nargs="+", help="LABEL=BINARY:WORKERS, the first the baseline")
+    a = ap.parse_args()
+    confs = []
+    for c in a.configs:
+        label, _, rest = c.partition("=")
+        binary, _, workers = rest.rpartition(":")
+        if not label or not binary or not workers.isdigit():
+            ap.error(f"'{c}' is not LABEL=BINARY:WORKERS")
+        if any(l == label and w == workers for l, _, w in confs):
+            ap.error(f"two configurations named {label} at {workers} workers")
+        confs.append((label, binary, workers))
+    times = collections.defaultdict(list)
+    for _ in range(a.rounds):
+        for k in a.kernels.split(","):
+            for label, binary, workers in confs:
+                out = subprocess.run([binary, "--kernel", k, "--size", a.size, "--workers", workers, "--reps", "3"],
+                                     capture_output=True, text=True, check=True).stdout
+                runs = [json.loads(line)["time_s"] for line in out.splitlines() if line.startswith("{")]
+                times[(k, label, workers)].append(statistics.median(runs))
+    print(f"size {a.size}, medians of {a.rounds} rounds; speed = baseline time / time")
+    for k in a.kernels.split(","):
+        base = statistics.median(times[(k, confs[0][0], confs[0][2])])
+        for label, _, workers in confs:
+            m = statistics.median(times[(k, label, workers)])
+            print(f"{k:10} {label:14} P={workers:<3} {m:.4f} s  speed {base / m:.2f}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
