@@ -52,7 +52,7 @@ namespace {
 // give.
 bool split_point(const loop_record& rec, bool allow_whole, std::uint64_t& mid, promotion_kind& kind) noexcept {
   const std::uint64_t remaining = rec.end - rec.next;
-  if (remaining > rec.grain && remaining >= 2) {
+  if (remaining > rec.shape->grain && remaining >= 2) {
     mid = rec.end - remaining / 2;
     kind = promotion_kind::loop_half;
     return true;
@@ -84,10 +84,10 @@ bool split_loop(worker& w, frame* fr, bool allow_whole, std::uint64_t child_chun
   c->begin = mid;
   c->end = rec.end;
   c->chunks = child_chunks;
-  c->shared = rec.shared;
+  c->shared = rec.shape;
   c->has_result = false;
   c->fr.error = nullptr;
-  c->fr.state.store(task_state::task(rec.run_child), std::memory_order_relaxed);
+  c->fr.state.store(task_state::task(rec.shape->run_child), std::memory_order_relaxed);
   if (!w.rt->sched->promote_frame(w, &c->fr)) {  // deque full: the range stays ours
     w.free_children.push_back(c);
     return false;
@@ -106,15 +106,15 @@ void loop_begin(hot_state& h, frame* fr) {
   worker& w = *h.self;
   loop_record& rec = loop_of(fr);
   if (rec.chunks == 0) rec.chunks = ap_k * w.rt->workers.size();
-  while (rec.chunks > 1 && rec.end - rec.next > rec.grain && rec.end - rec.next >= 2) {
+  while (rec.chunks > 1 && rec.end - rec.next > rec.shape->grain && rec.end - rec.next >= 2) {
     rec.chunks /= 2;
     if (!split_loop(w, fr, false, rec.chunks)) break;
   }
 }
 
-void loop_arm(hot_state& h, frame* fr) noexcept {
+void loop_arm(hot_state& h, frame* fr, std::uint64_t chunks) noexcept {
   loop_record& rec = loop_of(fr);
-  if (rec.chunks == 0) rec.chunks = ap_k * h.self->rt->workers.size();
+  rec.chunks = chunks != 0 ? chunks : ap_k * h.self->rt->workers.size();
   rec.ap_armed_at = cycle_count();
 }
 

@@ -251,19 +251,19 @@ TEST(Adaptive, AutoPartitionerLeavesAShortLoopWhole) {
   if (!wt::sanitized) EXPECT_LT(pool.stats().total.promotions, std::uint64_t(loops / 16 * 15));
 }
 
-TEST(Adaptive, LoopsPollBetweenChunks) {
-  // A single flat loop of slow iterations under lazy-bf, 2 workers: the second worker can only get
-  // work if the loop splits at its chunk boundaries (LS §4).  The split is observed with the
-  // promotion hook; from then on, every iteration on the first thread waits until an iteration has
-  // run on the other worker, so the steal of the split-off half is certain (within
-  // wt::event_bound, see there why that is safe) instead of a race with the sleeping worker.
+// A single flat loop of `iterations` slow iterations under lazy-bf, 2 workers: the second worker can
+// only get work if the loop splits at its chunk boundaries (LS §4).  The split is observed with the
+// promotion hook; from then on, every iteration on the first thread waits until an iteration has run
+// on the other worker, so the steal of the split-off half is certain (within wt::event_bound, see
+// there why that is safe) instead of a race with the sleeping worker.
+void expect_loop_split_and_shared(int iterations) {
   hook_guard g;
   weft::pool pool(weft::config{.workers = 2, .policy = weft::policy::lazy_bf});
   std::atomic<int> on_other{0};
   bool waited_out = false;
   pool.run([&] {
     const std::thread::id first = std::this_thread::get_id();
-    weft::parallel_for(0, 400, [&](int) {
+    weft::parallel_for(0, iterations, [&](int) {
       if (std::this_thread::get_id() != first) {
         on_other.fetch_add(1);
         return;
@@ -281,3 +281,9 @@ TEST(Adaptive, LoopsPollBetweenChunks) {
                            << wt::event_bound.count() << " s";
   EXPECT_GT(on_other.load(), 0) << "no iteration ran on the second worker";
 }
+
+TEST(Adaptive, LoopsPollBetweenChunks) { expect_loop_split_and_shared(400); }
+
+// A loop of four long iterations is shared too: its first chunk is one iteration, so it polls (and,
+// with an empty deque, splits) before its second (a first chunk of four would run it serially).
+TEST(Adaptive, AShortLoopOfLongIterationsPollsAfterItsFirst) { expect_loop_split_and_shared(4); }

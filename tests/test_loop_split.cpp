@@ -23,8 +23,11 @@ struct ran_child {
   std::uintptr_t state;
 };
 
-// The loop's `shared` pointer, for the children's wrapper: where the thieves note what they ran.
-struct thief_log {
+WEFT_TASK_FN void run_child_range(frame* f);
+
+// The loop's shared part (its grain, the children's wrapper), where the thieves note what they ran.
+struct thief_log : loop_shape {
+  explicit thief_log(std::uint64_t grain) : loop_shape{grain, &run_child_range} {}
   std::vector<ran_child> ran;
 };
 
@@ -39,7 +42,9 @@ WEFT_TASK_FN void run_nothing(frame*) {}
 // them (include/weft/detail/loop.hpp).
 struct loop_frame {
   loop_frame(hot_state& h, std::uint64_t begin, std::uint64_t end, std::uint64_t grain, std::uint64_t chunks = 0)
-      : rec{begin, end, grain, chunks, nullptr, &run_child_range, &log}, fr(h.top) {
+      : log(grain), rec(begin, end, &log), fr(h.top) {
+    rec.chunks = chunks;
+    rec.ap_armed_at = 0;
     ::new (fr->payload) loop_record*(&rec);
     fr->state.store(ts::loop, std::memory_order_relaxed);
     h.top = fr + 1;

@@ -18,7 +18,8 @@ namespace weft {
 
 // The smallest range a split may produce.  Must be at least 1.
 struct grain {
-  std::size_t value;
+  std::size_t value = 1;
+  grain() = default;  // 1: the default of every loop (no check to pay at each call)
   explicit grain(std::size_t v) : value(v) {
     if (v == 0) throw std::invalid_argument("weft::grain: must be at least 1 (got 0)");
   }
@@ -112,14 +113,30 @@ T measured_loop(I lo, std::uint64_t b, std::uint64_t e, Map& map, Combine& combi
   return combine(std::move(x), std::move(y));
 }
 
-// The loop-frame path (lazy policies, heartbeat, ws-ap, serial): one frame per running piece.
+// The loop-frame path: one frame per running piece.  `partitioned`: under ws-ap (TBB's auto
+// partitioner splits the frame); false under the lazy policies, heartbeat and serial.
 template <class T, class I, class Map, class Combine>
-std::optional<T> run_adaptive(I lo, I hi, Map& map, Combine& combine, std::size_t grain) {
-  if (tls_hot.loops_run_as == loop_style::measured) [[unlikely]]
-    return measured_loop<T>(lo, 0, std::uint64_t(range_size(lo, hi)), map, combine);
+WEFT_INLINE std::optional<T> run_loop_frame(I lo, I hi, Map& map, Combine& combine, std::size_t grain,
+                                            bool partitioned) {
   using L = adaptive_loop<I, T, Map, Combine>;
-  typename L::shared_state sh{lo, &map, &combine, std::uint64_t(grain)};
-  return L::run(tls_hot, sh, 0, std::uint64_t(range_size(lo, hi)), 0);
+  typename L::shared_state sh{{std::uint64_t(grain), &L::run_child}, lo, &map, &combine};
+  return L::run_piece(tls_hot, sh, 0, std::uint64_t(range_size(lo, hi)), 0, partitioned);
+}
+
+template <class T, class I, class Map, class Combine>
+std::optional<T> reduce_loop_frame(I lo, I hi, Map& map, Combine& combine, std::size_t grain) {
+  return run_loop_frame<T>(lo, hi, map, combine, grain, false);
+}
+
+// A loop on a pool thread whose policy does not run loops as plain loop frames: ws-ap's partitioned
+// frames, or the work/span mode's measured tree.  (Halving policies and threads outside a pool are
+// handled by the callers, which know how to re-enter themselves.)  Out of line, so that the fast
+// path of parallel_for and parallel_reduce stays small.
+template <class T, class I, class Map, class Combine>
+WEFT_NOINLINE std::optional<T> run_loop_otherwise(I lo, I hi, Map& map, Combine& combine, std::size_t grain) {
+  if (tls_hot.loops_run_as == loop_style::measured)
+    return measured_loop<T>(lo, 0, std::uint64_t(range_size(lo, hi)), map, combine);
+  return run_loop_frame<T>(lo, hi, map, combine, grain, true);
 }
 
 struct unit_combine {
@@ -128,42 +145,85 @@ struct unit_combine {
 
 }  // namespace detail
 
+namespace detail {
+
+// parallel_for and parallel_reduce off their fast path (a pool worker whose policy runs loops as
+// loop frames: the lazy policies, heartbeat, serial): a thread outside any pool enters the global
+// one; a halving policy (ws, wool, the space-efficient ones) splits the range by joins; ws-ap and the
+// work/span mode go to run_loop_otherwise.  A thread outside a pool always reads loop_style::halving
+// (hot_state's default; a pool sets its policy's style with `self` and restores both together).
+template <class I, class Body>
+WEFT_NOINLINE void parallel_for_off_fast_path(I lo, I hi, Body& body, grain g);
+
+template <class I, class T, class Map, class Combine>
+WEFT_NOINLINE T parallel_reduce_off_fast_path(I lo, I hi, T init, Map& map, Combine& combine, grain g);
+
+}  // namespace detail
+
 // Runs body(i) for every i in [lo, hi) (any integer types; an empty or reversed range runs nothing).
 template <std::integral L, std::integral H, class Body>
-void parallel_for(L lo, H hi, Body&& body, grain g = grain{1}) {
+void parallel_for(L lo, H hi, Body&& body, grain g = grain{}) {
   using I = std::common_type_t<L, H>;
   if (!(I(lo) < I(hi))) return;
-  if (detail::tls_hot.self == nullptr) {
-    pool::global().run([&] { parallel_for(lo, hi, body, g); });
-    return;
-  }
-  if (detail::tls_hot.loops_run_as == detail::loop_style::halving) {
-    detail::for_split<I>(I(lo), I(hi), body, detail::grain_for<I>(g.value));
-    return;
-  }
   using B = std::remove_reference_t<Body>;
-  detail::loop_body<unit, B, I> each{body};
-  detail::unit_combine none;
-  detail::run_adaptive<unit>(I(lo), I(hi), each, none, g.value);
+  if (detail::tls_hot.loops_run_as == detail::loop_style::loop_frame) [[likely]] {
+    detail::loop_body<unit, B, I> each{body};
+    detail::unit_combine none;
+    detail::run_loop_frame<unit>(I(lo), I(hi), each, none, g.value, false);
+    return;
+  }
+  detail::parallel_for_off_fast_path<I, B>(I(lo), I(hi), body, g);
 }
 
 // combine(init, combine(map(lo), ..., map(hi-1))) with combine applied in index order (it must be
 // associative; it need not be commutative).  An empty range gives init.
 template <std::integral L, std::integral H, class T, class Map, class Combine>
-T parallel_reduce(L lo, H hi, T init, Map&& map, Combine&& combine, grain g = grain{1}) {
+T parallel_reduce(L lo, H hi, T init, Map&& map, Combine&& combine, grain g = grain{}) {
   using I = std::common_type_t<L, H>;
   if (!(I(lo) < I(hi))) return init;
-  if (detail::tls_hot.self == nullptr)
+  using M = std::remove_reference_t<Map>;
+  using C = std::remove_reference_t<Combine>;
+  if (detail::tls_hot.loops_run_as == detail::loop_style::loop_frame) [[likely]] {
+    detail::loop_body<T, M, I> each{map};
+    auto both = [&](T x, T y) -> T { return combine(std::move(x), std::move(y)); };
+    std::optional<T> rest = detail::reduce_loop_frame<T>(I(lo), I(hi), each, both, g.value);
+    return combine(std::move(init), std::move(*rest));
+  }
+  return detail::parallel_reduce_off_fast_path<I, T, M, C>(I(lo), I(hi), std::move(init), map, combine, g);
+}
+
+namespace detail {
+
+template <class I, class Body>
+void parallel_for_off_fast_path(I lo, I hi, Body& body, grain g) {
+  if (tls_hot.self == nullptr) {
+    pool::global().run([&] { parallel_for(lo, hi, body, g); });
+    return;
+  }
+  if (tls_hot.loops_run_as == loop_style::halving) {
+    for_split<I>(lo, hi, body, grain_for<I>(g.value));
+    return;
+  }
+  loop_body<unit, Body, I> each{body};
+  unit_combine none;
+  run_loop_otherwise<unit>(lo, hi, each, none, g.value);
+}
+
+template <class I, class T, class Map, class Combine>
+T parallel_reduce_off_fast_path(I lo, I hi, T init, Map& map, Combine& combine, grain g) {
+  if (tls_hot.self == nullptr)
     return pool::global().run([&] { return parallel_reduce(lo, hi, std::move(init), map, combine, g); });
-  if (detail::tls_hot.loops_run_as == detail::loop_style::halving) {
-    T rest = detail::reduce_split<T, I>(I(lo), I(hi), map, combine, detail::grain_for<I>(g.value));
+  if (tls_hot.loops_run_as == loop_style::halving) {
+    T rest = reduce_split<T, I>(lo, hi, map, combine, grain_for<I>(g.value));
     return combine(std::move(init), std::move(rest));
   }
-  detail::loop_body<T, std::remove_reference_t<Map>, I> each{map};
+  loop_body<T, Map, I> each{map};
   auto both = [&](T x, T y) -> T { return combine(std::move(x), std::move(y)); };
-  std::optional<T> rest = detail::run_adaptive<T>(I(lo), I(hi), each, both, g.value);
+  std::optional<T> rest = run_loop_otherwise<T>(lo, hi, each, both, g.value);
   return combine(std::move(init), std::move(*rest));
 }
+
+}  // namespace detail
 
 // ---------------------------------------------------------------------------------------------
 // The same loops over a random-access range (a vector, std::array, span, iota view, a subrange of a
@@ -201,7 +261,7 @@ std::size_t size_of(R& r) {
 // that one needs two integers first, this one a range.
 template <class R, class Body>
   requires detail::indexable_range<R> && std::invocable<Body&, std::ranges::range_reference_t<R>>
-void parallel_for(R&& r, Body&& body, grain g = grain{1}) {
+void parallel_for(R&& r, Body&& body, grain g = grain{}) {
   const detail::element_at<std::ranges::iterator_t<R>> at{std::ranges::begin(r)};
   parallel_for(std::size_t(0), detail::size_of(r), [at, &body](std::size_t i) { body(at(i)); }, g);
 }
@@ -210,7 +270,7 @@ void parallel_for(R&& r, Body&& body, grain g = grain{1}) {
 // associative, not necessarily commutative); an empty range gives init.
 template <class R, class T, class Map, class Combine>
   requires detail::indexable_range<R> && std::invocable<Map&, std::ranges::range_reference_t<R>>
-T parallel_reduce(R&& r, T init, Map&& map, Combine&& combine, grain g = grain{1}) {
+T parallel_reduce(R&& r, T init, Map&& map, Combine&& combine, grain g = grain{}) {
   const detail::element_at<std::ranges::iterator_t<R>> at{std::ranges::begin(r)};
   // By value: a map such as std::identity returns a reference to its argument, which for a view of
   // values (iota, transform) is a temporary that dies at the end of this return statement.

@@ -17,6 +17,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "call.hpp"
 #include "frame.hpp"
 #include "slow_path.hpp"
 
@@ -30,23 +31,34 @@ namespace weft::detail {
 
 struct loop_child;
 
-// The loop frame's record, on the C++ stack of the worker running that piece of the loop.
+// What every piece of one loop shares and the runtime reads without knowing the loop's types: the
+// grain and the function a thief runs a split-off part with.  adaptive_loop's shared_state derives
+// from it.
+struct loop_shape {
+  std::uint64_t grain;           // no split leaves fewer iterations than this (LS "ppt")
+  task_fn run_child;             // runs a child's range on a thief
+};
+
+// The loop frame's record, on the C++ stack of the worker running that piece of the loop.  Only the
+// owner reads or writes it (its own chunks, and the promotions it makes at its polls).
 struct loop_record {
+  loop_record(std::uint64_t next, std::uint64_t end, loop_shape* shape) noexcept
+      : next(next), end(end), shape(shape) {}
   std::uint64_t next;            // first iteration not started (an offset from the loop's lo)
   std::uint64_t end;             // one past the last iteration this piece still owns
-  std::uint64_t grain;           // no split leaves fewer iterations than this (LS "ppt")
-  std::uint64_t chunks;          // ws-ap: TBB's auto-partitioner counter
   loop_child* children = nullptr;  // split-off parts, youngest first
-  task_fn run_child;             // runs a child's range on a thief
-  void* shared;                  // what every piece of this loop shares (typed, see adaptive_loop)
-  std::uint64_t ap_armed_at = 0;   // ws-ap: when this piece started (cycles); 0 once it split
+  loop_shape* shape;             // the loop's grain and children's task function (shared_state)
+  // ws-ap only, set by loop_arm (a piece under another policy never reads them, so it does not
+  // pay for writing them):
+  std::uint64_t chunks;          // TBB's auto-partitioner counter
+  std::uint64_t ap_armed_at;     // when this piece started (cycles); 0 once it split
 };
 
 // A split-off part of a loop: a frame for the deque, the range, and room for its result.
 struct loop_child {
   frame fr;                      // first member: the deque holds &fr
   loop_child* older = nullptr;   // the sibling split off before this one
-  void* shared = nullptr;
+  loop_shape* shared = nullptr;
   std::uint64_t begin = 0, end = 0, chunks = 0;
   bool has_result = false;
   alignas(16) unsigned char result[64];
@@ -55,7 +67,7 @@ static_assert(std::is_standard_layout_v<loop_child>, "loop_child must start with
 
 // Runtime side (src/loops.cpp).
 void loop_begin(hot_state& h, frame* fr);             // ws-ap: the auto partitioner's eager splits
-void loop_arm(hot_state& h, frame* fr) noexcept;     // ws-ap: start the clock; the splits come at a poll
+void loop_arm(hot_state& h, frame* fr, std::uint64_t chunks) noexcept;  // ws-ap: start the clock; the splits come at a poll
 std::uint64_t loop_child_chunks(hot_state& h, const loop_child& c, bool stolen) noexcept;
 void free_loop_child(hot_state& h, loop_child* c) noexcept;
 
@@ -67,24 +79,23 @@ inline std::uint64_t cycle_count() noexcept {
 #endif
 }
 
-// Chunks: 1, 2, 4, ... iterations, untimed, for the first `untimed_iterations` (short loops, like a
-// search's per-row loop, never read the clock); after that, the chunk doubles while a chunk takes
-// less than about 1 us of work and halves when it takes more than about 4 us, one cycle-counter
-// read per chunk: a poll comes every few microseconds whatever an iteration costs, and costs a
-// negligible fraction of a cheap iteration.  A piece checks for a failure elsewhere in the loop
-// (failed_at) only between timed chunks: skipping iterations above a failure saves work but is not
-// needed for the result.
+// Chunks: 1, 4, 16 (a reduction's 1, 2, 4, ...: adaptive_loop::untimed_growth) iterations, untimed,
+// for the first `untimed_iterations` (short loops, like a search's per-row loop, never read the
+// clock); after that, the chunk doubles while a chunk takes less than about 1 us of work and halves
+// when it takes more than about 4 us, one cycle-counter read per chunk: a poll comes every few
+// microseconds whatever an iteration costs, and costs a negligible fraction of a cheap iteration. A
+// piece checks for a failure elsewhere in the loop (failed_at) only between timed chunks: skipping
+// iterations above a failure saves work but is not needed for the result.
 inline constexpr std::uint64_t untimed_iterations = 64;
 inline constexpr std::uint64_t chunk_cycles_low = 2'000, chunk_cycles_high = 8'000;
 inline constexpr std::uint64_t chunk_max = std::uint64_t(1) << 20;
 
 template <class I, class T, class Map, class Combine>
 struct adaptive_loop {
-  struct shared_state {
+  struct shared_state : loop_shape {
     I lo;
     Map* map;
     Combine* combine;
-    std::uint64_t grain;
     // The lowest iteration known to have thrown.  Pieces skip iterations above it (they cannot
     // matter: the exception of the serially first failing iteration is the one that leaves the
     // loop, as in the serial elision) but still run those below it, which might throw first.
@@ -125,8 +136,21 @@ struct adaptive_loop {
     }
   }
 
+  // parallel_for's loops have no value: their accumulator starts engaged and a fold is nothing.
+  static constexpr bool valueless = std::is_same_v<T, unit>;
+
+  // How fast an untimed chunk grows.  A parallel_for's chunk has no value: growing it 4-fold (1, 4,
+  // 16, ...) makes a ten-iteration loop three chunks instead of four (bfs's inner loops: ~20
+  // instructions each, issue 10).  A reduction's chunk is a chain of dependent combines, and the
+  // chunks' chains overlap in the processor (each chunk starts a fresh partial value): doubling keeps
+  // them short while the loop is young (spmv's 100-term rows: 4-fold growth cost 15 % in time while
+  // saving instructions; docs/results/loops.md).
+  static constexpr std::uint64_t untimed_growth = valueless ? 4 : 2;
+
   static void fold(std::optional<T>& acc, T&& v, shared_state& sh) {
-    if (acc)
+    if constexpr (valueless)
+      return;
+    else if (acc)
       acc.emplace((*sh.combine)(std::move(*acc), std::move(v)));
     else
       acc.emplace(std::move(v));
@@ -137,10 +161,17 @@ struct adaptive_loop {
   // failure elsewhere (such a partial value must never be folded: combine is only ever called on
   // adjacent ranges).  A piece skips only when some lower iteration threw, so the loop as a whole
   // then throws and no caller needs the value.  Throws its own range's first exception, but only
-  // after every part split off from it has finished.
+  // after every part split off from it has finished.  `chunks`: ws-ap's partitioner counter.
   static std::optional<T> run(hot_state& h, shared_state& sh, std::uint64_t b, std::uint64_t e,
                               std::uint64_t chunks) {
-    loop_record rec{b, e, sh.grain, chunks, nullptr, &run_child, &sh};
+    return run_piece(h, sh, b, e, chunks, h.loops_run_as == loop_style::auto_partitioned);
+  }
+  // run's body, inlined where a loop starts (loops.hpp) so that a loop nested in another's body
+  // costs no call of its own; the children's pieces call run.  `partitioned`: ws-ap's partitioner
+  // runs this piece.
+  WEFT_INLINE static std::optional<T> run_piece(hot_state& h, shared_state& sh, std::uint64_t b, std::uint64_t e,
+                                                std::uint64_t chunks, bool partitioned) {
+    loop_record rec(b, e, &sh);
     frame* fr = h.top;
     WEFT_ASSERT(!task_state::is_stolen(fr->state.load(std::memory_order_relaxed)), "a loop frame pushed over a frame its thief still runs (STOLEN, not DONE)");
     ::new (fr->payload) loop_record*(&rec);
@@ -148,48 +179,60 @@ struct adaptive_loop {
     h.top = fr + 1;
 
     std::optional<T> acc;
-    std::exception_ptr err;
-    bool complete = true;  // acc covers [b, rec.next): nothing skipped so far
+    if constexpr (valueless) acc.emplace();
     std::uint64_t executed = 0;
+    bool complete;  // acc covers [b, rec.next): nothing skipped
     try {
-      if (h.loops_run_as == loop_style::auto_partitioned) loop_arm(h, fr);
+      if (partitioned) loop_arm(h, fr, chunks);
       complete = run_chunks(h, sh, rec, fr, acc, executed);
     } catch (...) {
-      err = std::current_exception();
+      // The parts split off are joined before the exception leaves: their thieves use sh.
+      h.loop_iterations += executed;
+      h.top = fr;
+      std::exception_ptr err = std::current_exception();
+      bool folded = false;
+      join_children(h, sh, rec.children, acc, err, folded);
+      throw;
     }
     h.loop_iterations += executed;
     h.top = fr;
-    join_children(h, sh, rec.children, acc, err, complete);
-    if (err) std::rethrow_exception(err);
+    if (rec.children != nullptr) [[unlikely]] {
+      std::exception_ptr err;
+      join_children(h, sh, rec.children, acc, err, complete);
+      if (err) std::rethrow_exception(err);
+    }
     if (!complete) acc.reset();
     return acc;
   }
 
   // The piece's own iterations, chunk by chunk.  Chunks are removed from the range before they run
   // (a promotion never gives them away: LS Alg. 3 lines 3-4), and a poll follows each.  The chunk
-  // doubles, untimed, up to 64 iterations in all (a short loop never reads the clock); then one
+  // grows by untimed_growth, untimed, up to 64 iterations in all (a short loop never reads the
+  // clock); then one
   // cycle-counter read per chunk keeps a chunk between about 1 and 4 us of work.  Returns false when
   // it stopped early because a lower iteration failed; on a throw, records the failing iteration.
-  static bool run_chunks(hot_state& h, shared_state& sh, loop_record& rec, frame* fr, std::optional<T>& acc,
+  WEFT_INLINE static bool run_chunks(hot_state& h, shared_state& sh, loop_record& rec, frame* fr, std::optional<T>& acc,
                          std::uint64_t& executed) {
-    std::uint64_t k = rec.next, chunk = 1, last = 0;
     // Locals whose addresses do not escape: the compiler keeps them (and a copied body's captures,
     // see loop_body) in registers across the polls instead of reloading them per iteration.
     const Map map = *sh.map;
     const Combine combine = *sh.combine;
     const I lo = sh.lo;
+    // The next iteration to run.  Only this piece moves rec.next (a promotion, made by this worker at
+    // a poll, moves rec.end and nothing else: src/loops.cpp split_loop), so k is the truth and
+    // rec.next its copy for the promotions; rec.end is re-read after every chunk.  The iterations
+    // run are k - b: no counter of its own.
+    const std::uint64_t b = rec.next;
+    std::uint64_t k = b, chunk = 1, last = 0;
     try {
-      while (rec.next < rec.end) {
-        const std::uint64_t i0 = rec.next;
-        const std::uint64_t n = std::min(chunk, rec.end - i0);
-        rec.next = i0 + n;
-        k = i0;
+      while (k < rec.end) {
+        const std::uint64_t stop = k + std::min(chunk, rec.end - k);
+        rec.next = stop;
         T part = map(index(lo, k));
-        for (k = i0 + 1; k < i0 + n; ++k) part = combine(std::move(part), map(index(lo, k)));
+        for (++k; k < stop; ++k) part = combine(std::move(part), map(index(lo, k)));
         fold(acc, std::move(part), sh);
-        executed += n;
-        if (executed < untimed_iterations) {
-          chunk *= 2;
+        if (k - b < untimed_iterations) {
+          chunk *= untimed_growth;
         } else {
           const std::uint64_t now = cycle_count();
           if (last == 0 || (now - last < chunk_cycles_low && chunk < chunk_max))
@@ -199,12 +242,17 @@ struct adaptive_loop {
           last = now;
         }
         if (poll_pending(h)) [[unlikely]] promote_at_poll(h, fr);
-        if (executed >= untimed_iterations && rec.next < rec.end && sh.skipped(rec.next)) [[unlikely]] return false;
+        if (k - b >= untimed_iterations && k < rec.end && sh.skipped(k)) [[unlikely]] {
+          executed = k - b;
+          return false;
+        }
       }
     } catch (...) {
+      executed = k - b;
       sh.fail_at(k);
       throw;
     }
+    executed = k - b;
     return true;
   }
 
@@ -255,7 +303,7 @@ struct adaptive_loop {
   // A stolen part, on its thief (WOOL Fig. 3 wrap_f for loops).
   WEFT_TASK_FN static void run_child(frame* f) {
     auto* c = reinterpret_cast<loop_child*>(f);
-    auto& sh = *static_cast<shared_state*>(c->shared);
+    auto& sh = *static_cast<shared_state*>(c->shared);  // a loop_shape, as split_loop copied it
     hot_state& h = tls_hot;
     try {
       if (auto v = run(h, sh, c->begin, c->end, loop_child_chunks(h, *c, true))) store_result(*c, std::move(*v));
