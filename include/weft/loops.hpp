@@ -118,6 +118,7 @@ T measured_loop(I lo, std::uint64_t b, std::uint64_t e, Map& map, Combine& combi
 template <class T, class I, class Map, class Combine>
 WEFT_INLINE std::optional<T> run_loop_frame(I lo, I hi, Map& map, Combine& combine, std::size_t grain,
                                             bool partitioned) {
+  WEFT_ASSERT(tls_hot.self != nullptr, "a loop-frame style on a thread that is no pool worker (loops_run_as is set with self)");
   using L = adaptive_loop<I, T, Map, Combine>;
   typename L::shared_state sh{{std::uint64_t(grain), &L::run_child}, lo, &map, &combine};
   return L::run_piece(tls_hot, sh, 0, std::uint64_t(range_size(lo, hi)), 0, partitioned);

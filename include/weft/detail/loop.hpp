@@ -171,6 +171,7 @@ struct adaptive_loop {
   // runs this piece.
   WEFT_INLINE static std::optional<T> run_piece(hot_state& h, shared_state& sh, std::uint64_t b, std::uint64_t e,
                                                 std::uint64_t chunks, bool partitioned) {
+    WEFT_ASSERT(b < e, "a loop piece with no iterations (loops start, and splits leave, only non-empty ranges)");
     loop_record rec(b, e, &sh);
     frame* fr = h.top;
     WEFT_ASSERT(!task_state::is_stolen(fr->state.load(std::memory_order_relaxed)), "a loop frame pushed over a frame its thief still runs (STOLEN, not DONE)");
