@@ -124,6 +124,9 @@ WEFT_INLINE std::optional<T> run_loop_frame(I lo, I hi, Map& map, Combine& combi
   return L::run_piece(tls_hot, sh, 0, std::uint64_t(range_size(lo, hi)), 0, partitioned);
 }
 
+// parallel_reduce's piece: the same, but inlined only where the compiler chooses.  Forced into a
+// caller's loop, spmv's 100-term rows ran 20 % slower with as many instructions (the reduction's
+// chain of combines is laid out worse there; docs/results/loops.md, "A loop piece's fixed costs").
 template <class T, class I, class Map, class Combine>
 std::optional<T> reduce_loop_frame(I lo, I hi, Map& map, Combine& combine, std::size_t grain) {
   return run_loop_frame<T>(lo, hi, map, combine, grain, false);
@@ -143,10 +146,6 @@ WEFT_NOINLINE std::optional<T> run_loop_otherwise(I lo, I hi, Map& map, Combine&
 struct unit_combine {
   unit operator()(unit, unit) const noexcept { return {}; }
 };
-
-}  // namespace detail
-
-namespace detail {
 
 // parallel_for and parallel_reduce off their fast path (a pool worker whose policy runs loops as
 // loop frames: the lazy policies, heartbeat, serial): a thread outside any pool enters the global

@@ -209,9 +209,9 @@ struct adaptive_loop {
   // The piece's own iterations, chunk by chunk.  Chunks are removed from the range before they run
   // (a promotion never gives them away: LS Alg. 3 lines 3-4), and a poll follows each.  The chunk
   // grows by untimed_growth, untimed, up to 64 iterations in all (a short loop never reads the
-  // clock); then one
-  // cycle-counter read per chunk keeps a chunk between about 1 and 4 us of work.  Returns false when
-  // it stopped early because a lower iteration failed; on a throw, records the failing iteration.
+  // clock); then one cycle-counter read per chunk keeps a chunk between about 1 and 4 us of work.
+  // Returns false when it stopped early because a lower iteration failed; on a throw, records the
+  // failing iteration.
   WEFT_INLINE static bool run_chunks(hot_state& h, shared_state& sh, loop_record& rec, frame* fr, std::optional<T>& acc,
                          std::uint64_t& executed) {
     // Locals whose addresses do not escape: the compiler keeps them (and a copied body's captures,
