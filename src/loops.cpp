@@ -9,11 +9,6 @@ namespace weft::detail {
 
 namespace {
 constexpr std::uint64_t ap_k = 4, ap_v = 4;  // LS l.136-153: K = V = 4 (Robison et al.)
-// ws-ap's eager splits wait until the piece has run this long (about 3 us; chunk_cycles_high):
-// its K*P promotions are then paid only by a loop long enough to repay them (HB §3's amortization
-// applied to TBB's partitioner; issue 9 item 2: a 1 us loop at 4 workers made 15 promotions and
-// ran 2x slower than at 1).  TBB splits at once.
-constexpr std::uint64_t ap_defer_cycles = chunk_cycles_high;
 }
 
 loop_record& loop_of(frame* fr) noexcept { return **std::launder(reinterpret_cast<loop_record**>(fr->payload)); }

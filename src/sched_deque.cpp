@@ -16,7 +16,6 @@
 namespace weft::detail {
 
 loop_record& loop_of(frame* fr) noexcept;
-void loop_split_when_due(hot_state& h, frame* fr);
 bool split_loop(worker& w, frame* fr, bool allow_whole, std::uint64_t child_chunks);
 bool loop_can_split(frame* fr, bool allow_whole) noexcept;
 

@@ -68,6 +68,7 @@ static_assert(std::is_standard_layout_v<loop_child>, "loop_child must start with
 // Runtime side (src/loops.cpp).
 void loop_begin(hot_state& h, frame* fr);             // ws-ap: the auto partitioner's eager splits
 void loop_arm(hot_state& h, frame* fr, std::uint64_t chunks) noexcept;  // ws-ap: start the clock; the splits come at a poll
+void loop_split_when_due(hot_state& h, frame* fr);    // ws-ap: the splits, once the piece ran ap_defer_cycles
 std::uint64_t loop_child_chunks(hot_state& h, const loop_child& c, bool stolen) noexcept;
 void free_loop_child(hot_state& h, loop_child* c) noexcept;
 
@@ -89,6 +90,11 @@ inline std::uint64_t cycle_count() noexcept {
 inline constexpr std::uint64_t untimed_iterations = 64;
 inline constexpr std::uint64_t chunk_cycles_low = 2'000, chunk_cycles_high = 8'000;
 inline constexpr std::uint64_t chunk_max = std::uint64_t(1) << 20;
+// ws-ap's eager splits wait until the piece has run this long (about 3 us; chunk_cycles_high): its
+// K*P promotions are then paid only by a loop long enough to repay them (HB §3's amortization
+// applied to TBB's partitioner; issue 9 item 2: a 1 us loop at 4 workers made 15 promotions and ran
+// 2x slower than at 1).  TBB splits at once.
+inline constexpr std::uint64_t ap_defer_cycles = chunk_cycles_high;
 
 template <class I, class T, class Map, class Combine>
 struct adaptive_loop {
@@ -185,7 +191,7 @@ struct adaptive_loop {
     bool complete;  // acc covers [b, rec.next): nothing skipped
     try {
       if (partitioned) loop_arm(h, fr, chunks);
-      complete = run_chunks(h, sh, rec, fr, acc, executed);
+      complete = run_chunks(h, sh, rec, fr, partitioned, acc, executed);
     } catch (...) {
       // The parts split off are joined before the exception leaves: their thieves use sh.
       h.loop_iterations += executed;
@@ -212,8 +218,8 @@ struct adaptive_loop {
   // clock); then one cycle-counter read per chunk keeps a chunk between about 1 and 4 us of work.
   // Returns false when it stopped early because a lower iteration failed; on a throw, records the
   // failing iteration.
-  WEFT_INLINE static bool run_chunks(hot_state& h, shared_state& sh, loop_record& rec, frame* fr, std::optional<T>& acc,
-                         std::uint64_t& executed) {
+  WEFT_INLINE static bool run_chunks(hot_state& h, shared_state& sh, loop_record& rec, frame* fr, bool partitioned,
+                                     std::optional<T>& acc, std::uint64_t& executed) {
     // Locals whose addresses do not escape: the compiler keeps them (and a copied body's captures,
     // see loop_body) in registers across the polls instead of reloading them per iteration.
     const Map map = *sh.map;
@@ -242,7 +248,16 @@ struct adaptive_loop {
             chunk /= 2;
           last = now;
         }
-        if (poll_pending(h)) [[unlikely]] promote_at_poll(h, fr);
+        if (partitioned) [[unlikely]] {
+          // ws-ap: its poll bit (`always`) is there for joins; all a loop piece's poll could do is
+          // the auto partitioner's splits once the piece has run ap_defer_cycles.  Checked here
+          // with the clock, not through the scheduler's slow path at every chunk (uts-bin spent a
+          // third of its time there).
+          if (rec.ap_armed_at != 0 && cycle_count() - rec.ap_armed_at >= ap_defer_cycles) [[unlikely]]
+            loop_split_when_due(h, fr);
+        } else if (poll_pending(h)) [[unlikely]] {
+          promote_at_poll(h, fr);
+        }
         if (k - b >= untimed_iterations && k < rec.end && sh.skipped(k)) [[unlikely]] {
           executed = k - b;
           return false;
