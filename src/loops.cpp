@@ -113,10 +113,9 @@ void loop_arm(hot_state& h, frame* fr, std::uint64_t chunks) noexcept {
   rec.ap_armed_at = cycle_count();
 }
 
-void loop_split_when_due(hot_state& h, frame* fr) {
-  loop_record& rec = loop_of(fr);
-  if (rec.ap_armed_at == 0 || cycle_count() - rec.ap_armed_at < ap_defer_cycles) return;
-  rec.ap_armed_at = 0;
+// The piece tested that it is due (adaptive_loop::run_chunks); once per piece.
+void loop_split_now(hot_state& h, frame* fr) {
+  loop_of(fr).ap_armed_at = 0;
   loop_begin(h, fr);
 }
 

@@ -45,7 +45,7 @@ class deque_scheduler final : public scheduler {
   // The poll word says which trigger fired; each has its decision function.
   void promote_at_poll(worker& w, hot_state& h, frame* fr) override {
     const std::uint32_t bits = h.poll.load(std::memory_order_relaxed);
-    if (bits & poll_bit::always) return promote_pushed(w, h, fr);
+    if (bits & poll_bit::always) return promote_pushed(w, fr);
     if (lazy() && (bits & poll_bit::notify)) return promote_below_threshold(w, h);
     if (bits & poll_bit::heartbeat) return promote_at_beat(w, h);
   }
@@ -113,14 +113,12 @@ class deque_scheduler final : public scheduler {
     return static_cast<deque_state&>(*w.mechanism).deque;
   }
 
-  // trigger::every_push (ws, ws-ap): the frame just pushed, if it is a join's or spawn's task; a
-  // loop frame polling between chunks under ws-ap: the auto partitioner's splits once they are due.
-  void promote_pushed(worker& w, hot_state& h, frame* fr) {
-    const std::uintptr_t s = fr->state.load(std::memory_order_relaxed);
-    if (task_state::is_task(s) && promote_frame(w, fr))
+  // trigger::every_push (ws, ws-ap): the frame just pushed, if it is a join's or spawn's task.  (A
+  // loop frame never polls here: ws runs loops as halving joins, and a ws-ap loop piece makes its
+  // partitioner's splits itself, adaptive_loop::run_chunks.)
+  void promote_pushed(worker& w, frame* fr) {
+    if (task_state::is_task(fr->state.load(std::memory_order_relaxed)) && promote_frame(w, fr))
       report_promotion(w, fr, promotion_kind::join);
-    else if (s == task_state::loop && h.loops_run_as == loop_style::auto_partitioned)
-      loop_split_when_due(h, fr);
   }
 
   // trigger::deque_below_threshold (the lazy policies).  Their deque-size check (LS: "a racy,

@@ -67,8 +67,8 @@ static_assert(std::is_standard_layout_v<loop_child>, "loop_child must start with
 
 // Runtime side (src/loops.cpp).
 void loop_begin(hot_state& h, frame* fr);             // ws-ap: the auto partitioner's eager splits
-void loop_arm(hot_state& h, frame* fr, std::uint64_t chunks) noexcept;  // ws-ap: start the clock; the splits come at a poll
-void loop_split_when_due(hot_state& h, frame* fr);    // ws-ap: the splits, once the piece ran ap_defer_cycles
+void loop_arm(hot_state& h, frame* fr, std::uint64_t chunks) noexcept;  // ws-ap: start the clock
+void loop_split_now(hot_state& h, frame* fr);         // ws-ap: the piece ran ap_defer_cycles: the splits
 std::uint64_t loop_child_chunks(hot_state& h, const loop_child& c, bool stolen) noexcept;
 void free_loop_child(hot_state& h, loop_child* c) noexcept;
 
@@ -254,7 +254,7 @@ struct adaptive_loop {
           // with the clock, not through the scheduler's slow path at every chunk (uts-bin spent a
           // third of its time there).
           if (rec.ap_armed_at != 0 && cycle_count() - rec.ap_armed_at >= ap_defer_cycles) [[unlikely]]
-            loop_split_when_due(h, fr);
+            loop_split_now(h, fr);
         } else if (poll_pending(h)) [[unlikely]] {
           promote_at_poll(h, fr);
         }
