@@ -38,7 +38,7 @@ class deque_scheduler final : public scheduler {
   std::uint32_t initial_poll_bits(worker& w) override { return idle_poll_bits(w); }
 
   std::uint32_t idle_poll_bits(const worker&) const override {
-    if (when_ == trigger::every_push) return poll_bit::always;
+    if (when_ == trigger::every_push) return eager_inline() ? poll_bit::always | poll_bit::eager : poll_bit::always;
     return lazy() ? poll_bit::notify : 0;  // an idle slot's deque is empty, below THR
   }
 
@@ -51,6 +51,9 @@ class deque_scheduler final : public scheduler {
   }
 
   reclaimed reclaim(worker& w, hot_state& h, frame* fr) override {
+    // An eager join's frame carries no mark and is not in the ledger's `unjoined` (eager.hpp): only
+    // an unwinding eager join (its first branch threw) comes here with one.
+    if (!(fr->marks & frame_mark::on_deque)) return eager_reclaim(h, fr);
     frame* got = take_off_deque(deque_of(w), w.ledger, fr);
     if (lazy() && deque_of(w).size() < threshold_) h.poll.fetch_or(poll_bit::notify, std::memory_order_relaxed);
     if (got == fr) return reclaimed::run_inline;
@@ -95,9 +98,7 @@ class deque_scheduler final : public scheduler {
 
   // ws and ws-ap promote every join inline (eager.hpp), unless the pool traces (the general path
   // reports each promotion to the trace).
-  chase_lev_deque* eager_deque(worker& w) override {
-    return when_ == trigger::every_push && !rt_.tracing() ? &deque_of(w) : nullptr;
-  }
+  chase_lev_deque* eager_deque(worker& w) override { return eager_inline() ? &deque_of(w) : nullptr; }
 
   // Publishes `fr` on w's deque (false when full); wakes a sleeper if the deque was empty.
   bool promote_frame(worker& w, frame* fr) override {
@@ -109,6 +110,7 @@ class deque_scheduler final : public scheduler {
 
  private:
   bool lazy() const noexcept { return threshold_ > 0; }
+  bool eager_inline() const noexcept { return when_ == trigger::every_push && !rt_.tracing(); }
   static chase_lev_deque& deque_of(const worker& w) noexcept {
     return static_cast<deque_state&>(*w.mechanism).deque;
   }
@@ -193,9 +195,9 @@ void eager_wake(hot_state& h) noexcept { h.self->rt->notify_work(); }
 
 void eager_report(hot_state& h, const frame* fr) noexcept { report_promotion(*h.self, fr, promotion_kind::join); }
 
-reclaimed eager_stolen(hot_state& h, frame* fr, frame* popped) {
+reclaimed eager_stolen(hot_state& h, frame* fr) {
   worker& w = *h.self;
-  return static_cast<deque_scheduler&>(*w.rt->sched).lost_to_thief(w, fr, popped);
+  return static_cast<deque_scheduler&>(*w.rt->sched).lost_to_thief(w, fr, nullptr);
 }
 
 std::unique_ptr<scheduler> make_deque_scheduler(runtime& rt, const policy_traits& row) {

@@ -41,7 +41,7 @@ counters counters_of(const worker& w) {
   c.deque_checks = w.deque_checks;
   c.idle_ns = w.idle_ns.load(std::memory_order_relaxed);
   c.heap_peak_bytes = std::uint64_t(w.heap_peak);
-  c.live_threads_peak = w.ledger.unjoined_peak;
+  c.live_threads_peak = std::max(w.ledger.unjoined_peak, std::uint64_t(w.ledger.eager_peak_end - w.stack.begin()));
   c.heartbeats_requested = w.beats_requested.load(std::memory_order_relaxed);
   c.heartbeats_delivered = w.beats_delivered;
   c.quota_preemptions = w.quota_preemptions;
@@ -56,6 +56,7 @@ void reset_counters_of(worker& w) {
   if (w.trace) w.trace->rebase_promotions(w.ledger.promotions);
   w.ledger.promotions = w.steals = w.leapfrogs = w.deque_checks = 0;
   w.ledger.unjoined_peak = w.ledger.unjoined;
+  w.ledger.eager_peak_end = w.stack.begin();  // between runs: no eager join in flight
   w.steal_attempts.store(0, std::memory_order_relaxed);
   w.steal_backoffs.store(0, std::memory_order_relaxed);
   w.beats_requested.store(0, std::memory_order_relaxed);

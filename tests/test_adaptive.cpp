@@ -111,6 +111,45 @@ TEST(Adaptive, EagerJoinsReportEveryPromotionAndTheirPeak) {
   }
 }
 
+// The eager join on a full deque: the frame stays latent and the join is an ordinary one (eager.hpp,
+// join.hpp join_eager).  The deque holds as many items as the task stack holds frames, so only a
+// ws-ap loop's split-off ranges, which share it, can fill it; here the test fills it itself, on
+// one worker (no thief).  The joins must give the serial result, promote nothing, and leave the
+// deque as they found it; once it has room again every join is promoted again.
+TEST(Adaptive, EagerJoinsOnAFullDequeStayLatent) {
+  using weft::detail::frame;
+  const auto eager = wt::implemented_where([](const policy_traits& row) { return row.when == trigger::every_push; });
+  for (weft::policy p : eager) {
+    weft::pool pool(weft::config{.workers = 1, .policy = p, .max_depth = 1024});
+    std::vector<frame> fillers(4096);
+    std::size_t filled = 0;
+    bool in_order = true;
+    const long r = pool.run([&] {
+      weft::detail::chase_lev_deque* d = weft::detail::tls_hot.eager_deque;
+      if (d == nullptr) return -1L;
+      while (filled < fillers.size() && d->push(&fillers[filled])) ++filled;
+      const long v = fib(15);
+      for (std::size_t i = filled; i-- > 0;) in_order &= d->pop() == &fillers[i];
+      in_order &= d->pop() == nullptr;
+      return v;
+    });
+    ASSERT_NE(r, -1) << weft::to_string(p) << ": no eager deque on the worker";
+    EXPECT_EQ(r, 610) << weft::to_string(p);
+    EXPECT_GE(filled, 1024u) << weft::to_string(p) << ": the deque holds at least max_depth items";
+    EXPECT_LT(filled, fillers.size()) << weft::to_string(p) << ": the deque never said full";
+    EXPECT_TRUE(in_order) << weft::to_string(p) << ": the joins on the full deque changed it";
+    auto s = pool.stats().total;
+    EXPECT_EQ(s.joins, fib_joins(15)) << weft::to_string(p);
+    EXPECT_EQ(s.promotions, 0u) << weft::to_string(p) << ": a join promoted on a full deque";
+    EXPECT_EQ(s.live_threads_peak, 0u) << weft::to_string(p);
+    pool.reset_stats();
+    EXPECT_EQ(pool.run([] { return fib(15); }), 610);
+    s = pool.stats().total;
+    EXPECT_EQ(s.promotions, fib_joins(15)) << weft::to_string(p) << ": eager again once the deque has room";
+    EXPECT_EQ(s.live_threads_peak, 14u) << weft::to_string(p);
+  }
+}
+
 TEST(Adaptive, HeartbeatPromotesAtMostOncePerBeat) {
   hook_guard g;
   const auto period = std::chrono::microseconds(500);

@@ -70,6 +70,28 @@ TEST(DequeSingle, PushSaysWhetherTheDequeWasEmpty) {
   EXPECT_TRUE(was_empty) << "a failed push reports nothing";
 }
 
+// The eager join's pop (eager.hpp): the owner takes back the item it knows to be the youngest, and
+// learns whether a thief took it first — the last item included, whose race is decided by the CAS.
+TEST(DequeSingle, PopOwnTakesBackTheYoungestOrSaysAThiefHasIt) {
+  chase_lev_deque d(8);
+  items it(3);
+  ASSERT_TRUE(d.push(it.at(0)));
+  ASSERT_TRUE(d.push(it.at(1)));
+  EXPECT_TRUE(d.pop_own(it.at(1)));
+  EXPECT_EQ(d.size(), 1);
+  EXPECT_TRUE(d.pop_own(it.at(0))) << "the last item, no thief";
+  EXPECT_EQ(d.size(), 0);
+  ASSERT_TRUE(d.push(it.at(0)));
+  ASSERT_TRUE(d.push(it.at(1)));
+  EXPECT_EQ(d.steal(), it.at(0));
+  EXPECT_TRUE(d.pop_own(it.at(1)));
+  EXPECT_FALSE(d.pop_own(it.at(0))) << "stolen before the pop";
+  EXPECT_EQ(d.size(), 0) << "a pop that finds the deque empty leaves it consistent";
+  ASSERT_TRUE(d.push(it.at(2)));
+  EXPECT_EQ(d.steal(), it.at(2)) << "usable after a failed pop_own";
+  EXPECT_EQ(d.pop(), nullptr);
+}
+
 TEST(DequeSingle, ThiefStealsOldestFirst) {
   chase_lev_deque d(16);
   items it(10);
@@ -335,7 +357,7 @@ TEST_P(DequeRace, EveryItemTakenExactlyOnce) {
 }
 
 // The last-item race: each round the owner pushes one item, announces it, waits a varying few
-// pause instructions (or until a thief starts an attempt) and pops it, while thieves steal.  Exactly one side may get it: pop's seq_cst
+// pause instructions (or until a thief starts an attempt) and pops it (pop, or pop_own), while thieves steal.  Exactly one side may get it: pop's seq_cst
 // store of bottom and load of top against steal's seq_cst loads of top and bottom, then the CAS on
 // top.  A pop that skipped the CAS (or a steal that skipped the bottom check) would let both take it.
 TEST_P(DequeRace, LastItemGoesToExactlyOneTaker) {
@@ -356,8 +378,11 @@ TEST_P(DequeRace, LastItemGoesToExactlyOneTaker) {
       rc.await_thief_started(i + 1);
     else
       for (unsigned k = r.below(64); k > 0; --k) pause();
-    if (frame* f = rc.d.pop()) {
-      if (f != rc.it.at(i)) ++wrong_pops;
+    // Every other pair of rounds pops as the eager join does (pop_own: the owner names the item),
+    // so that both forms meet both timings.
+    frame* const mine = rc.it.at(i);
+    if (frame* f = (i / 2) % 2 == 0 ? rc.d.pop() : rc.d.pop_own(mine) ? mine : nullptr) {
+      if (f != mine) ++wrong_pops;
       rc.take(f);
       ++owner_won;
     }

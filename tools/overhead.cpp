@@ -27,7 +27,7 @@
 namespace {
 
 using tools::fib_serial;
-constexpr auto fib_weft = tools::fib;
+constexpr auto fib_weft = tools::fib_alone;  // fib in a unit of its own (fib_alone.cpp)
 
 // Exactly two calls per node: the baseline of "a join costs k instructions beyond two calls".
 __attribute__((noinline, optimize("no-optimize-sibling-calls"))) long fib_twocalls(int n) {

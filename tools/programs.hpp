@@ -14,6 +14,9 @@ inline long fib(int n) {
   return a + b;
 }
 
+// fib compiled in a translation unit of its own (tools/fib_alone.cpp), as weft-overhead measures it.
+long fib_alone(int n);
+
 // fib as README "Cheap joins" recommends: n captured by value, the first branch declared noexcept
 // (the join then needs no exception cleanup, so gcc compiles the recursion as the serial one).
 // Defined in its own translation unit (tools/fib_value.cpp): beside fib in one unit it changes how

@@ -37,7 +37,7 @@ class chase_lev_deque {
   bool push(frame* f, bool& was_empty) noexcept {
     const std::int64_t b = bottom_.load(std::memory_order_relaxed);
     const std::int64_t t = top_.load(std::memory_order_acquire);
-    if (b - t > std::int64_t(mask_)) return false;
+    if (b - t > std::int64_t(mask_)) [[unlikely]] return false;
     was_empty = b - t <= 0;
     WEFT_CHAOS_POINT();  // a thief takes the oldest item while we hold a stale top
     slot(std::size_t(b)).store(f, std::memory_order_relaxed);
@@ -52,23 +52,18 @@ class chase_lev_deque {
 
   // Owner: the youngest item, or nullptr when a thief took the last one.
   frame* pop() noexcept {
-    const std::int64_t b = bottom_.load(std::memory_order_relaxed) - 1;
-    bottom_.store(b, std::memory_order_seq_cst);
-    WEFT_CHAOS_POINT();  // the bottom claimed, top not read: thieves race for the last item
-    std::int64_t t = top_.load(std::memory_order_seq_cst);
-    if (t > b) {
-      bottom_.store(b + 1, std::memory_order_relaxed);
-      return nullptr;
-    }
-    frame* f = slot(std::size_t(b)).load(std::memory_order_relaxed);
-    if (t == b) {  // the last item: race the thieves for it
-      WEFT_CHAOS_POINT();
-      if (!top_.compare_exchange_strong(t, t + 1, std::memory_order_seq_cst,
-                                        std::memory_order_relaxed))
-        f = nullptr;
-      bottom_.store(b + 1, std::memory_order_relaxed);
-    }
-    return f;
+    std::int64_t b;
+    return take_bottom(b) ? slot(std::size_t(b)).load(std::memory_order_relaxed) : nullptr;
+  }
+
+  // Owner: takes back `f`, which it knows to be the youngest item (the eager join: it pushed `f`, and
+  // every item pushed since has been taken back or stolen), or finds that a thief took it.  pop()
+  // without reading the slot back: the owner wrote it.  Checked builds compare.
+  bool pop_own(const frame* f) noexcept {
+    std::int64_t b;
+    if (!take_bottom(b)) return false;
+    WEFT_ASSERT(slot(std::size_t(b)).load(std::memory_order_relaxed) == f, "deque: the youngest item is not the frame being joined");
+    return true;
   }
 
   // Thief: the oldest item, or nullptr (empty, or lost a race).
@@ -95,6 +90,25 @@ class chase_lev_deque {
     std::size_t p = 1;
     while (p < n) p <<= 1;
     return p;
+  }
+  // The owner's half of a pop: claims index `b` (the youngest item) from the thieves.  False when
+  // they took it (the deque is then empty and left consistent).
+  bool take_bottom(std::int64_t& b) noexcept {
+    b = bottom_.load(std::memory_order_relaxed) - 1;
+    bottom_.store(b, std::memory_order_seq_cst);
+    WEFT_CHAOS_POINT();  // the bottom claimed, top not read: thieves race for the last item
+    std::int64_t t = top_.load(std::memory_order_seq_cst);
+    if (t > b) {
+      bottom_.store(b + 1, std::memory_order_relaxed);
+      return false;
+    }
+    if (t == b) {  // the last item: race the thieves for it
+      WEFT_CHAOS_POINT();
+      const bool won = top_.compare_exchange_strong(t, t + 1, std::memory_order_seq_cst, std::memory_order_relaxed);
+      bottom_.store(b + 1, std::memory_order_relaxed);
+      return won;
+    }
+    return true;
   }
   std::atomic_ref<frame*> slot(std::size_t i) const noexcept { return std::atomic_ref<frame*>(slots_[i & mask_]); }
   struct free_slots {

@@ -95,6 +95,10 @@ inline constexpr std::uint32_t measure = 1u << 5;
 // adf, dfd, fifo (NAR): every join forks a thread on the fiber engine (src/sched_fibers.cpp); set
 // for good on the workers of such a pool, so the fast path never pushes a frame there.
 inline constexpr std::uint32_t fibers = 1u << 6;
+// Beside `always` on the workers of a ws or ws-ap pool that does not trace: their joins promote and
+// take back inline (eager.hpp, hot_state::eager_deque).  One compare of the poll word tells the
+// eager join from every other reason to leave the fast path.
+inline constexpr std::uint32_t eager = 1u << 7;
 }  // namespace poll_bit
 
 // The owner's private fast-path state, in thread-local storage so that a join reaches it with
@@ -112,7 +116,8 @@ struct hot_state {
   loop_style loops_run_as = loop_style::halving;
   // ws and ws-ap (trigger::every_push) in a pool that does not trace: the deque and ledger of the
   // worker this thread runs as, so that a join promotes and takes back its frame inline (eager.hpp);
-  // null under every other policy.  Set and cleared with `self`.
+  // null under every other policy.  Set and cleared with `self`, and non-null exactly when the poll
+  // word a worker starts from (scheduler::idle_poll_bits) holds poll_bit::eager.
   chase_lev_deque* eager_deque = nullptr;
   promotion_ledger* eager_ledger = nullptr;
   // A scope's spawned frames stay below this slot, half-way up the task stack: the rest is for the

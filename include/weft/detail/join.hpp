@@ -152,7 +152,8 @@ inline constexpr bool cannot_throw =
     (std::is_void_v<std::invoke_result_t<F&>> || std::is_nothrow_constructible_v<ret_t<F>, std::invoke_result_t<F&>>);
 
 // After the push: run the first branch, pop, and run the second inline unless it was promoted (or,
-// `Eager`, unless a thief took it: the eager join takes its promoted frame back inline).
+// `Eager`, the frame promoted by join_eager, unless a thief took it: the eager join takes its frame
+// back inline, and knows without a mark that it must).
 template <class F, class G, bool Eager = false>
 WEFT_INLINE std::pair<ret_t<F>, ret_t<G>> join_pushed(hot_state& h, frame* fr, F& f, G& g) {
   ret_t<F> a = [&] {
@@ -163,7 +164,7 @@ WEFT_INLINE std::pair<ret_t<F>, ret_t<G>> join_pushed(hot_state& h, frame* fr, F
         return call(f);
       } catch (...) {
         h.top = fr;
-        if (must_reclaim(fr)) join_unwind<G>(h, fr);
+        if (Eager || must_reclaim(fr)) join_unwind<G>(h, fr);
         throw;
       }
     }
@@ -171,7 +172,7 @@ WEFT_INLINE std::pair<ret_t<F>, ret_t<G>> join_pushed(hot_state& h, frame* fr, F
   h.top = fr;
   using A = first_result_arg<ret_t<F>>;
   if constexpr (Eager) {
-    if (must_reclaim(fr) && eager_reclaim(h, fr) == reclaimed::stolen) [[unlikely]]
+    if (eager_reclaim(h, fr) == reclaimed::stolen) [[unlikely]]
       return join_stolen<ret_t<F>, G>(fr, static_cast<A&&>(a));
   } else if (must_reclaim(fr)) [[unlikely]] {
     return join_promoted<ret_t<F>, G>(h, fr, static_cast<A&&>(a));
@@ -179,18 +180,30 @@ WEFT_INLINE std::pair<ret_t<F>, ret_t<G>> join_pushed(hot_state& h, frame* fr, F
   return {std::move(a), call(g)};
 }
 
+template <class F, class G>
+WEFT_NOINLINE std::pair<ret_t<F>, ret_t<G>> join_general(F f, G g);
+
 // The eager join (ws, ws-ap; eager.hpp): every frame promoted as it is pushed and taken back inline.
 // Inlined into join_slow, so that a promotion costs the deque's push and pop and not two more
 // out-of-line calls.  (Inlined into the fast path itself it costs the never-promoted join of every
 // other policy ~10 instructions: gcc then keeps the branches in memory.)
 template <class F, class G>
 WEFT_INLINE std::pair<ret_t<F>, ret_t<G>> join_eager(hot_state& h, F& f, G& g) {
+  WEFT_ASSERT(h.eager_deque != nullptr, "the poll word says eager on a worker without an eager deque");
   using B = branch_t<G>;
   typename B::holder holder(&g);
   frame* fr = h.top;
   B::store(fr, g, holder);
   push_frame(h, fr, &B::run);
-  eager_promote(h, fr);
+  if (!eager_promote(h, fr)) [[unlikely]] {
+    // The deque is full (it holds as many items as the task stack holds frames: only a ws-ap
+    // loop's split-off ranges, which share it, can fill it).  The frame is taken off again, never
+    // published, and the join is the general path's: its promotion leaves the frame latent, or, if
+    // a thief has made room meanwhile, pushes and marks it as every other deque promotion does.
+    h.top = fr;
+    --h.joins;
+    return join_general(std::move(f), std::move(g));
+  }
   return join_pushed<F, G, true>(h, fr, f, g);
 }
 
@@ -207,10 +220,11 @@ WEFT_NOINLINE std::pair<ret_t<F>, ret_t<G>> join_measured(hot_state& h, F& f, G&
   return {std::move(a), call(g)};
 }
 
-// Is this join an eager one?  The poll word holds `always` alone (no other reason to look, the
-// work/span mode's `measure` included) and the worker's deque takes joins inline (eager.hpp).
+// Is this join an eager one?  The poll word holds `always` and `eager` alone: a worker whose deque
+// takes joins inline (eager.hpp), with no other reason to look (the work/span mode's `measure`
+// included).
 WEFT_INLINE bool eager_join(const hot_state& h) noexcept {
-  return h.eager_deque != nullptr && h.poll.load(std::memory_order_relaxed) == poll_bit::always;
+  return h.poll.load(std::memory_order_relaxed) == (poll_bit::always | poll_bit::eager);
 }
 
 // A poll found a reason to leave the fast path: not a worker, or the policy wants to look.  The

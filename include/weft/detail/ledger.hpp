@@ -16,6 +16,8 @@
 
 #include <cstdint>
 
+#include "frame.hpp"
+
 namespace weft::detail {
 
 // Written only by the thread holding the worker's slot (read by pool::stats() after the run that
@@ -28,6 +30,20 @@ struct promotion_ledger {
   // store, and the next promotion's 16-byte load then waits on note_joined's 8-byte store of
   // `unjoined` (no store-to-load forwarding across the two) — under ws, at every other join.
   std::uint64_t promotions = 0;
+
+  // The eager join's promotions (eager.hpp) are counted here too, but not its joins: under ws every
+  // frame on the worker's task stack is a promoted item not yet joined (a join's or a spawn's frame,
+  // on the deque or with its thief), so those in flight when the eager join pushes `fr` are the
+  // frames up to `fr`, and their peak is where the deepest one ended.  Two instructions per join
+  // instead of an increment, a compare and a decrement of `unjoined`; counters::live_threads_peak is
+  // the larger of this depth and unjoined_peak (stats.cpp; ws-ap's loop frames count in the depth,
+  // their split-off children in `unjoined`).  Reset to the task stack's start (no frame).
+  const frame* eager_peak_end = nullptr;
+
+  void note_eager_promotion(const frame* fr) noexcept {
+    ++promotions;
+    if (fr >= eager_peak_end) eager_peak_end = fr + 1;
+  }
 
   void note_promotion() noexcept {
     ++promotions;
