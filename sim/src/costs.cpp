@@ -96,7 +96,8 @@ namespace weft_sim {
 // at P = 1; the rest is shared.  Fitted 2026-11-24 on the Intel Xeon VM at commit 7b60d8d (the
 // fit of 2026-11-23, on an AMD EPYC VM and before the promotion ledger became owner-private, is in
 // sim.md); with the runtime's default rules of that day: the steal backoff and the spare
-// heartbeat delivery.
+// heartbeat delivery.  Refitted 2026-11-24 (stop 23) at commit 024bbb9: ws-ap's loop pieces
+// check their partitioner themselves, the eager join without its mark and live count.
 Costs cost_preset(std::string_view name, std::string_view policy) {
   if (name == "default") return Costs{};
   if (name != "calibrated")
@@ -105,9 +106,9 @@ Costs cost_preset(std::string_view name, std::string_view policy) {
   Costs c;
   c.check = 10;       // one poll: a load of the own deque's size or the beat flag (held, not fitted)
   c.pop = 60;         // the owner's pop of its promoted item (held: not separable from promote)
-  c.promote = 33;     // fitted: ws's fib overhead per join less join and pop (a deque push)
-  c.split = 85;       // fitted: ws's nqueens overhead per loop split less loop, iter, promote, pop
-  c.steal = 11400;    // 1.14 us per successful steal: the median over policies, WOOL Table III method
+  c.promote = 30;     // fitted: ws's fib overhead per join less join and pop (a deque push)
+  c.split = 115;      // fitted: ws's nqueens overhead per loop split less loop, iter, promote, pop
+  c.steal = 11800;    // 1.18 us per successful steal: the median over policies, WOOL Table III method
   c.probe = 1000;     // 100 ns per failed attempt: the idle loop's spin (idle.cpp) on a free core
   c.sync = 500;       // a finished stolen branch signalling its join (a remote cache line)
   c.heartbeat = 400000;  // N = 40 us, the runtime's default beat
@@ -122,12 +123,12 @@ Costs cost_preset(std::string_view name, std::string_view policy) {
   // Fitted per group: fib's overhead per join gives `join`; nqueens' and uts-geo's (loops only)
   // give `loop` and `iter`.  ws and ws-ap build the lazy group's descriptor and run its loop code.
   if (policy == "wool") {  // its task-stack descriptor (sched_wool.cpp)
-    c.join = 15;
-    c.loop = 35;
-    c.iter = 34;
+    c.join = 14;
+    c.loop = 17;
+    c.iter = 54;
   } else {  // lazy-df, lazy-df2, lazy-bf, heartbeat, ws, ws-ap (and the thread engines)
     c.join = 14;
-    c.loop = 32;
+    c.loop = 29;
     c.iter = 0;  // the fit gives 0 (sim/fit_costs.py holds a cost at 0 rather than go negative)
   }
   return c;
