@@ -5,7 +5,7 @@ sim/calibrate_real.sh), against weft-sim's P = 1 counts on the same programs (fi
 recorded nqueens DAG).  Units: 0.1 ns.  Policies whose runtime code paths are the same at P = 1
 are pooled (the median of their T1/Ts medians): the lazy group (lazy-df, lazy-df2, lazy-bf,
 heartbeat: a latent descriptor and a poll per join), wool (its task-stack descriptor) and the
-eager group (ws, fitted on ws alone: ws-ap runs the same join with other loop splits, so its T1/Ts is a check).  `check` is held at CHECK (a load of the
+eager group (ws), and ws-ap (ws's join with its own loop pieces).  `check` is held at CHECK (a load of the
 own deque's size) and `pop` at POP.
 
   lazy, wool: fib's overhead per join gives `join`; nqueens and uts-geo (no joins) give `iter`
@@ -13,7 +13,10 @@ own deque's size) and `pop` at POP.
       10 M nodes entering an empty loop);
   eager: `join`, `loop` and `iter` are the lazy group's (the same descriptor and loop code);
       fib's overhead per join less join and pop gives `promote`; nqueens' per split (every loop
-      is split to single iterations) less loop, iter, promote and pop gives `split`.
+      is split to single iterations) less loop, iter, promote and pop gives `split`;
+  ws-ap: the eager group's join, promote and split; `loop` and `iter` from its nqueens and
+      uts-geo as the lazy group's (its pieces read the clock for the partitioner's deferral),
+      after the few splits of pieces that outlast the deferral (Costs::ap_defer).
 
 usage: sim/fit_costs.py WEFT_SIM FIB_RATIO_TXT KERNELS_JSONL DAG_DIR [FIB_N]
        (DAG_DIR: nqueens.dag and uts-geo.dag recorded by weft-bench-record --size quick)
@@ -26,7 +29,7 @@ import sys
 import tempfile
 
 POLICIES = ["ws", "ws-ap", "wool", "lazy-df", "lazy-df2", "lazy-bf", "heartbeat"]
-GROUPS = {"lazy": ["lazy-df", "lazy-df2", "lazy-bf", "heartbeat"], "wool": ["wool"], "eager": ["ws"]}  # ws-ap shares ws's costs: its T1/Ts is the check
+GROUPS = {"lazy": ["lazy-df", "lazy-df2", "lazy-bf", "heartbeat"], "wool": ["wool"], "eager": ["ws"], "ws-ap": ["ws-ap"]}
 POP = 60    # 6 ns: the owner's pop of its own promoted item (not separable from promote at P = 1)
 CHECK = 10  # 1 ns: one poll
 
@@ -90,7 +93,7 @@ def main():
     print("| group | fib T1/Ts (per policy) | nqueens T1/Ts | uts-geo T1/Ts | join | loop | iter | promote | split |")
     print("|---|---|---|---|---|---|---|---|---|")
     fit = {}
-    for g in ("lazy", "eager", "wool"):  # lazy first: eager uses its join, loop and iter
+    for g in ("lazy", "eager", "ws-ap", "wool"):  # lazy first: eager uses its join, loop and iter; ws-ap eager's
         ps = GROUPS[g]
         rf_ratio = statistics.median(fib_ratio[p] for p in ps)
         rq_ratio = statistics.median(nq_ratio[p] for p in ps)
@@ -104,6 +107,14 @@ def main():
             join, lp, it = fit["lazy"][0], fit["lazy"][1], fit["lazy"][2]
             promote = max(0.0, rf / f["joins"] - join - POP)
             split = max(0.0, (rq - q["loops"] * lp - q["iterations"] * it) / q["promotions"] - promote - POP)
+        elif g == "ws-ap":
+            # ws's joins, promotions and splits; its loop pieces arm the partitioner's clock and
+            # read it after every chunk, so `loop` and `iter` are its own, fitted as the lazy
+            # group's after the splits that the deferral still lets long pieces make at P = 1.
+            join, promote, split = fit["eager"][0], fit["eager"][3], fit["eager"][4]
+            rq -= q["loop_splits"] * (promote + split + POP)
+            ru -= u["loop_splits"] * (promote + split + POP)
+            lp, it = fit_nonnegative(q["loops"], q["iterations"], u["loops"], u["iterations"], rq, ru)
         else:
             promote = fit.get("eager", (0, 0, 0, 0, 0))[3]
             # rq = loops_q * lp + iters_q * it; ru = loops_u * lp + iters_u * it
@@ -114,7 +125,7 @@ def main():
         per = lambda d: ", ".join(f"{d[p]:.2f}" for p in ps)
         print(f"| {g} | {rf_ratio:.2f} ({per(fib_ratio)}) | {rq_ratio:.2f} ({per(nq_ratio)}) "
               f"| {ru_ratio:.2f} ({per(ug_ratio)}) | {join:.0f} | {lp:.0f} | {it:.0f} | {promote:.0f} | {split:.0f} |")
-    print(f"(check = {CHECK}, pop = {POP}; lazy and wool promote = the eager group's)")
+    print(f"(check = {CHECK}, pop = {POP}; lazy and wool promote = the eager group's; ws-ap's join, promote, split too)")
 
 
 if __name__ == "__main__":

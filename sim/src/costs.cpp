@@ -22,7 +22,8 @@ constexpr CostField kFields[] = {
     {"poll", &Costs::poll, nullptr},          {"heartbeat", &Costs::heartbeat, nullptr},
     {"slice_on", &Costs::slice_on, nullptr},  {"slice_off", &Costs::slice_off, nullptr},
     {"quota", nullptr, &Costs::quota},        {"ap_k", nullptr, &Costs::ap_k},
-    {"ap_v", nullptr, &Costs::ap_v},          {"wool_public", nullptr, &Costs::wool_public},
+    {"ap_v", nullptr, &Costs::ap_v},          {"ap_defer", &Costs::ap_defer, nullptr},
+    {"wool_public", nullptr, &Costs::wool_public},
     {"wool_step", nullptr, &Costs::wool_step},
     {"backoff", &Costs::backoff, nullptr},    {"backoff_small", &Costs::backoff_small, nullptr},
     {"backoff_first", &Costs::backoff_first, nullptr},
@@ -112,6 +113,7 @@ Costs cost_preset(std::string_view name, std::string_view policy) {
   c.probe = 1000;     // 100 ns per failed attempt: the idle loop's spin (idle.cpp) on a free core
   c.sync = 500;       // a finished stolen branch signalling its join (a remote cache line)
   c.heartbeat = 400000;  // N = 40 us, the runtime's default beat
+  c.ap_defer = 30800;    // ws-ap: the runtime's ap_defer_cycles, 8,000 cycles of the 2.6 GHz counter
   c.hb_spare = true;     // the runtime's default delivery (src/heartbeat.cpp)
   // The runtime's steal backoff defaults (src/config_resolve.hpp): 1 us doubling to 256 us after a
   // theft of under 8 us of work (16 under wool); off under heartbeat, absent from the thread engines.
@@ -121,12 +123,17 @@ Costs cost_preset(std::string_view name, std::string_view policy) {
     c.backoff_first = 10000;
   }
   // Fitted per group: fib's overhead per join gives `join`; nqueens' and uts-geo's (loops only)
-  // give `loop` and `iter`.  ws and ws-ap build the lazy group's descriptor and run its loop code.
+  // give `loop` and `iter`.  ws builds the lazy group's descriptor and runs its loop code; ws-ap's
+  // loop pieces arm and read the partitioner's clock (its own fit, after the deferred splits).
   if (policy == "wool") {  // its task-stack descriptor (sched_wool.cpp)
     c.join = 14;
     c.loop = 17;
     c.iter = 54;
-  } else {  // lazy-df, lazy-df2, lazy-bf, heartbeat, ws, ws-ap (and the thread engines)
+  } else if (policy == "ws-ap") {  // ws's join; its loop pieces read the clock (ap_defer) per chunk
+    c.join = 14;
+    c.loop = 80;
+    c.iter = 46;
+  } else {  // lazy-df, lazy-df2, lazy-bf, heartbeat, ws (and the thread engines)
     c.join = 14;
     c.loop = 29;
     c.iter = 0;  // the fit gives 0 (sim/fit_costs.py holds a cost at 0 rather than go negative)

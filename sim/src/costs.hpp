@@ -45,6 +45,10 @@ struct Costs {
   std::uint64_t quota = 0; // NAR's K in bytes (0 = unlimited); used by the space-efficient policies
   std::uint64_t ap_k = 4;  // ws-ap: initial chunks = ap_k · P
   std::uint64_t ap_v = 4;  // ws-ap: chunks after a theft = max(chunks, ap_v)
+  // ws-ap: a loop piece (a loop, or a range split off one) makes its K·P splits only once it has
+  // run this long, as the runtime's pieces do (ap_defer_cycles, include/weft/detail/loop.hpp: a
+  // loop shorter than that never pays for K·P promotions); 0: at the piece's start, TBB's rule.
+  Time ap_defer = 0;
   // wool, as the runtime's sched_wool.cpp: 4 public slots at start, the trip wire on the 2nd
   // highest public slot, 4 more slots per notification, one fewer after 64 public inlines in a row.
   std::uint64_t wool_public = 4;  // wool: initial public descriptors per worker

@@ -78,9 +78,20 @@ void Simulator::loop_step(unsigned w, Frame& f) {
         if (pol_.loops == LoopSplit::auto_partitioner) f.chunks = costs_.ap_k * P_;
       }
       f.sub = loop_next;
+      if (pol_.loops == LoopSplit::auto_partitioner && costs_.ap_defer > 0) {
+        f.ap_armed = true;  // the runtime's loop_arm: the splits wait (Costs::ap_defer)
+        f.ap_armed_at = k.clock;
+        return;
+      }
       loop_partition(w, idx);
       return;
     case loop_next:
+      if (f.ap_armed && k.clock - f.ap_armed_at >= costs_.ap_defer) {
+        // The runtime checks after each chunk, here at each iteration boundary.
+        f.ap_armed = false;
+        loop_partition(w, idx);  // may move the worker's frames: go on at the next step
+        return;
+      }
       if (f.next < f.end) {
         poll(w);  // every iteration boundary is a poll point (SPEC §3); may split [next, end)
         const std::uint64_t i = f.next++;

@@ -47,6 +47,8 @@ struct Frame {
   std::uint64_t next = 0, end = 0;  // loop: iterations not yet started
   std::uint32_t pending = 0;        // loop: promoted sub-ranges not yet finished
   std::uint64_t chunks = 0;
+  bool ap_armed = false;  // ws-ap with Costs::ap_defer: its splits wait until ap_armed_at + ap_defer
+  Time ap_armed_at = 0;
   std::int32_t thief = -1;
   std::vector<std::int32_t> thieves;  // loop: workers running its stolen sub-ranges
   std::uint32_t spawn_index = 0;      // wool: position on the worker's task stack

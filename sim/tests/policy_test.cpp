@@ -111,6 +111,27 @@ TEST(Policy, AutoPartitionerMakesKTimesPChunksWithoutThefts) {
   EXPECT_EQ(run(loop, "ws-ap", 8, c).result.loop_splits, 4u * 8 - 1);
 }
 
+TEST(Policy, AutoPartitionerDefersItsSplitsAsTheRuntimeDoes) {
+  // Costs::ap_defer, the runtime's ap_defer_cycles: a piece makes its K·P splits only once it has
+  // run that long, each piece on its own clock.  A loop of 1,000 iterations of 5 units (about 6
+  // with the poll: 6,000 in all) on one worker, K·P = 4: deferred past its end it never splits;
+  // deferred by 500 it splits twice after ~83 iterations (4 -> 2 -> 1 chunks) and the child range
+  // of 2 chunks (~460 iterations) splits once when it has run 500 too: K·P - 1 in all; deferred
+  // by 2,500 the loop splits twice after ~416 iterations, and that child (~290 iterations, ~1,750
+  // units) ends before its own deferral is up.
+  const Dag loop = make_nested_loops(1, 1000, 5);
+  Costs c;
+  c.ap_defer = 1'000'000;
+  EXPECT_EQ(run(loop, "ws-ap", 1, c).result.loop_splits, 0u);
+  EXPECT_EQ(run(loop, "ws-ap", 4, c).result.thefts, 0u) << "nothing to steal from a loop that never split";
+  c.ap_defer = 500;
+  EXPECT_EQ(run(loop, "ws-ap", 1, c).result.loop_splits, 4u - 1);
+  c.ap_defer = 2'500;
+  EXPECT_EQ(run(loop, "ws-ap", 1, c).result.loop_splits, 2u);
+  c.ap_defer = 0;  // TBB's rule: at the piece's start
+  EXPECT_EQ(run(loop, "ws-ap", 1, c).result.loop_splits, 4u - 1);
+}
+
 TEST(Policy, WoolPublishesTheOutermostDescriptorsAndGrowsOnTheTripWire) {
   // A chain of 12 nested joins over a long leaf. One worker: only task-stack positions below the
   // public limit (4) are published (WOOL §III.B).
