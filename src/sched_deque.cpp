@@ -53,7 +53,10 @@ class deque_scheduler final : public scheduler {
   reclaimed reclaim(worker& w, hot_state& h, frame* fr) override {
     // An eager join's frame carries no mark and is not in the ledger's `unjoined` (eager.hpp): only
     // an unwinding eager join (its first branch threw) comes here with one.
-    if (!(fr->marks & frame_mark::on_deque)) return eager_reclaim(h, fr);
+    if (!(fr->marks & frame_mark::on_deque)) {
+      WEFT_ASSERT(h.eager_deque == &deque_of(w), "an unmarked frame joined through reclaim outside the eager join");
+      return eager_reclaim(h, fr);
+    }
     frame* got = take_off_deque(deque_of(w), w.ledger, fr);
     if (lazy() && deque_of(w).size() < threshold_) h.poll.fetch_or(poll_bit::notify, std::memory_order_relaxed);
     if (got == fr) return reclaimed::run_inline;
