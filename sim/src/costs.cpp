@@ -108,7 +108,7 @@ Costs cost_preset(std::string_view name, std::string_view policy) {
   c.check = 10;       // one poll: a load of the own deque's size or the beat flag (held, not fitted)
   c.pop = 60;         // the owner's pop of its promoted item (held: not separable from promote)
   c.promote = 30;     // fitted: ws's fib overhead per join less join and pop (a deque push)
-  c.split = 115;      // fitted: ws's nqueens overhead per loop split less loop, iter, promote, pop
+  c.split = 114;      // fitted: ws's nqueens overhead per loop split less loop, iter, promote, pop
   c.steal = 11800;    // 1.18 us per successful steal: the median over policies, WOOL Table III method
   c.probe = 1000;     // 100 ns per failed attempt: the idle loop's spin (idle.cpp) on a free core
   c.sync = 500;       // a finished stolen branch signalling its join (a remote cache line)
@@ -127,7 +127,7 @@ Costs cost_preset(std::string_view name, std::string_view policy) {
   // loop pieces arm and read the partitioner's clock (its own fit, after the deferred splits).
   if (policy == "wool") {  // its task-stack descriptor (sched_wool.cpp)
     c.join = 14;
-    c.loop = 17;
+    c.loop = 18;
     c.iter = 54;
   } else if (policy == "ws-ap") {  // ws's join; its loop pieces read the clock (ap_defer) per chunk
     c.join = 14;
@@ -135,8 +135,8 @@ Costs cost_preset(std::string_view name, std::string_view policy) {
     c.iter = 46;
   } else {  // lazy-df, lazy-df2, lazy-bf, heartbeat, ws (and the thread engines)
     c.join = 14;
-    c.loop = 29;
-    c.iter = 0;  // the fit gives 0 (sim/fit_costs.py holds a cost at 0 rather than go negative)
+    c.loop = 31;
+    c.iter = 1;
   }
   return c;
 }

@@ -78,6 +78,7 @@ void Simulator::loop_step(unsigned w, Frame& f) {
         if (pol_.loops == LoopSplit::auto_partitioner) f.chunks = costs_.ap_k * P_;
       }
       f.sub = loop_next;
+      f.first = f.next;
       if (pol_.loops == LoopSplit::auto_partitioner && costs_.ap_defer > 0) {
         f.ap_armed = true;  // the runtime's loop_arm: the splits wait (Costs::ap_defer)
         f.ap_armed_at = k.clock;
@@ -93,7 +94,11 @@ void Simulator::loop_step(unsigned w, Frame& f) {
         return;
       }
       if (f.next < f.end) {
-        poll(w);  // every iteration boundary is a poll point (SPEC §3); may split [next, end)
+        // Every iteration boundary but a piece's first is a poll point (SPEC §3): the runtime polls
+        // after each chunk (adaptive_loop::run_chunks), never before a loop's first iteration —
+        // polled there, DF-LS promoted the outermost loop and then nothing for the whole run
+        // (uts-geo at P = 1: 6 promotions against the runtime's ~1,900).  May split [next, end).
+        if (f.next != f.first) poll(w);
         const std::uint64_t i = f.next++;
         ++r_.iterations;
         charge_overhead(w, costs_.iter);

@@ -45,6 +45,7 @@ struct Frame {
   bool is_chunk = false;  // a loop sub-range: no own work, allocation or work_after
   Time remaining = 0;
   std::uint64_t next = 0, end = 0;  // loop: iterations not yet started
+  std::uint64_t first = 0;          // loop: the piece's first iteration (no poll before it)
   std::uint32_t pending = 0;        // loop: promoted sub-ranges not yet finished
   std::uint64_t chunks = 0;
   bool ap_armed = false;  // ws-ap with Costs::ap_defer: its splits wait until ap_armed_at + ap_defer

@@ -111,6 +111,20 @@ TEST(Policy, AutoPartitionerMakesKTimesPChunksWithoutThefts) {
   EXPECT_EQ(run(loop, "ws-ap", 8, c).result.loop_splits, 4u * 8 - 1);
 }
 
+TEST(Policy, ALoopPiecePollsAfterEachIterationButNotBeforeItsFirst) {
+  // As the runtime's pieces (adaptive_loop::run_chunks: a poll after each chunk): on one worker every
+  // promotion of a loops-only DAG is a range that later runs as a piece of its own, so the polls are
+  // the iterations less one per piece (each loop entered and each promoted range).  Polled before
+  // its first iteration too, a loop let DF-LS promote the outermost loop first and then hold its
+  // deque full for the rest of the run.
+  const Dag loops = make_nested_loops(2, 30, 5);
+  for (const char* policy : {"lazy-df", "lazy-df2", "lazy-bf"}) {
+    const auto r = run(loops, policy, 1, Costs{}).result;
+    EXPECT_GT(r.promotions, 0u) << policy;
+    EXPECT_EQ(r.polls, r.iterations - r.loops - r.promotions) << policy;
+  }
+}
+
 TEST(Policy, AutoPartitionerDefersItsSplitsAsTheRuntimeDoes) {
   // Costs::ap_defer, the runtime's ap_defer_cycles: a piece makes its K·P splits only once it has
   // run that long, each piece on its own clock.  A loop of 1,000 iterations of 5 units (about 6
