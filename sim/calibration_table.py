@@ -2,7 +2,9 @@
 """weft-sim's calibration check (docs/results/sim.md, "Calibration"): medians of the real runs
 (sim/calibrate_real.sh: fib_ratio.txt and kernels.jsonl) beside weft-sim's (sim/calibrate_sim.sh:
 PROG.json on dedicated processors, PROG.sliced.json time-shared at P = 2), per program and
-policy: T1/Ts, T1/T2 and steals per run at P = 2 (real: median [min-max]; sim: median of seeds).
+policy: T1/Ts, T1/T2 and steals per run at P = 2 (real: median [min-max]; sim: median of seeds),
+then the verdict on dedicated processors: the rows whose T1/Ts and T1/T2 are within TOLERANCE of
+the real ones, and the rows with a real range whose simulated steals fall inside it.
 
 usage: sim/calibration_table.py REAL_DIR SIM_DIR
 """
@@ -13,6 +15,7 @@ import sys
 from collections import defaultdict
 
 POLICIES = ["ws", "ws-ap", "wool", "lazy-df", "lazy-df2", "lazy-bf", "heartbeat"]
+TOLERANCE = 0.15  # relative, for T1/Ts and T1/T2
 med = statistics.median
 
 
@@ -29,7 +32,7 @@ def real_kernels(path):
             steals = [r["stats"]["steals"] for r in two]
             out[(k, p)] = (med(r["time_s"] for r in one) / ts,
                            med(r["time_s"] for r in one) / med(r["time_s"] for r in two),
-                           f"{med(steals):.0f} [{min(steals)}-{max(steals)}]")
+                           f"{med(steals):.0f} [{min(steals)}-{max(steals)}]", (min(steals), max(steals)))
     return out
 
 
@@ -39,7 +42,7 @@ def real_fib(path):
     for p in POLICIES:
         r1 = re.search(rf"^{re.escape(p)}@1\s+\S+\s+(\S+)", text, re.M)
         r2 = re.search(rf"^{re.escape(p)}@2\s+\S+\s+\S+\s+\S+\s+(\S+)x\s+(\S+)", text, re.M)
-        out[("fib", p)] = (float(r1.group(1)), float(r2.group(1)), f"{float(r2.group(2)):.0f}")
+        out[("fib", p)] = (float(r1.group(1)), float(r2.group(1)), f"{float(r2.group(2)):.0f}", None)
     return out
 
 
@@ -56,6 +59,8 @@ def main():
     print("| program | policy | T1/Ts real | sim | T1/T2 real | sim | sim, shared | steals P=2 real "
           "| sim | sim, shared |")
     print("|" + "---|" * 10)
+    rows = t1_ok = t2_ok = ranged = steals_ok = 0
+    within = lambda sim, real: abs(sim / real - 1) <= TOLERANCE
     for prog in ("fib", "nqueens", "uts-geo", "uts-bin"):
         d, s = sim_medians(f"{sim_dir}/{prog}.json"), sim_medians(f"{sim_dir}/{prog}.sliced.json")
         for p in POLICIES:
@@ -65,9 +70,17 @@ def main():
             t2s = med(r["makespan"] for r in s[(p, 2)])
             th = med(r["thefts"] for r in d[(p, 2)])
             ths = med(r["thefts"] for r in s[(p, 2)])
-            a, b, c = real[(prog, p)]
+            a, b, c, span = real[(prog, p)]
             print(f"| {prog} | {p} | {a:.2f} | {t1 / w:.2f} | {b:.2f} | {t1 / t2:.2f} | {t1 / t2s:.2f} "
                   f"| {c} | {th:.0f} | {ths:.0f} |")
+            rows += 1
+            t1_ok += within(t1 / w, a)
+            t2_ok += within(t1 / t2, b)
+            if span is not None:
+                ranged += 1
+                steals_ok += span[0] <= th <= span[1]
+    print(f"\nVerdict (dedicated processors): T1/Ts within {TOLERANCE:.0%} in {t1_ok} of {rows} rows, "
+          f"T1/T2 in {t2_ok} of {rows}, steals inside the real [min-max] in {steals_ok} of {ranged}")
 
 
 if __name__ == "__main__":
