@@ -176,8 +176,8 @@ TEST_F(LoopSplit, NoSplitAtOrBelowTheGrain) {
     EXPECT_FALSE(loop_can_split(l.fr, false));
     m.h(0).top = l.fr;
   }
-  // Eager splitting (as ws does) stops exactly when the remainder reaches the grain:
-  // 1000 -> 500 -> 250 -> 125 -> 63 -> 32 -> 16.
+  // Eager splitting (as ws does) stops exactly when the remainder reaches the grain: 1000 -> 496
+  // -> 240 (ranges of 256 or more are cut at a multiple of loop_align) -> 120 -> 60 -> 30 -> 15.
   loop_frame l(m.h(0), 0, 1000, 16);
   std::size_t splits = 0;
   while (loop_can_split(l.fr, false)) {
@@ -186,9 +186,60 @@ TEST_F(LoopSplit, NoSplitAtOrBelowTheGrain) {
     ++splits;
   }
   EXPECT_EQ(splits, 6u);
-  EXPECT_EQ(l.remaining(), 16u);
+  EXPECT_EQ(l.remaining(), 15u);
   EXPECT_FALSE(split_loop(w, l.fr, false, 0));
   expect_tiles(l, 1000);
+  EXPECT_EQ(join_children(m, 0, l), 0u);
+}
+
+// aligned_cut (loop.hpp): the highest cut in (k, stop] where lo + cut + peel is a multiple of
+// loop_align, else stop; checked against the definition for every small case.
+TEST(LoopAlign, AlignedCutIsTheHighestAlignedPointAboveK) {
+  for (std::uint64_t phase = 0; phase < loop_align; ++phase)
+    for (std::uint64_t peel = 0; peel < 2; ++peel)
+      for (std::uint64_t k = 0; k < 40; ++k)
+        for (std::uint64_t stop = k + 1; stop < k + 80; ++stop) {
+          std::uint64_t want = stop;
+          for (std::uint64_t c = stop; c > k; --c)
+            if ((phase + c + peel) % loop_align == 0) {
+              want = c;
+              break;
+            }
+          ASSERT_EQ(aligned_cut(k, stop, phase, peel), want)
+              << "k " << k << " stop " << stop << " phase " << phase << " peel " << peel;
+        }
+}
+
+// A long range is cut where lo + k is a multiple of loop_align (the record's shape carries lo's
+// phase), so the thief's vectorized chunks start aligned; a shorter one is halved exactly.
+TEST_F(LoopSplit, LongRangesAreCutAtAlignedPointsShortOnesInHalf) {
+  wt::manual_runtime m(weft::policy::lazy_bf, 2, 64);
+  worker& w = m.w(0);
+  loop_frame l(m.h(0), 0, 1000, 1);
+  l.log.phase = 5;  // the loop's lo is 5 mod 16
+  ASSERT_TRUE(split_loop(w, l.fr, false, 0));
+  ASSERT_NE(l.rec.children, nullptr);
+  EXPECT_EQ(l.rec.children->begin, 491u) << "500 moved down to the aligned point 491 (5 + 491 = 31 * 16)";
+  EXPECT_EQ(l.rec.end, 491u);
+  ASSERT_TRUE(split_loop(w, l.fr, false, 0));
+  EXPECT_EQ(l.rec.children->begin, 235u) << "491 - 245 = 246, moved down to 235 (5 + 235 = 15 * 16)";
+  ASSERT_TRUE(split_loop(w, l.fr, false, 0));
+  EXPECT_EQ(l.rec.children->begin, 118u) << "235 < 256 iterations: cut in half exactly";
+  expect_tiles(l, 1000);
+  EXPECT_EQ(join_children(m, 0, l), 0u);
+}
+
+// A part split off a piece starts with that piece's timed chunk (none while the piece is untimed),
+// so a promotion does not restart the chunk ramp (loop.hpp, run_chunks).
+TEST_F(LoopSplit, AChildTakesTheChunkOfThePieceItWasSplitFrom) {
+  wt::manual_runtime m(weft::policy::lazy_bf, 2, 64);
+  worker& w = m.w(0);
+  loop_frame l(m.h(0), 0, 1 << 12, 1);
+  ASSERT_TRUE(split_loop(w, l.fr, false, 0));
+  EXPECT_EQ(l.rec.children->chunk, 0u) << "an untimed piece gives no chunk";
+  l.rec.chunk = 512;
+  ASSERT_TRUE(split_loop(w, l.fr, false, 0));
+  EXPECT_EQ(l.rec.children->chunk, 512u);
   EXPECT_EQ(join_children(m, 0, l), 0u);
 }
 

@@ -2,6 +2,8 @@
 //
 //   weft-flat-loops KERNEL SYSTEM WORKERS REPS
 //     KERNEL   stream  (y[i] = a*x[i] + b*y[i], 2^22 doubles: one multiply-add per element)
+//              stream-cache (the same on 2^15 doubles, 512 KiB in all: a sweep of ~7 us from cache,
+//                      where a chunk's alignment and a loop's fixed costs show; REPS ~ 2001)
 //              poly    (a degree-16 polynomial per element, 2^20 doubles: a few ns per element)
 //              stencil (a 2-D 5-point Jacobi sweep, 2048 x 2048, parallel over rows)
 //              spmv    (CSR sparse matrix times vector, parallel over 2^18 rows, 4-16 nonzeros a row)
@@ -57,8 +59,9 @@ double sum(const std::vector<double>& v) {
   return s;
 }
 
+template <int LogN>
 struct stream {
-  static constexpr long n = 1L << 22;
+  static constexpr long n = 1L << LogN;
   std::vector<double> x = std::vector<double>(n), y = std::vector<double>(n, 1.0);
   stream() {
     for (long i = 0; i < n; ++i) x[i] = double(i % 1000) * 1e-3;
@@ -163,12 +166,12 @@ int measure(const char* name, const std::string& system, sys s, unsigned workers
     sweeps();
   }
   std::sort(times.begin(), times.end());
-  std::printf("%s %s %u %.6f %.10g\n", name, system.c_str(), workers, times[times.size() / 2], k.checksum());
+  std::printf("%s %s %u %.9f %.10g\n", name, system.c_str(), workers, times[times.size() / 2], k.checksum());
   return 0;
 }
 
 int usage() {
-  std::fputs("usage: weft-flat-loops stream|poly|stencil|spmv serial|weft|omp-static|omp-dynamic|omp-dynamic64 WORKERS REPS\n",
+  std::fputs("usage: weft-flat-loops stream|stream-cache|poly|stencil|spmv serial|weft|omp-static|omp-dynamic|omp-dynamic64 WORKERS REPS\n",
              stderr);
   return 2;
 }
@@ -188,7 +191,8 @@ int main(int argc, char** argv) {
   else if (system == "omp-dynamic") s = sys::omp_dynamic;
   else if (system == "omp-dynamic64") s = sys::omp_dynamic64;
   else return usage();
-  if (kernel == "stream") return measure<stream>("stream", system, s, workers, reps);
+  if (kernel == "stream") return measure<stream<22>>("stream", system, s, workers, reps);
+  if (kernel == "stream-cache") return measure<stream<15>>("stream-cache", system, s, workers, reps);
   if (kernel == "poly") return measure<poly>("poly", system, s, workers, reps);
   if (kernel == "stencil") return measure<stencil>("stencil", system, s, workers, reps);
   if (kernel == "spmv") return measure<spmv>("spmv", system, s, workers, reps);

@@ -5,6 +5,7 @@
 # median; prints per kernel and worker count the median time of each system and the median over
 # rounds of weft's time divided by each OpenMP schedule's time in the same round.
 # usage: tools/flat_loops.sh BUILD_DIR [ROUNDS=5] [REPS=9] [KERNELS="stream poly stencil spmv"] [WORKERS="1 2"]
+# (also stream-cache: the stream loop on data in cache, ~7 us a sweep; give it REPS ~ 2001)
 set -euo pipefail
 build=${1:?build dir}
 rounds=${2:-5}
@@ -44,6 +45,6 @@ for k, w in keys:
     rs = sorted({r for (kk, ww, _, r) in t if kk == k and ww == w})
     med = {s: statistics.median(t[(k, w, s, r)] for r in rs) for s in systems}
     ratio = {s: statistics.median(t[(k, w, "weft", r)] / t[(k, w, s, r)] for r in rs) for s in systems if s != "weft"}
-    print("%-8s %2s  %s  %s" % (k, w, "  ".join("%11.2fms" % (med[s] * 1e3) for s in systems),
+    print("%-8s %2s  %s  %s" % (k, w, "  ".join("%11.1fus" % (med[s] * 1e6) for s in systems),
                                  "  ".join("%14.3f" % ratio[s] for s in systems if s != "weft")))
 EOF

@@ -120,7 +120,7 @@ WEFT_INLINE std::optional<T> run_loop_frame(I lo, I hi, Map& map, Combine& combi
                                             bool partitioned) {
   WEFT_ASSERT(tls_hot.self != nullptr, "a loop-frame style on a thread that is no pool worker (loops_run_as is set with self)");
   using L = adaptive_loop<I, T, Map, Combine>;
-  typename L::shared_state sh{{std::uint64_t(grain), &L::run_child}, lo, &map, &combine};
+  typename L::shared_state sh{{std::uint64_t(grain), &L::run_child, std::uint64_t(lo) & (loop_align - 1)}, lo, &map, &combine};
   return L::run_piece(tls_hot, sh, 0, std::uint64_t(range_size(lo, hi)), 0, partitioned);
 }
 

@@ -37,7 +37,24 @@ struct loop_child;
 struct loop_shape {
   std::uint64_t grain;           // no split leaves fewer iterations than this (LS "ppt")
   task_fn run_child;             // runs a child's range on a thief
+  std::uint64_t phase = 0;       // lo mod loop_align: where the aligned cut points are (aligned_cut)
 };
+
+// Chunks and splits cut a loop where lo + k is a multiple of loop_align iterations (when the piece
+// is long enough that moving the cut changes little).  Why: a chunk's inner loop is the serial
+// loop, vectorized; started at an odd element it reads and writes 16-byte vectors that straddle
+// cache lines every few accesses, and an array in cache then sweeps ~1.3x slower (a flat loop at 1
+// worker: 8.8 us against the serial 6.9 us for 2^15 doubles; docs/results/loops.md, "Aligned
+// chunks").  16 iterations: a 64-byte line of floats, 128 bytes of doubles.
+inline constexpr std::uint64_t loop_align = 16;
+
+// The highest cut in (k, stop] at which lo + cut + peel is a multiple of loop_align, or stop when
+// there is none.  `peel`: iterations a chunk runs before its vectorizable loop (a reduction's first
+// iteration makes its partial value).
+inline std::uint64_t aligned_cut(std::uint64_t k, std::uint64_t stop, std::uint64_t phase, std::uint64_t peel) noexcept {
+  const std::uint64_t a = (phase + stop + peel) & ~(loop_align - 1);
+  return a > phase + peel + k ? a - phase - peel : stop;
+}
 
 // The loop frame's record, on the C++ stack of the worker running that piece of the loop.  Only the
 // owner reads or writes it (its own chunks, and the promotions it makes at its polls).
@@ -48,6 +65,9 @@ struct loop_record {
   std::uint64_t end;             // one past the last iteration this piece still owns
   loop_child* children = nullptr;  // split-off parts, youngest first
   loop_shape* shape;             // the loop's grain and children's task function (shared_state)
+  // The piece's timed chunk (iterations), 0 while its chunks are still untimed: a part split off
+  // starts with it (run_chunks), so a promotion does not restart the chunk ramp.
+  std::uint64_t chunk = 0;
   // ws-ap only, set by loop_arm (a piece under another policy never reads them, so it does not
   // pay for writing them):
   std::uint64_t chunks;          // TBB's auto-partitioner counter
@@ -60,6 +80,7 @@ struct loop_child {
   loop_child* older = nullptr;   // the sibling split off before this one
   loop_shape* shared = nullptr;
   std::uint64_t begin = 0, end = 0, chunks = 0;
+  std::uint64_t chunk = 0;       // the splitting piece's timed chunk (loop_record::chunk)
   bool has_result = false;
   alignas(16) unsigned char result[64];
 };
@@ -167,16 +188,18 @@ struct adaptive_loop {
   // failure elsewhere (such a partial value must never be folded: combine is only ever called on
   // adjacent ranges).  A piece skips only when some lower iteration threw, so the loop as a whole
   // then throws and no caller needs the value.  Throws its own range's first exception, but only
-  // after every part split off from it has finished.  `chunks`: ws-ap's partitioner counter.
+  // after every part split off from it has finished.  `chunks`: ws-ap's partitioner counter;
+  // `first_chunk`: the timed chunk of the piece this part was split from (0: none, start untimed).
   static std::optional<T> run(hot_state& h, shared_state& sh, std::uint64_t b, std::uint64_t e,
-                              std::uint64_t chunks) {
-    return run_piece(h, sh, b, e, chunks, h.loops_run_as == loop_style::auto_partitioned);
+                              std::uint64_t chunks, std::uint64_t first_chunk) {
+    return run_piece(h, sh, b, e, chunks, h.loops_run_as == loop_style::auto_partitioned, first_chunk);
   }
   // run's body, inlined where a loop starts (loops.hpp) so that a loop nested in another's body
   // costs no call of its own; the children's pieces call run.  `partitioned`: ws-ap's partitioner
   // runs this piece.
   WEFT_INLINE static std::optional<T> run_piece(hot_state& h, shared_state& sh, std::uint64_t b, std::uint64_t e,
-                                                std::uint64_t chunks, bool partitioned) {
+                                                std::uint64_t chunks, bool partitioned,
+                                                std::uint64_t first_chunk = 0) {
     WEFT_ASSERT(b < e, "a loop piece with no iterations (loops start, and splits leave, only non-empty ranges)");
     loop_record rec(b, e, &sh);
     frame* fr = h.top;
@@ -191,7 +214,7 @@ struct adaptive_loop {
     bool complete;  // acc covers [b, rec.next): nothing skipped
     try {
       if (partitioned) loop_arm(h, fr, chunks);
-      complete = run_chunks(h, sh, rec, fr, partitioned, acc, executed);
+      complete = run_chunks(h, sh, rec, fr, partitioned, first_chunk, acc, executed);
     } catch (...) {
       // The parts split off are joined before the exception leaves: their thieves use sh.
       h.loop_iterations += executed;
@@ -219,7 +242,7 @@ struct adaptive_loop {
   // Returns false when it stopped early because a lower iteration failed; on a throw, records the
   // failing iteration.
   WEFT_INLINE static bool run_chunks(hot_state& h, shared_state& sh, loop_record& rec, frame* fr, bool partitioned,
-                                     std::optional<T>& acc, std::uint64_t& executed) {
+                                     std::uint64_t first_chunk, std::optional<T>& acc, std::uint64_t& executed) {
     // Locals whose addresses do not escape: the compiler keeps them (and a copied body's captures,
     // see loop_body) in registers across the polls instead of reloading them per iteration.
     const Map map = *sh.map;
@@ -230,15 +253,32 @@ struct adaptive_loop {
     // rec.next its copy for the promotions; rec.end is re-read after every chunk.  The iterations
     // run are k - b: no counter of its own.
     const std::uint64_t b = rec.next;
-    std::uint64_t k = b, chunk = 1, last = 0;
+    std::uint64_t k = b, chunk = 1, last = 0, untimed_end = b + untimed_iterations;
+    if (first_chunk != 0) [[unlikely]] {
+      // A part split off a timed piece: its iterations are the same loop's, so it starts with that
+      // piece's chunk, timed from its first, instead of ramping up again (1, 4, 16, ...: a dozen
+      // short chunks and polls per split).
+      chunk = first_chunk;
+      untimed_end = b;
+      last = cycle_count();
+    }
     try {
       while (k < rec.end) {
-        const std::uint64_t stop = k + std::min(chunk, rec.end - k);
+        std::uint64_t stop = k + std::min(chunk, rec.end - k);
+        if (chunk >= 2 * loop_align && stop < rec.end) stop = aligned_cut(k, stop, sh.phase, valueless ? 0 : 1);
         rec.next = stop;
-        T part = map(index(lo, k));
-        for (++k; k < stop; ++k) part = combine(std::move(part), map(index(lo, k)));
-        fold(acc, std::move(part), sh);
-        if (k - b < untimed_iterations) {
+        if (valueless && chunk >= 2 * loop_align) {
+          // A long chunk of a parallel_for is the serial loop, nothing peeled off it, so that its
+          // vectorized loop starts at the aligned cut (with the first iteration peeled, an array in
+          // cache swept ~1.25x slower).  Short chunks keep the peeled form: bfs's ten-iteration
+          // loops (chunks of 1, 4, 5) ran 7 % slower in the plain one (docs/results/loops.md).
+          for (; k < stop; ++k) map(index(lo, k));
+        } else {
+          T part = map(index(lo, k));
+          for (++k; k < stop; ++k) part = combine(std::move(part), map(index(lo, k)));
+          fold(acc, std::move(part), sh);
+        }
+        if (k < untimed_end) {
           chunk *= untimed_growth;
         } else {
           const std::uint64_t now = cycle_count();
@@ -247,6 +287,7 @@ struct adaptive_loop {
           else if (now - last > chunk_cycles_high && chunk > 1)
             chunk /= 2;
           last = now;
+          rec.chunk = chunk;
         }
         if (partitioned) [[unlikely]] {
           // ws-ap: its poll bit (`always`) is there for joins; all a loop piece's poll could do is
@@ -258,7 +299,7 @@ struct adaptive_loop {
         } else if (poll_pending(h)) [[unlikely]] {
           promote_at_poll(h, fr);
         }
-        if (k - b >= untimed_iterations && k < rec.end && sh.skipped(k)) [[unlikely]] {
+        if (k >= untimed_end && k < rec.end && sh.skipped(k)) [[unlikely]] {
           executed = k - b;
           return false;
         }
@@ -300,7 +341,7 @@ struct adaptive_loop {
         complete = false;
         return;
       }
-      std::optional<T> v = run(h, sh, c.begin, c.end, loop_child_chunks(h, c, false));
+      std::optional<T> v = run(h, sh, c.begin, c.end, loop_child_chunks(h, c, false), c.chunk);
       if (v) fold(acc, std::move(*v), sh);
       else complete = false;
     } else if (c.fr.error) {
@@ -322,7 +363,7 @@ struct adaptive_loop {
     auto& sh = *static_cast<shared_state*>(c->shared);  // a loop_shape, as split_loop copied it
     hot_state& h = tls_hot;
     try {
-      if (auto v = run(h, sh, c->begin, c->end, loop_child_chunks(h, *c, true))) store_result(*c, std::move(*v));
+      if (auto v = run(h, sh, c->begin, c->end, loop_child_chunks(h, *c, true), c->chunk)) store_result(*c, std::move(*v));
     } catch (...) {
       f->error = std::current_exception();
     }
