@@ -3,6 +3,7 @@
 // serial policy, runs on the calling thread itself.
 #include "beat_signal.hpp"
 #include "weft/detail/chaos.hpp"
+#include "acting_as.hpp"
 #include "measure.hpp"
 #include "pool_runtime.hpp"
 
@@ -29,61 +30,6 @@ void finish_root(root_job& job) {
   job.done_hint.store(true, std::memory_order_release);
   job.cv.notify_one();
 }
-
-// The calling thread acts as worker `w` while it lives: its hot state points at w's task stack
-// (which holds no frames), and is restored afterwards; the joins and loop iterations it counts
-// meanwhile are w's (retired_*).  Used for serial contexts and for lent slots.
-class acting_as {
- public:
-  acting_as(worker& w, std::uint32_t poll_bits, loop_style loops, chase_lev_deque* eager) noexcept
-      : w_(w), h_(tls_hot),
-        // exchange, not load-then-store: a bit another pool's thief sets in between is kept (it
-        // is either in saved_poll_ or set after the exchange; the closing fetch_or keeps both).
-        saved_poll_(h_.poll.exchange(poll_bits, std::memory_order_relaxed)), saved_top_(h_.top),
-        saved_self_(h_.self), saved_joins_(h_.joins), saved_iters_(h_.loop_iterations),
-        saved_loops_(h_.loops_run_as), saved_base_(w.base), saved_eager_deque_(h_.eager_deque),
-        saved_eager_ledger_(h_.eager_ledger), saved_spawn_limit_(h_.spawn_limit) {
-    h_.self = &w;
-    h_.spawn_limit = w.stack.begin() + w.stack.capacity() / 2;
-    h_.eager_deque = eager;
-    h_.eager_ledger = &w.ledger;
-    h_.top = w.stack.begin();
-    h_.joins = h_.loop_iterations = 0;
-    h_.loops_run_as = loops;
-    w.base = h_.top;
-  }
-  ~acting_as() {
-    WEFT_ASSERT(h_.top == w_.base, "a root job returned with frames left on its task stack");
-    w_.base = saved_base_;
-    w_.retired_joins += h_.joins;
-    w_.retired_loop_iterations += h_.loop_iterations;
-    h_.self = saved_self_;
-    h_.top = saved_top_;
-    h_.joins = saved_joins_;
-    h_.loop_iterations = saved_iters_;
-    h_.poll.fetch_or(saved_poll_, std::memory_order_relaxed);  // keeps bits others set meanwhile
-    h_.loops_run_as = saved_loops_;
-    h_.eager_deque = saved_eager_deque_;
-    h_.eager_ledger = saved_eager_ledger_;
-    h_.spawn_limit = saved_spawn_limit_;
-  }
-  acting_as(const acting_as&) = delete;
-  acting_as& operator=(const acting_as&) = delete;
-  hot_state& hot() const noexcept { return h_; }
-
- private:
-  worker& w_;
-  hot_state& h_;
-  const std::uint32_t saved_poll_;
-  frame* const saved_top_;
-  worker* const saved_self_;
-  const std::uint64_t saved_joins_, saved_iters_;
-  const loop_style saved_loops_;
-  frame* const saved_base_;
-  chase_lev_deque* const saved_eager_deque_;
-  promotion_ledger* const saved_eager_ledger_;
-  frame* const saved_spawn_limit_;
-};
 
 void runtime::check_fork_generation() const {
   if (fork_generation != current_fork_generation())

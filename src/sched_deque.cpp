@@ -31,7 +31,12 @@ class deque_scheduler final : public scheduler {
  public:
   deque_scheduler(runtime& rt, const policy_traits& row)
       : rt_(rt), when_(row.when), oldest_first_(row.which == promoted_item::oldest),
-        threshold_(row.when == trigger::deque_below_threshold ? row.threshold : 0) {}
+        // The lazy trigger keeps THR promoted items ready for thieves (LS §3); a pool of one worker
+        // has none (a caller borrowing its slot runs instead of it, never beside it), so there the
+        // trigger is off: on one worker a loop split itself at each poll after a join of a part it
+        // had split off, ~14 times a sweep of 2^15 iterations, 1.18x omp static on data in cache
+        // against 0.99 without (docs/results/loops.md, "Aligned chunks").
+        threshold_(row.when == trigger::deque_below_threshold && rt.cfg.workers > 1 ? row.threshold : 0) {}
 
   void attach(worker& w) override { w.mechanism = std::make_unique<deque_state>(w.stack.capacity()); }
 

@@ -7,6 +7,7 @@
 #include <memory>
 #include <vector>
 
+#include "acting_as.hpp"
 #include "pool_runtime.hpp"
 
 namespace wt {
@@ -40,6 +41,15 @@ struct manual_runtime {
 
   weft::detail::runtime rt;
   std::vector<std::unique_ptr<weft::detail::hot_state>> hots;
+};
+
+// While it lives, the test thread runs real weft code (joins, loops, scopes) as worker `i` of a
+// manual_runtime: the other workers have no thread, so nothing is ever stolen and every promotion
+// is the policy's own decision, made as on a pool of that many workers — deterministically.
+struct acting_as_worker {
+  acting_as_worker(manual_runtime& m, unsigned i)
+      : as(m.w(i), m.sched().initial_poll_bits(m.w(i)), m.h(i).loops_run_as, m.sched().eager_deque(m.w(i))) {}
+  weft::detail::acting_as as;
 };
 
 }  // namespace wt

@@ -76,7 +76,9 @@ void Simulator::poll(unsigned w) {
     case Trigger::deque_short: {  // LS §3.3 (innermost) and §6.1 (oldest)
       ++r_.polls;
       charge_overhead(w, costs_.check);
-      if (k.deque.size() >= pol_.threshold) return;
+      // Items kept for thieves; one processor has none, and the runtime's one-worker pool turns
+      // the trigger off (src/sched_deque.cpp).
+      if (P_ == 1 || k.deque.size() >= pol_.threshold) return;
       if (pol_.which == Which::oldest) {
         for (std::uint32_t i = 0; i < k.depth; ++i)
           if (latent(k.frames[i])) return promote(w, i);

@@ -64,12 +64,29 @@ TEST(Policy, LazyDepthFirstPromotesTheInnermostBreadthFirstTheOldest) {
   EXPECT_EQ(bf.promoted[1], n.r2);
 }
 
+// A second processor whose steals take longer than any of these runs: nothing is stolen, but the
+// lazy trigger is on (on one processor it is off, as in the runtime's one-worker pool).
+constexpr Time never = Time(1) << 40;
+
 TEST(Policy, LazyThresholdTwoKeepsTwoItemsPublished) {
-  // On one worker nothing is stolen: DF-LS publishes until its deque holds 1 item, DF2-LS 2.
+  // Nothing is stolen: DF-LS publishes until its deque holds 1 item, DF2-LS 2.
   Costs c = zero_costs();
+  c.steal = never;
   const Nest n = nested_joins(0);
-  EXPECT_EQ(run(n.dag, "lazy-df", 1, c).promoted, (std::vector<std::uint32_t>{n.r1}));
-  EXPECT_EQ(run(n.dag, "lazy-df2", 1, c).promoted, (std::vector<std::uint32_t>{n.r1, n.r2}));
+  EXPECT_EQ(run(n.dag, "lazy-df", 2, c).promoted, (std::vector<std::uint32_t>{n.r1}));
+  EXPECT_EQ(run(n.dag, "lazy-df2", 2, c).promoted, (std::vector<std::uint32_t>{n.r1, n.r2}));
+}
+
+TEST(Policy, LazyPoliciesNeverPromoteOnOneProcessor) {
+  // LS's trigger keeps items for thieves; one processor has none (src/sched_deque.cpp's rule).
+  const Nest n = nested_joins(0);
+  const Dag loops = make_nested_loops(2, 30, 5);
+  for (const char* policy : {"lazy-df", "lazy-df2", "lazy-bf"}) {
+    EXPECT_TRUE(run(n.dag, policy, 1, zero_costs()).promoted.empty()) << policy;
+    const auto r = run(loops, policy, 1, Costs{}).result;
+    EXPECT_EQ(r.promotions, 0u) << policy;
+    EXPECT_GT(r.polls, 0u) << policy;
+  }
 }
 
 TEST(Policy, HeartbeatPromotesTheOldestOncePerPeriod) {
@@ -112,14 +129,16 @@ TEST(Policy, AutoPartitionerMakesKTimesPChunksWithoutThefts) {
 }
 
 TEST(Policy, ALoopPiecePollsAfterEachIterationButNotBeforeItsFirst) {
-  // As the runtime's pieces (adaptive_loop::run_chunks: a poll after each chunk): on one worker every
-  // promotion of a loops-only DAG is a range that later runs as a piece of its own, so the polls are
+  // As the runtime's pieces (adaptive_loop::run_chunks: a poll after each chunk): when nothing is
+  // stolen every promotion of a loops-only DAG is a range that later runs as a piece of its own, so the polls are
   // the iterations less one per piece (each loop entered and each promoted range).  Polled before
   // its first iteration too, a loop let DF-LS promote the outermost loop first and then hold its
   // deque full for the rest of the run.
   const Dag loops = make_nested_loops(2, 30, 5);
+  Costs c;
+  c.steal = never;  // nothing stolen: the second processor only keeps the trigger on
   for (const char* policy : {"lazy-df", "lazy-df2", "lazy-bf"}) {
-    const auto r = run(loops, policy, 1, Costs{}).result;
+    const auto r = run(loops, policy, 2, c).result;
     EXPECT_GT(r.promotions, 0u) << policy;
     EXPECT_EQ(r.polls, r.iterations - r.loops - r.promotions) << policy;
   }
