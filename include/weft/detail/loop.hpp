@@ -43,9 +43,10 @@ struct loop_shape {
 // Chunks and splits cut a loop where lo + k is a multiple of loop_align iterations (when the piece
 // is long enough that moving the cut changes little).  Why: a chunk's inner loop is the serial
 // loop, vectorized; started at an odd element it reads and writes 16-byte vectors that straddle
-// cache lines every few accesses, and an array in cache then sweeps ~1.3x slower (a flat loop at 1
-// worker: 8.8 us against the serial 6.9 us for 2^15 doubles; docs/results/loops.md, "Aligned
-// chunks").  16 iterations: a 64-byte line of floats, 128 bytes of doubles.
+// cache lines every few accesses, and an array in cache then sweeps ~1.3x slower (the serial loop
+// over 2^15 doubles cut where weft cut, at odd offsets: 8.6 us against 6.8 us uncut;
+// docs/results/loops.md, "Aligned chunks").  16 iterations: a 64-byte line of floats, 128 bytes of
+// doubles.
 inline constexpr std::uint64_t loop_align = 16;
 
 // The highest cut in (k, stop] at which lo + cut + peel is a multiple of loop_align, or stop when
