@@ -138,10 +138,16 @@ class deque_scheduler final : public scheduler {
   // decisions are those of reading the size at every poll, since it changes only through those
   // events.  Clear first, then read the size: a thief that steals after our read sets the bit
   // again (both are seq_cst read-modify-writes / loads, so one of us sees the other).
+  //
+  // A check that finds the deque short promotes until it holds THR items or nothing more can be
+  // promoted (LS §6.2: DF2-LS "pushes a TD with half its tasks onto its empty deque, then pushes
+  // another TD with half of its remaining tasks", which gives a thief time to take the first and
+  // the worker, seeing the theft, more outer work).  Under THR = 1 that is one promotion.
   void promote_below_threshold(worker& w, hot_state& h) {
     h.poll.fetch_and(~poll_bit::notify, std::memory_order_seq_cst);
     ++w.deque_checks;
-    if (deque_of(w).size() < threshold_) promote_one(w, h);
+    while (deque_of(w).size() < threshold_ && promote_one(w, h)) {
+    }
     if (deque_of(w).size() < threshold_) h.poll.fetch_or(poll_bit::notify, std::memory_order_relaxed);
   }
 
@@ -155,21 +161,17 @@ class deque_scheduler final : public scheduler {
   }
 
   // "Which": the innermost latent item (the frame on top), or the oldest one at or above `base`.
-  void promote_one(worker& w, hot_state& h) {
-    if (!oldest_first_) {
-      if (h.top > w.base) promote_item(w, h.top - 1, false);
-      return;
-    }
+  // True when it promoted something.
+  bool promote_one(worker& w, hot_state& h) {
+    if (!oldest_first_) return h.top > w.base && promote_item(w, h.top - 1, false);
     // The oldest candidate only, whether or not its push succeeds: were a younger item pushed after
     // an older one's push failed on a full deque, the older one could be pushed later, above it, and
     // the deque would no longer hold promoted items in stack order (reclaim's pop relies on it).  A
     // slot that is no candidate never becomes one again (a loop's range only shrinks; a promoted
     // task stays so until joined), so the walk may pass it.
     for (frame* f = w.base; f < h.top; ++f)
-      if (is_candidate(f, true)) {
-        promote_item(w, f, true);
-        return;
-      }
+      if (is_candidate(f, true)) return promote_item(w, f, true);
+    return false;
   }
 
   static bool is_candidate(frame* f, bool whole_if_small) noexcept {

@@ -263,6 +263,42 @@ TEST(Adaptive, DepthFirstPromotesTheJoinJustPushedBreadthFirstTheOldestJoin) {
   }
 }
 
+// Iterations run so far, and that count at each promotion (the hook runs on the promoting worker).
+std::atomic<int> loop_iterations_run{0};
+std::vector<int> iterations_at_promotion;
+void record_iterations(const weft::detail::promotion_event&) {
+  std::lock_guard lk(events_mutex);
+  iterations_at_promotion.push_back(loop_iterations_run.load());
+}
+
+TEST(Adaptive, AShortDequeIsFilledToThrAtOneCheck) {
+  // LS §6.2: DF2-LS "pushes a TD with half its tasks onto its empty deque, then pushes another TD
+  // with half of its remaining tasks" -- both at one check.  A flat loop of 400 on the two-worker
+  // rig (the second worker never runs: nothing is stolen): its first check comes after its first
+  // chunk (one iteration) and finds the deque empty.  THR = 2: two halves there; THR = 1: one.  The
+  // next promotion comes only once the piece's own range is done and it takes a half back.
+  for (weft::policy p : lazy_policies()) {
+    {
+      std::lock_guard lk(events_mutex);
+      iterations_at_promotion.clear();
+    }
+    loop_iterations_run = 0;
+    weft::detail::set_promotion_hook(&record_iterations);
+    wt::manual_runtime m(p, 2, 256);
+    {
+      wt::acting_as_worker as(m, 0);
+      weft::parallel_for(0, 400, [](int) { loop_iterations_run.fetch_add(1, std::memory_order_relaxed); });
+    }
+    weft::detail::set_promotion_hook(nullptr);
+    EXPECT_EQ(loop_iterations_run.load(), 400) << weft::to_string(p);
+    std::lock_guard lk(events_mutex);
+    const std::size_t thr = std::size_t(wt::traits(p).threshold);
+    ASSERT_GT(iterations_at_promotion.size(), thr) << weft::to_string(p);
+    for (std::size_t i = 0; i < thr; ++i) EXPECT_EQ(iterations_at_promotion[i], 1) << weft::to_string(p);
+    EXPECT_GT(iterations_at_promotion[thr], 1) << weft::to_string(p);
+  }
+}
+
 TEST(Adaptive, HeartbeatPromotesTheOldestFrame) {
   hook_guard g;
   weft::pool pool(weft::config{.workers = 1, .policy = weft::policy::heartbeat, .heartbeat = std::chrono::microseconds(200)});

@@ -20,6 +20,8 @@ constexpr CostField kFields[] = {
     {"probe", &Costs::probe, nullptr},
     {"sync", &Costs::sync, nullptr},          {"check", &Costs::check, nullptr},
     {"poll", &Costs::poll, nullptr},          {"heartbeat", &Costs::heartbeat, nullptr},
+    {"chunk_low", &Costs::chunk_low, nullptr}, {"chunk_high", &Costs::chunk_high, nullptr},
+    {"chunk_untimed", nullptr, &Costs::chunk_untimed}, {"chunk_growth", nullptr, &Costs::chunk_growth},
     {"slice_on", &Costs::slice_on, nullptr},  {"slice_off", &Costs::slice_off, nullptr},
     {"quota", nullptr, &Costs::quota},        {"ap_k", nullptr, &Costs::ap_k},
     {"ap_v", nullptr, &Costs::ap_v},          {"ap_defer", &Costs::ap_defer, nullptr},
@@ -66,7 +68,7 @@ void set_cost(Costs& c, std::string_view assignment) {
   for (const auto& f : kFields) {
     if (name != f.name) continue;
     if (f.time) c.*f.time = v; else c.*f.count = v;
-    if ((name == "ap_k" || name == "ap_v" || name == "wool_public") && v == 0)
+    if ((name == "ap_k" || name == "ap_v" || name == "wool_public" || name == "chunk_growth") && v == 0)
       throw std::invalid_argument("--cost " + std::string(name) + ": must be at least 1");
     return;
   }
@@ -107,13 +109,17 @@ Costs cost_preset(std::string_view name, std::string_view policy) {
   Costs c;
   c.check = 10;       // one poll: a load of the own deque's size or the beat flag (held, not fitted)
   c.pop = 60;         // the owner's pop of its promoted item (held: not separable from promote)
-  c.promote = 30;     // fitted: ws's fib overhead per join less join and pop (a deque push)
-  c.split = 114;      // fitted: ws's nqueens overhead per loop split less loop, iter, promote, pop
+  c.promote = 31;     // fitted: ws's fib overhead per join less join and pop (a deque push)
+  c.split = 98;       // fitted: ws's nqueens overhead per loop split less loop, iter, promote, pop
   c.steal = 11800;    // 1.18 us per successful steal: the median over policies, WOOL Table III method
   c.probe = 1000;     // 100 ns per failed attempt: the idle loop's spin (idle.cpp) on a free core
   c.sync = 500;       // a finished stolen branch signalling its join (a remote cache line)
   c.heartbeat = 400000;  // N = 40 us, the runtime's default beat
   c.ap_defer = 30800;    // ws-ap: the runtime's ap_defer_cycles, 8,000 cycles of the 2.6 GHz counter
+  c.chunk_low = 7700;    // the runtime's chunk_cycles_low and _high: 2,000 and 8,000 cycles
+  c.chunk_high = 30800;
+  c.chunk_untimed = 64;  // loop.hpp: untimed_iterations; the recorded kernels are reductions (growth 2)
+  c.chunk_growth = 2;
   c.hb_spare = true;     // the runtime's default delivery (src/heartbeat.cpp)
   // The runtime's steal backoff defaults (src/config_resolve.hpp): 1 us doubling to 256 us after a
   // theft of under 8 us of work (16 under wool); off under heartbeat, absent from the thread engines.
@@ -126,17 +132,17 @@ Costs cost_preset(std::string_view name, std::string_view policy) {
   // give `loop` and `iter`.  ws builds the lazy group's descriptor and runs its loop code; ws-ap's
   // loop pieces arm and read the partitioner's clock (its own fit, after the deferred splits).
   if (policy == "wool") {  // its task-stack descriptor (sched_wool.cpp)
-    c.join = 14;
-    c.loop = 18;
-    c.iter = 54;
+    c.join = 15;
+    c.loop = 110;
+    c.iter = 47;
   } else if (policy == "ws-ap") {  // ws's join; its loop pieces read the clock (ap_defer) per chunk
-    c.join = 14;
-    c.loop = 80;
-    c.iter = 46;
-  } else {  // lazy-df, lazy-df2, lazy-bf, heartbeat, ws (and the thread engines)
-    c.join = 14;
-    c.loop = 31;
+    c.join = 15;
+    c.loop = 634;
     c.iter = 1;
+  } else {  // lazy-df, lazy-df2, lazy-bf, heartbeat, ws (and the thread engines)
+    c.join = 15;
+    c.loop = 201;
+    c.iter = 0;
   }
   return c;
 }

@@ -27,6 +27,16 @@ struct Costs {
   Time sync = 50;          // a finished stolen item signalling its join
   Time check = 1;          // one poll: the deque-size or heartbeat-flag check
   Time poll = 0;           // poll every this many units inside leaf work (0: at joins/iterations)
+  // Loop chunks as the runtime runs them (include/weft/detail/loop.hpp, run_chunks), for the loop-frame
+  // policies (lazy, heartbeat, ws-ap): a piece polls after each chunk, not each iteration; chunks
+  // grow by chunk_growth for the first chunk_untimed iterations, then double while a chunk takes
+  // under chunk_low and halve when one takes over chunk_high; a split-off part starts with its
+  // piece's timed chunk.  chunk_low 0 (this preset): every iteration is a chunk, polled before it
+  // (LS's model; the studies of docs/results/sim.md before "Calibration").
+  Time chunk_low = 0;
+  Time chunk_high = 0;
+  std::uint64_t chunk_untimed = 64;
+  std::uint64_t chunk_growth = 2;
   Time heartbeat = 40000;  // HB's N
   // The runtime's steal backoff (idle.cpp, back_off_after_steal; README "Small work"): a worker back
   // in its idle loop after a stolen item whose own work (its time less its blocked joins' waits)

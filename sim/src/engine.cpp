@@ -136,7 +136,7 @@ void Simulator::child_returned(Frame& p) {
 }
 
 void Simulator::start_frame(unsigned, Frame& f) {
-  if (f.is_chunk) {
+  if (f.is_range) {
     f.stage = Stage::children;
     return;
   }
@@ -151,7 +151,7 @@ void Simulator::start_frame(unsigned, Frame& f) {
 
 void Simulator::enter_after(Frame& f) {
   f.stage = Stage::work_after;
-  f.remaining = f.is_chunk ? 0 : dag_.node(f.node).work_after;
+  f.remaining = f.is_range ? 0 : dag_.node(f.node).work_after;
 }
 
 void Simulator::run_work(unsigned w, Frame& f, Stage next) {
@@ -175,7 +175,7 @@ void Simulator::finish_frame(unsigned w) {
   Frame& f = k.top();
   const Node& n = dag_.node(f.node);
   std::uint64_t retained = 0;
-  if (f.is_chunk) {
+  if (f.is_range) {
     retained = f.held;  // a sub-range's children's holdings belong to the loop node
   } else {
     retained = n.free_at_parent_end ? n.alloc : 0;
@@ -184,6 +184,7 @@ void Simulator::finish_frame(unsigned w) {
   const Time span = f.span;
   const bool is_item = f.is_item;
   const JoinRef parent = f.parent;
+  if (f.stolen) k.base = f.saved_base;
   --k.depth;
   if (is_item) {
     if (costs_.hb_thread_credit) k.next_beat = k.clock + k.frames[k.depth].saved_beat;

@@ -34,7 +34,7 @@ struct RunResult {
   double exec_span = 0;       // span of the executed graph: promoted forks parallel, + τ each (HB §3)
   std::uint64_t instances = 0;      // node instances started
   std::uint64_t joins = 0;
-  std::uint64_t loops = 0;          // loops entered (the stack engine)
+  std::uint64_t loops = 0;          // non-empty loops entered (the stack engine; an empty one costs nothing)
   std::uint64_t iterations = 0;     // loop iterations started (the stack engine)
   std::uint64_t polls = 0;
   std::uint64_t promotions = 0;

@@ -19,6 +19,7 @@ void Simulator::pair_step(unsigned w, Frame& f) {
       f.right = Right::latent;
       f.sub = pair_left;
       f.spawn_index = k.spawns_open++;
+      f.holds_slot = true;
       if (pol_.trigger == Trigger::eager) promote(w, idx);                  // LS §2.2
       else if (pol_.trigger == Trigger::public_window && f.spawn_index < k.public_limit)
         promote(w, idx);                                                     // WOOL §III.B
@@ -26,6 +27,12 @@ void Simulator::pair_step(unsigned w, Frame& f) {
       push_child(w, n.left);  // may reallocate the stack: `f` is not used after this
       return;
     case pair_left_done:
+      if (f.right != Right::stolen) {
+        // The runtime pops the frame before it calls the second branch inline: the branch's own
+        // joins reuse its task-stack slot (which decides what is public under wool).
+        --k.spawns_open;
+        f.holds_slot = false;
+      }
       if (f.right == Right::latent) {
         f.right = Right::inline_run;
         f.sub = pair_right;
@@ -56,7 +63,7 @@ void Simulator::pair_step(unsigned w, Frame& f) {
       }
       return;
     case pair_joined:
-      --k.spawns_open;
+      if (f.holds_slot) --k.spawns_open;  // a stolen branch's slot is held until its join
       f.span = std::max(f.span, f.span_join);
       enter_after(f);
       return;
@@ -70,15 +77,25 @@ void Simulator::loop_step(unsigned w, Frame& f) {
   const std::uint32_t idx = k.depth - 1;
   switch (f.sub) {
     case loop_begin:
-      if (!f.is_chunk) {
-        ++r_.loops;
-        charge_overhead(w, costs_.loop);
+      if (!f.is_range) {
+        // An empty loop costs the runtime one compare (loops.hpp returns before any loop code).
+        if (n.count > 0) {
+          ++r_.loops;
+          charge_overhead(w, costs_.loop);
+        }
         f.next = 0;
         f.end = n.count;
         if (pol_.loops == LoopSplit::auto_partitioner) f.chunks = costs_.ap_k * P_;
       }
       f.sub = loop_next;
-      f.first = f.next;
+      f.first = f.iter = f.next;
+      if (chunked()) {
+        // The runtime's chunks (adaptive_loop::run_chunks): a fresh loop ramps up untimed; a part
+        // split off a timed piece starts with that piece's chunk, timed from its first iteration.
+        f.chunk = f.timed ? f.chunk : 1;
+        f.untimed_end = f.timed ? f.first : f.first + costs_.chunk_untimed;
+        f.chunk_clock = f.timed ? k.clock : 0;
+      }
       if (pol_.loops == LoopSplit::auto_partitioner && costs_.ap_defer > 0) {
         f.ap_armed = true;  // the runtime's loop_arm: the splits wait (Costs::ap_defer)
         f.ap_armed_at = k.clock;
@@ -87,24 +104,30 @@ void Simulator::loop_step(unsigned w, Frame& f) {
       loop_partition(w, idx);
       return;
     case loop_next:
+      if (f.iter < f.next) return start_iteration(w, f);  // inside a chunk (chunked loops only)
       if (f.ap_armed && k.clock - f.ap_armed_at >= costs_.ap_defer) {
-        // The runtime checks after each chunk, here at each iteration boundary.
+        // The runtime checks after each chunk, the model at each chunk boundary.
         f.ap_armed = false;
         loop_partition(w, idx);  // may move the worker's frames: go on at the next step
         return;
       }
+      // A poll point (SPEC §3).  The runtime polls after each chunk, the last included, never
+      // before a piece's first (adaptive_loop::run_chunks) — polled there, DF-LS promoted the
+      // outermost loop and then nothing for the whole run (uts-geo at P = 1: 6 promotions against
+      // the runtime's ~1,900).  Unchunked (chunk_low 0), every iteration is a chunk of its own and
+      // the poll comes before each iteration but the first.  The poll may split [next, end).
+      if (chunked()) {
+        if (f.iter != f.first) {
+          next_chunk_size(w, f);
+          poll(w);
+        }
+      } else if (f.next < f.end && f.next != f.first) {
+        poll(w);
+      }
       if (f.next < f.end) {
-        // Every iteration boundary but a piece's first is a poll point (SPEC §3): the runtime polls
-        // after each chunk (adaptive_loop::run_chunks), never before a loop's first iteration —
-        // polled there, DF-LS promoted the outermost loop and then nothing for the whole run
-        // (uts-geo at P = 1: 6 promotions against the runtime's ~1,900).  May split [next, end).
-        if (f.next != f.first) poll(w);
-        const std::uint64_t i = f.next++;
-        ++r_.iterations;
-        charge_overhead(w, costs_.iter);
-        f.sub = loop_running;
-        push_child(w, dag_.iteration(n, i));
-        return;
+        // The chunk is taken off the range before it runs: no promotion can give it away.
+        f.next += chunked() ? std::min(f.chunk, f.end - f.next) : 1;
+        return start_iteration(w, f);
       }
       f.sub = loop_drain;
       return;
@@ -121,6 +144,13 @@ void Simulator::loop_step(unsigned w, Frame& f) {
       if (take_own_item(w, idx, it)) {  // not stolen: run the sub-range here
         ++r_.pops;
         charge_overhead(w, costs_.pop);
+        if (pol_.loops == LoopSplit::public_halves) {
+          // A half is a join's second branch in the runtime (wool's loops are halving joins): its
+          // slot, the newest this loop holds, is freed before it runs, and its own halves reuse it.
+          --f.spawned;
+          --k.spawns_open;
+          wool_inlined_public(w, it.slot);
+        }
         run_item(w, it, it.span_start);
         return;
       }
@@ -129,6 +159,33 @@ void Simulator::loop_step(unsigned w, Frame& f) {
     }
     default: throw std::logic_error("simulator: loop frame stepped while its iteration runs");
   }
+}
+
+void Simulator::start_iteration(unsigned w, Frame& f) {
+  const std::uint64_t i = f.iter++;
+  ++r_.iterations;
+  charge_overhead(w, costs_.iter);
+  f.sub = loop_running;
+  push_child(w, dag_.iteration(dag_.node(f.node), i));  // may move the stack: `f` is not used after this
+}
+
+bool Simulator::chunked() const {
+  return costs_.chunk_low > 0 && (pol_.loops == LoopSplit::on_promotion || pol_.loops == LoopSplit::auto_partitioner);
+}
+
+// After a chunk, as adaptive_loop::run_chunks: untimed, the chunk grows by chunk_growth up to the
+// first chunk_untimed iterations; then it doubles while a chunk took under chunk_low and halves
+// when one took over chunk_high.
+void Simulator::next_chunk_size(unsigned w, Frame& f) {
+  if (f.iter < f.untimed_end) {
+    f.chunk *= costs_.chunk_growth;
+    return;
+  }
+  const Time now = ws_[w].clock;
+  if (!f.timed || (now - f.chunk_clock < costs_.chunk_low && f.chunk < kChunkMax)) f.chunk *= 2;
+  else if (now - f.chunk_clock > costs_.chunk_high && f.chunk > 1) f.chunk /= 2;
+  f.chunk_clock = now;
+  f.timed = true;  // the runtime's rec.chunk: what a part split off from here starts with
 }
 
 // Eager splitting on entry: ws halves down to one iteration (LS's SP); ws-ap halves while its

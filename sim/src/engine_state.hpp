@@ -17,6 +17,7 @@ enum PairSub : std::uint8_t { pair_begin, pair_left, pair_left_done, pair_right,
 // Loop sub-steps: begin (partition), next iteration, iteration running, drain the promoted pieces.
 enum LoopSub : std::uint8_t { loop_begin, loop_next, loop_running, loop_drain };
 
+inline constexpr std::uint64_t kChunkMax = std::uint64_t(1) << 20;  // loop.hpp: chunk_max
 inline constexpr std::uint64_t kWoolTripDistance = 2;    // sched_wool.cpp: trip_distance
 inline constexpr std::uint32_t kWoolPrivatizeAfter = 64;  // sched_wool.cpp: privatize_after
 
@@ -30,8 +31,10 @@ struct Item {
   std::uint32_t node = kNoNode;
   bool is_range = false;
   bool trip_wire = false;        // wool: stealing it asks the owner to publish more
+  std::uint32_t slot = 0;        // wool: its position on the owner's task stack
   std::uint64_t lo = 0, hi = 0;  // range
   std::uint64_t chunks = 0;      // ws-ap partitioner state of the range
+  std::uint64_t chunk = 0;       // chunked loops: the timed chunk of the piece it was split from
   JoinRef parent;
   Time span_start = 0;
 };
@@ -42,10 +45,17 @@ struct Frame {
   std::uint8_t sub = 0;
   Right right = Right::latent;
   bool is_item = false;   // finishing it notifies `parent` (a promoted item), else the frame below
-  bool is_chunk = false;  // a loop sub-range: no own work, allocation or work_after
+  bool is_range = false;  // a loop sub-range: no own work, allocation or work_after
+  bool stolen = false;    // a stolen item's first frame: its end gives the worker its base back
   Time remaining = 0;
   std::uint64_t next = 0, end = 0;  // loop: iterations not yet started
   std::uint64_t first = 0;          // loop: the piece's first iteration (no poll before it)
+  std::uint64_t iter = 0;           // loop: the next iteration to run; [iter, next) is the chunk
+  // Chunked loops (Costs::chunk_low): the chunk size, the end of the untimed ramp, and the clock
+  // at the last chunk's end once timed (`timed`: the size a part split off from here starts with).
+  std::uint64_t chunk = 1, untimed_end = 0;
+  Time chunk_clock = 0;
+  bool timed = false;
   std::uint32_t pending = 0;        // loop: promoted sub-ranges not yet finished
   std::uint64_t chunks = 0;
   bool ap_armed = false;  // ws-ap with Costs::ap_defer: its splits wait until ap_armed_at + ap_defer
@@ -53,16 +63,22 @@ struct Frame {
   std::int32_t thief = -1;
   std::vector<std::int32_t> thieves;  // loop: workers running its stolen sub-ranges
   std::uint32_t spawn_index = 0;      // wool: position on the worker's task stack
+  bool holds_slot = false;            // a pair whose task-stack position is still taken
   std::uint32_t spawned = 0;          // wool: task-stack positions this loop's halves occupy
   JoinRef parent;
   Time span = 0, span_fork = 0, span_join = 0;
   std::uint64_t held = 0;  // bytes children left to be freed when this frame ends
   Time saved_beat = 0;     // hb_thread_credit: units the interrupted thread had left to its beat
+  std::uint32_t saved_base = 0;  // stolen: the worker's base before this item
 };
 
 struct Worker {
   std::vector<Frame> frames;
   std::uint32_t depth = 0;
+  // The first frame of the task this worker runs: the root's or a stolen item's (a leapfrogged one
+  // included).  Promotions look only at frames from here up, as the runtime's do (its w.base,
+  // set by execute_stolen): the frames below a blocked join belong to the task that waits.
+  std::uint32_t base = 0;
   std::deque<Item> deque;  // front: oldest (thieves take it); back: newest
   Time clock = 0;
   std::int32_t blocked_on = -1;
@@ -106,12 +122,17 @@ class Simulator {
   void loop_step(unsigned w, Frame& f);
   void loop_partition(unsigned w, std::uint32_t frame_index);
   bool take_own_item(unsigned w, std::uint32_t frame_index, Item& out);
+  void start_iteration(unsigned w, Frame& f);
+  bool chunked() const;
+  void next_chunk_size(unsigned w, Frame& f);
   // engine_steal.cpp: promotion, polls, steals and leapfrogging
   void promote(unsigned w, std::uint32_t frame_index);
   void split_range(unsigned w, std::uint32_t frame_index);
   void push_promoted(unsigned w, const Item& it);
   bool latent(const Frame& f) const;
+  bool on_task_stack(const Frame& f) const;
   void poll(unsigned w);
+  bool promote_for_thieves(unsigned w);
   bool some_processor_spare(unsigned w) const;
   void wool_publish(unsigned w);
   void wool_split(unsigned w, std::uint32_t frame_index);
@@ -122,7 +143,7 @@ class Simulator {
   bool steal_random(unsigned w);
   void blocked_step(unsigned w, Frame& f);
   bool steal_from(unsigned thief, unsigned victim);
-  void run_item(unsigned w, const Item& it, Time span_start);
+  void run_item(unsigned w, const Item& it, Time span_start, bool stolen = false);
   void charge_overhead(unsigned w, Time t) { ws_[w].clock += t; r_.overhead += double(t); }
 
   const RunConfig& cfg_;

@@ -10,9 +10,24 @@ bool Simulator::latent(const Frame& f) const {
   const NodeKind kind = dag_.node(f.node).kind;
   if (kind == NodeKind::pair) return f.sub == pair_left && f.right == Right::latent;
   if (kind != NodeKind::loop) return false;
+  if (chunked()) {
+    // The runtime's split_point: half of two or more, or (oldest-first policies, LS Alg. 3's "push
+    // oldestTD whole") a single iteration whole; the running chunk is no longer in [next, end).
+    const std::uint64_t left = f.end - f.next;
+    return f.sub != loop_begin && f.sub != loop_drain && (left >= 2 || (left == 1 && pol_.which == Which::oldest));
+  }
   // While an iteration runs, the whole rest is latent; between iterations only a range of two or
   // more can be split (the next iteration stays here: LS Algorithm 3's "while nrt > grain").
   return (f.sub == loop_running && f.next < f.end) || (f.sub == loop_next && f.end - f.next >= 2);
+}
+
+// Would the runtime have this frame on its task stack?  A join's frame from its push until its first
+// branch returns (then it is popped, or, its branch stolen, below the base), a loop's frame while
+// the loop runs; a strand's own work is no frame there.
+bool Simulator::on_task_stack(const Frame& f) const {
+  if (f.stage != Stage::children) return false;
+  const NodeKind kind = dag_.node(f.node).kind;
+  return kind == NodeKind::loop || (kind == NodeKind::pair && f.sub == pair_left);
 }
 
 void Simulator::promote(unsigned w, std::uint32_t idx) {
@@ -54,12 +69,36 @@ void Simulator::split_range(unsigned w, std::uint32_t idx) {
   it.lo = mid;
   it.hi = f.end;
   it.chunks = f.chunks;
+  it.chunk = f.timed ? f.chunk : 0;
   it.parent = {std::int32_t(w), idx};
   it.span_start = f.span + costs_.promote;
   f.end = mid;
   ++f.pending;
   charge_overhead(w, costs_.split);  // the range's own bookkeeping, beyond a pair's promotion
   push_promoted(w, it);
+}
+
+// One promotion of the lazy trigger: the oldest latent frame (BF), or the innermost frame on the
+// task stack if it is latent (DF: the runtime's promote_one looks at `top - 1` only, so a loop
+// piece with one iteration left promotes nothing there instead of an older, bigger item below
+// it); only the frames of the task this worker runs (Worker::base).
+bool Simulator::promote_for_thieves(unsigned w) {
+  const Worker& k = ws_[w];
+  if (pol_.which == Which::oldest) {
+    for (std::uint32_t i = k.base; i < k.depth; ++i)
+      if (latent(k.frames[i])) {
+        promote(w, i);
+        return true;
+      }
+    return false;
+  }
+  for (std::uint32_t i = k.depth; i-- > k.base;) {
+    if (!on_task_stack(k.frames[i])) continue;
+    if (!latent(k.frames[i])) return false;
+    promote(w, i);
+    return true;
+  }
+  return false;
 }
 
 // hb_spare: is some processor other than w not running a task — looking for work (no frame),
@@ -78,13 +117,10 @@ void Simulator::poll(unsigned w) {
       charge_overhead(w, costs_.check);
       // Items kept for thieves; one processor has none, and the runtime's one-worker pool turns
       // the trigger off (src/sched_deque.cpp).
-      if (P_ == 1 || k.deque.size() >= pol_.threshold) return;
-      if (pol_.which == Which::oldest) {
-        for (std::uint32_t i = 0; i < k.depth; ++i)
-          if (latent(k.frames[i])) return promote(w, i);
-      } else {
-        for (std::uint32_t i = k.depth; i-- > 0;)
-          if (latent(k.frames[i])) return promote(w, i);
+      if (P_ == 1) return;
+      // LS §6.2: a check that finds the deque short promotes until it holds THR items (DF2-LS:
+      // half of the loop being run, then half of what is left) or nothing more can be promoted.
+      while (k.deque.size() < pol_.threshold && promote_for_thieves(w)) {
       }
       return;
     }
@@ -99,7 +135,7 @@ void Simulator::poll(unsigned w) {
         k.next_beat = k.clock + failed_attempt_cost(costs_);
         return;
       }
-      for (std::uint32_t i = 0; i < k.depth; ++i) {
+      for (std::uint32_t i = k.base; i < k.depth; ++i) {
         if (!latent(k.frames[i])) continue;
         ++r_.beats;
         promote(w, i);
@@ -170,6 +206,7 @@ void Simulator::wool_split(unsigned w, std::uint32_t idx) {
   const bool trip = trip_position(w, k.spawns_open);
   split_range(w, idx);
   k.deque.back().trip_wire = trip;
+  k.deque.back().slot = k.spawns_open;
   ++k.frames[idx].spawned;
   ++k.spawns_open;
 }
@@ -253,14 +290,19 @@ bool Simulator::steal_from(unsigned thief, unsigned victim) {
   ++r_.thefts;
   ws_[thief].clock += costs_.steal;
   r_.steal_time += double(costs_.steal);
-  run_item(thief, it, it.span_start);
+  run_item(thief, it, it.span_start, true);
   return true;
 }
 
-void Simulator::run_item(unsigned w, const Item& it, Time span_start) {
+void Simulator::run_item(unsigned w, const Item& it, Time span_start, bool stolen) {
   Frame& f = push_frame(w, it.node, span_start);
   f.is_item = true;
   f.parent = it.parent;
+  if (stolen) {
+    f.stolen = true;
+    f.saved_base = ws_[w].base;
+    ws_[w].base = ws_[w].depth - 1;
+  }
   if (costs_.hb_thread_credit) {
     // HB §3.4: a promoted thread starts with no credit; the interrupted one keeps its own.
     const Worker& k = ws_[w];
@@ -268,10 +310,12 @@ void Simulator::run_item(unsigned w, const Item& it, Time span_start) {
     ws_[w].next_beat = ws_[w].clock + costs_.heartbeat;
   }
   if (it.is_range) {
-    f.is_chunk = true;
+    f.is_range = true;
     f.next = it.lo;
     f.end = it.hi;
     f.chunks = it.chunks;
+    f.chunk = it.chunk;
+    f.timed = it.chunk != 0;
     f.stage = Stage::children;
     f.sub = loop_begin;
   }

@@ -184,6 +184,75 @@ TEST(Policy, WoolPublishesTheOutermostDescriptorsAndGrowsOnTheTripWire) {
   EXPECT_GT(two.promotions, 4u);
 }
 
+TEST(Policy, DepthFirstLooksAtTheInnermostTaskStackFrameOfItsOwnTaskOnly) {
+  // The runtime's DF promotion (sched_deque.cpp promote_one) looks at one frame: the top of the
+  // task stack, and only above the base of the task the worker runs (a leapfrogged item's, during
+  // a blocked join).  root = a loop of 2 iterations, J = pair(leaf 200, S) and a leaf;
+  // S = pair(leaf 1000, S2).  W0 promotes S at J; W1 steals it at once and promotes S2.  W0's
+  // polls inside the leaf find J (S stolen) on top: nothing to promote, though the loop's second
+  // iteration is latent below it.  At J, W0 blocks and leapfrogs S2; its polls there see no
+  // frame of S2's own, and the loop below the blocked join is not theirs to promote.  After J,
+  // one iteration is left: no split.  So the loop never splits.
+  Dag d;
+  const auto s = d.add_pair(0, d.add_leaf(1000), d.add_leaf(1000));
+  const auto s2 = d.node(s).right;
+  const auto j = d.add_pair(0, d.add_leaf(200), s);
+  d.set_root(d.add_loop(0, std::vector<std::uint32_t>{j, d.add_leaf(10)}));
+  Costs c = zero_costs();
+  c.steal = 50;
+  c.poll = 10;
+  const auto df = run(d, "lazy-df", 2, c);
+  EXPECT_EQ(df.promoted, (std::vector<std::uint32_t>{s, s2}));
+  EXPECT_EQ(df.result.loop_splits, 0u);
+  EXPECT_EQ(df.result.leapfrogs, 1u);
+  EXPECT_EQ(df.result.thefts, 2u);
+}
+
+TEST(Policy, WoolReusesAJoinsSlotForItsSecondBranch) {
+  // The runtime pops a join's frame before it calls the second branch inline, so the branch's own
+  // joins take the same task-stack slot: a chain of 12 joins nested in second branches sits in
+  // slot 0, public, and every one is published (one worker: none stolen); nested in first
+  // branches (the test above) only the 4 below the public limit are.
+  Dag spine;
+  std::uint32_t node = spine.add_leaf(10);
+  for (int i = 0; i < 12; ++i) node = spine.add_pair(1, spine.add_leaf(10), node);
+  EXPECT_EQ(run(spine, "wool", 1, Costs{}).result.promotions, 12u);
+  // A loop is a halving tree of joins there: a join is public when fewer than 4 of its ancestors
+  // hold it in their first half.  64 iterations: sum over depth d < 6 of C(d, k), k < 4 = 56.
+  const Dag loop = make_nested_loops(1, 64, 10);
+  EXPECT_EQ(run(loop, "wool", 1, Costs{}).result.promotions, 56u);
+}
+
+TEST(Policy, ChunkedLoopsPollAfterEachChunkAsTheRuntimeDoes) {
+  // Costs::chunk_low > 0: adaptive_loop::run_chunks' chunks.  A loop of one iteration around 200
+  // iterations of 10 units, one worker: the inner loop's chunks are untimed 1, 2, 4, 8, 16, 32 (63
+  // iterations), then 64 (the ramp's last doubling), then the first timed chunk doubles to 128 and
+  // takes the remaining 73: a poll after each, 8, and one after the outer loop's only chunk.
+  const Dag loop = make_nested_loops(1, 200, 10);
+  Costs c = zero_costs();
+  c.chunk_low = 100;
+  c.chunk_high = 400;
+  EXPECT_EQ(run(loop, "lazy-bf", 1, c).result.polls, 8u + 1);
+  // An inner loop of 8: chunks 1, 2, 4, 1 (reductions double); growth 4 (parallel_for): 1, 4, 3.
+  const Dag eight = make_nested_loops(1, 8, 10);
+  EXPECT_EQ(run(eight, "lazy-bf", 1, c).result.polls, 4u + 1);
+  c.chunk_growth = 4;
+  EXPECT_EQ(run(eight, "lazy-bf", 1, c).result.polls, 3u + 1);
+  // Unchunked (chunk_low 0): a poll before each iteration but the first (none in the outer loop).
+  EXPECT_EQ(run(eight, "lazy-bf", 1, zero_costs()).result.polls, 7u);
+}
+
+TEST(Policy, AnEmptyLoopCostsNothing) {
+  // loops.hpp returns before any loop code when the range is empty.
+  Dag d;
+  d.set_root(d.add_pair(0, d.add_loop(0, 0, d.add_leaf(5)), d.add_loop(0, 3, d.add_leaf(10))));
+  Costs c = zero_costs();
+  c.loop = 100;
+  const auto r = run(d, "lazy-bf", 1, c).result;
+  EXPECT_EQ(r.loops, 1u);
+  EXPECT_EQ(r.makespan, 100u + 3 * 10);
+}
+
 TEST(Policy, LsAlgorithm5DefeatsBreadthFirstLazyScheduling) {
   // LS §9.4: N postponed no-op tasks above a loop of N long iterations. BF-LS publishes the
   // postponed no-ops (oldest first) while it runs the loop's iterations itself, so the loop stays
