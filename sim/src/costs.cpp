@@ -100,7 +100,9 @@ namespace weft_sim {
 // fit of 2026-11-23, on an AMD EPYC VM and before the promotion ledger became owner-private, is in
 // sim.md); with the runtime's default rules of that day: the steal backoff and the spare
 // heartbeat delivery.  Refitted 2026-11-24 (stop 23) at commit 024bbb9: ws-ap's loop pieces
-// check their partitioner themselves, the eager join without its mark and live count.
+// check their partitioner themselves, the eager join without its mark and live count.  Refitted
+// in stop 25 with the runtime's promotion rules in the model (the task's base, DF's top frame, wool's
+// slots, loop chunks, free empty loops) and a lazy check that fills the deque to THR.
 Costs cost_preset(std::string_view name, std::string_view policy) {
   if (name == "default") return Costs{};
   if (name != "calibrated")
@@ -110,7 +112,7 @@ Costs cost_preset(std::string_view name, std::string_view policy) {
   c.check = 10;       // one poll: a load of the own deque's size or the beat flag (held, not fitted)
   c.pop = 60;         // the owner's pop of its promoted item (held: not separable from promote)
   c.promote = 31;     // fitted: ws's fib overhead per join less join and pop (a deque push)
-  c.split = 98;       // fitted: ws's nqueens overhead per loop split less loop, iter, promote, pop
+  c.split = 99;       // fitted: ws's nqueens overhead per loop split less loop, iter, promote, pop
   c.steal = 11800;    // 1.18 us per successful steal: the median over policies, WOOL Table III method
   c.probe = 1000;     // 100 ns per failed attempt: the idle loop's spin (idle.cpp) on a free core
   c.sync = 500;       // a finished stolen branch signalling its join (a remote cache line)
@@ -132,16 +134,16 @@ Costs cost_preset(std::string_view name, std::string_view policy) {
   // give `loop` and `iter`.  ws builds the lazy group's descriptor and runs its loop code; ws-ap's
   // loop pieces arm and read the partitioner's clock (its own fit, after the deferred splits).
   if (policy == "wool") {  // its task-stack descriptor (sched_wool.cpp)
-    c.join = 15;
-    c.loop = 110;
+    c.join = 14;
+    c.loop = 112;
     c.iter = 47;
   } else if (policy == "ws-ap") {  // ws's join; its loop pieces read the clock (ap_defer) per chunk
-    c.join = 15;
-    c.loop = 634;
+    c.join = 14;
+    c.loop = 632;
     c.iter = 1;
   } else {  // lazy-df, lazy-df2, lazy-bf, heartbeat, ws (and the thread engines)
-    c.join = 15;
-    c.loop = 201;
+    c.join = 14;
+    c.loop = 203;
     c.iter = 0;
   }
   return c;
