@@ -263,6 +263,7 @@ TEST(Adaptive, DepthFirstPromotesTheJoinJustPushedBreadthFirstTheOldestJoin) {
   }
 }
 
+namespace {
 // Iterations run so far, and that count at each promotion (the hook runs on the promoting worker).
 std::atomic<int> loop_iterations_run{0};
 std::vector<int> iterations_at_promotion;
@@ -270,6 +271,7 @@ void record_iterations(const weft::detail::promotion_event&) {
   std::lock_guard lk(events_mutex);
   iterations_at_promotion.push_back(loop_iterations_run.load());
 }
+}  // namespace
 
 TEST(Adaptive, AShortDequeIsFilledToThrAtOneCheck) {
   // LS §6.2: DF2-LS "pushes a TD with half its tasks onto its empty deque, then pushes another TD
