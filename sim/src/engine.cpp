@@ -11,7 +11,10 @@ namespace detail {
 RunResult simulate_threads(const RunConfig& c);  // engine_threads.cpp
 
 Simulator::Simulator(const RunConfig& c)
-    : cfg_(c), dag_(*c.dag), pol_(*c.policy), costs_(c.costs), P_(c.workers), rng_(c.seed), ws_(c.workers) {
+    : cfg_(c), dag_(*c.dag), pol_(*c.policy), costs_(c.costs), P_(c.workers),
+      chunked_(costs_.chunk_low > 0 &&
+               (pol_.loops == LoopSplit::on_promotion || pol_.loops == LoopSplit::auto_partitioner)),
+      rng_(c.seed), ws_(c.workers) {
   if (c.workers == 0) throw std::invalid_argument("P: the number of workers must be at least 1");
   if (dag_.root() == kNoNode) throw std::invalid_argument("dag: empty");
   if (pol_.trigger == Trigger::heartbeat && costs_.heartbeat == 0)

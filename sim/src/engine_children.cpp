@@ -169,10 +169,6 @@ void Simulator::start_iteration(unsigned w, Frame& f) {
   push_child(w, dag_.iteration(dag_.node(f.node), i));  // may move the stack: `f` is not used after this
 }
 
-bool Simulator::chunked() const {
-  return costs_.chunk_low > 0 && (pol_.loops == LoopSplit::on_promotion || pol_.loops == LoopSplit::auto_partitioner);
-}
-
 // After a chunk, as adaptive_loop::run_chunks: untimed, the chunk grows by chunk_growth up to the
 // first chunk_untimed iterations; then it doubles while a chunk took under chunk_low and halves
 // when one took over chunk_high.

@@ -123,7 +123,7 @@ class Simulator {
   void loop_partition(unsigned w, std::uint32_t frame_index);
   bool take_own_item(unsigned w, std::uint32_t frame_index, Item& out);
   void start_iteration(unsigned w, Frame& f);
-  bool chunked() const;
+  bool chunked() const { return chunked_; }
   void next_chunk_size(unsigned w, Frame& f);
   // engine_steal.cpp: promotion, polls, steals and leapfrogging
   void promote(unsigned w, std::uint32_t frame_index);
@@ -132,7 +132,7 @@ class Simulator {
   bool latent(const Frame& f) const;
   bool on_task_stack(const Frame& f) const;
   void poll(unsigned w);
-  bool promote_for_thieves(unsigned w);
+  bool promote_one(unsigned w);
   bool some_processor_spare(unsigned w) const;
   void wool_publish(unsigned w);
   void wool_split(unsigned w, std::uint32_t frame_index);
@@ -151,6 +151,8 @@ class Simulator {
   const PolicyTraits& pol_;
   const Costs costs_;
   const unsigned P_;
+  // Loops run in the runtime's chunks (Costs::chunk_low > 0), for the loop-frame policies only.
+  const bool chunked_;
   Rng rng_;
   std::vector<Worker> ws_;
   RunResult r_;

@@ -78,11 +78,12 @@ void Simulator::split_range(unsigned w, std::uint32_t idx) {
   push_promoted(w, it);
 }
 
-// One promotion of the lazy trigger: the oldest latent frame (BF), or the innermost frame on the
-// task stack if it is latent (DF: the runtime's promote_one looks at `top - 1` only, so a loop
-// piece with one iteration left promotes nothing there instead of an older, bigger item below
-// it); only the frames of the task this worker runs (Worker::base).
-bool Simulator::promote_for_thieves(unsigned w) {
+// One promotion, as the runtime's promote_one (both the lazy trigger and the beat call it): the
+// oldest latent frame (BF, heartbeat), or the innermost frame on the task stack if it is latent (DF:
+// the runtime looks at `top - 1` only, so a loop piece with one iteration left promotes nothing
+// there instead of an older, bigger item below it); only the frames of the task this worker runs
+// (Worker::base).  True when it promoted.
+bool Simulator::promote_one(unsigned w) {
   const Worker& k = ws_[w];
   if (pol_.which == Which::oldest) {
     for (std::uint32_t i = k.base; i < k.depth; ++i)
@@ -120,7 +121,7 @@ void Simulator::poll(unsigned w) {
       if (P_ == 1) return;
       // LS §6.2: a check that finds the deque short promotes until it holds THR items (DF2-LS:
       // half of the loop being run, then half of what is left) or nothing more can be promoted.
-      while (k.deque.size() < pol_.threshold && promote_for_thieves(w)) {
+      while (k.deque.size() < pol_.threshold && promote_one(w)) {
       }
       return;
     }
@@ -135,12 +136,9 @@ void Simulator::poll(unsigned w) {
         k.next_beat = k.clock + failed_attempt_cost(costs_);
         return;
       }
-      for (std::uint32_t i = k.base; i < k.depth; ++i) {
-        if (!latent(k.frames[i])) continue;
+      if (promote_one(w)) {
         ++r_.beats;
-        promote(w, i);
         k.next_beat = k.clock + costs_.heartbeat;  // N more units of work before the next one
-        return;
       }
       return;
     case Trigger::public_window:
