@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Runs the simulator studies of docs/results/sim.md and draws their figures.
 #   sim/experiments.sh [build-dir]   (default build-sim; needs weft-sim built in Release)
+#   COSTS=file:OUT/costs.txt sim/experiments.sh ...   runs the recorded-kernel studies with a
+#   machine's own fit (sim/calibrate.sh) instead of the built-in `calibrated` preset
 # JSON results and PNG figures go to docs/results/sim/. About 10 minutes on one core, 25 more
 # with the recorded kernels (when the build has weft-bench-record).
 set -euo pipefail
@@ -63,11 +65,11 @@ if [ -x "$record" ]; then
   for k in nqueens uts-geo uts-bin; do
     WEFT_BENCH_RECORD="$dags/$k.dag" "$record" --kernel $k --size quick --workers 1 >/dev/null
   done
-  run --dag "file:$dags/nqueens.dag" --costs calibrated --policy lazy-df,lazy-df2,lazy-bf,ws-ap --P 8,24,64 \
+  run --dag "file:$dags/nqueens.dag" --costs "${COSTS:-calibrated}" --policy lazy-df,lazy-df2,lazy-bf,ws-ap --P 8,24,64 \
       --runs 5 --json "$out/ls_table5_calibrated.json"
-  run --dag "file:$dags/uts-geo.dag" --costs calibrated --policy ws,ws-ap,wool,lazy-df,lazy-df2,lazy-bf,heartbeat \
+  run --dag "file:$dags/uts-geo.dag" --costs "${COSTS:-calibrated}" --policy ws,ws-ap,wool,lazy-df,lazy-df2,lazy-bf,heartbeat \
       --P 1,4,16,64,256 --json "$out/recorded_uts_geo.json"
   "$py" "$root/sim/plot.py" speedup "$out/recorded_uts_geo.json" "$out/recorded_uts_geo.png"
-  echo "calibration check: sim/calibrate_real.sh, then sim/calibrate_sim.sh $sim $dags DIR (docs/results/sim.md)" >&2
+  echo "calibration check on this machine: sim/calibrate.sh BUILD DIR (docs/results/sim.md)" >&2
 fi
 "$py" "$root/sim/plot.py" all "$out"

@@ -1,26 +1,32 @@
 #!/usr/bin/env python3
 """Fits weft-sim's single-worker costs (the `calibrated` preset, sim/src/costs.cpp) to real runs:
-T1/Ts of fib(N) (tools/weft-overhead ratio's output) and of nqueens (the kernels.jsonl of
-sim/calibrate_real.sh), against weft-sim's P = 1 counts on the same programs (fib:N:W and the
-recorded nqueens DAG).  Units: 0.1 ns.  Policies whose runtime code paths are the same at P = 1
+T1/Ts of fib(N) (tools/weft-overhead ratio's output) and of nqueens, uts-geo and uts-bin (the
+kernels.jsonl of sim/calibrate_real.sh), against weft-sim's P = 1 counts on the same programs
+(fib:N:W and the recorded DAGs).  Units: 0.1 ns.  Policies whose runtime code paths are the same at P = 1
 are pooled (the median of their T1/Ts medians): the lazy group (lazy-df, lazy-df2, lazy-bf,
 heartbeat: a latent descriptor and a poll per join), wool (its task-stack descriptor) and the
 eager group (ws), and ws-ap (ws's join with its own loop pieces).  `check` is held at CHECK (a load of the
-own deque's size) and `pop` at POP.
+own deque's size) and `pop` at POP, or at half of ws's overhead per join beyond `join` where that is
+less than 2·POP (a machine whose deque push and pop cost less than the VM's where POP was chosen:
+the two are not separable at P = 1).
 
-  lazy, wool: fib's overhead per join gives `join`; nqueens and uts-geo (no joins) give `iter`
-      and `loop` (per iteration, per loop entered: 164 K loops of 11 in nqueens, most of uts-geo's
-      10 M nodes entering an empty loop);
+  lazy, wool: fib's overhead per join gives `join`; nqueens, uts-geo and uts-bin (no joins) give
+      `loop` and `iter` (per non-empty loop, per iteration): the pair with the smallest largest
+      relative error of the three T1/Ts (fit_minimax: no pair fits all three exactly);
   eager: `join`, `loop` and `iter` are the lazy group's (the same descriptor and loop code);
       fib's overhead per join less join and pop gives `promote`; nqueens' per split (every loop
       is split to single iterations) less loop, iter, promote and pop gives `split`;
-  ws-ap: the eager group's join, promote and split; `loop` and `iter` from its nqueens and
-      uts-geo as the lazy group's (its pieces read the clock for the partitioner's deferral),
+  ws-ap: the eager group's join, promote and split; `loop` and `iter` from its three kernels as
+      the lazy group's (its pieces read the clock for the partitioner's deferral),
       after the few splits of pieces that outlast the deferral (Costs::ap_defer).
 
 usage: sim/fit_costs.py WEFT_SIM FIB_RATIO_TXT KERNELS_JSONL DAG_DIR [FIB_N]
-       (DAG_DIR: nqueens.dag and uts-geo.dag recorded by weft-bench-record --size quick)
+                        [--steal-cost STEAL_COST_TXT] [--out COSTS_FILE]
+       (DAG_DIR: nqueens.dag, uts-geo.dag and uts-bin.dag recorded by weft-bench-record --size quick;
+       STEAL_COST_TXT: tools/weft-overhead steal's output, whose median over the deque and Wool
+       policies gives `steal`; COSTS_FILE: the fit as weft-sim's `--costs file:COSTS_FILE`)
 """
+import argparse
 import json
 import re
 import statistics
@@ -58,17 +64,18 @@ def real_kernel(path, kernel):
     return {p: statistics.median(runs[p]) / ts for p in POLICIES}
 
 
-def fit_nonnegative(a, b, c, d, rq, ru):
-    """loop and iter costs >= 0 with a*lp + b*it = rq and c*lp + d*it = ru, or, when the exact
-    solution has a negative cost (a kernel faster than its serial elision: nqueens' T1/Ts is
-    below 1 on a quiet machine), the least-squares fit with that cost held at 0."""
-    det = a * d - b * c
-    lp, it = (rq * d - b * ru) / det, (a * ru - c * rq) / det
-    if lp >= 0 and it >= 0:
-        return lp, it
-    candidates = [(max(0.0, (a * rq + c * ru) / (a * a + c * c)), 0.0),
-                  (0.0, max(0.0, (b * rq + d * ru) / (b * b + d * d)))]
-    return min(candidates, key=lambda x: (a * x[0] + b * x[1] - rq) ** 2 + (c * x[0] + d * x[1] - ru) ** 2)
+def fit_minimax(rows):
+    """loop and iter costs >= 0 minimising the largest relative error of the modelled T1/Ts
+    (1 + (fixed + loops·loop + iterations·iter) / work) against the real one over the rows
+    (loops, iterations, fixed, work, real T1/Ts): the check's tolerance is relative, and no one
+    pair fits every kernel exactly (per loop entered, uts-geo's real overhead is 3x nqueens').
+    A grid, coarse then fine: the error is piecewise linear, convex in the pair."""
+    def worst(lp, it):
+        return max(abs((1 + (fx + lo * lp + n * it) / w) / r - 1) for lo, n, fx, w, r in rows)
+    best = min(((lp, it) for lp in range(0, 4001, 20) for it in range(0, 401, 4)), key=lambda x: worst(*x))
+    lo_lp, lo_it = max(0, best[0] - 20), max(0, best[1] - 4)
+    return min(((lp, it) for lp in range(lo_lp, best[0] + 21) for it in range(lo_it, best[1] + 5)),
+               key=lambda x: worst(*x))
 
 
 def sim_counts(weft_sim, dag):
@@ -79,53 +86,98 @@ def sim_counts(weft_sim, dag):
         return {r["policy"]: r for r in json.load(open(out.name))["runs"]}
 
 
+def real_steal(path):
+    """The median cost of a steal (0.1 ns) over the policies whose thieves take frames (heartbeat's
+    row measures how often a beat came in time, not a steal)."""
+    costs = []
+    for line in open(path):
+        f = line.split()
+        if len(f) == 5 and f[0] in POLICIES and f[0] != "heartbeat":
+            costs.append(float(f[3]))
+    if not costs:
+        sys.exit(f"fit_costs: no steal costs in {path}")
+    return round(statistics.median(costs) * 10)
+
+
+def write_costs(path, fit, steal, source):
+    """The fit as weft-sim's cost file: the costs every policy shares (a poll, a steal, and ws's
+    promote, split and pop, as the calibrated preset shares them), then each policy's join, loop
+    and iter."""
+    _, _, _, promote, split, pop = fit["eager"]
+    lines = [f"# weft-sim costs (0.1 ns) fitted by sim/fit_costs.py to {source}",
+             f"# use: weft-sim --costs file:{path} ...  (the calibrated preset, these values over it)",
+             f"check={CHECK}", f"promote={promote:.0f}", f"split={split:.0f}", f"pop={pop:.0f}"]
+    if steal is not None:
+        lines.append(f"steal={steal}")
+    for g in ("lazy", "eager", "ws-ap", "wool"):
+        join, lp, it = fit[g][:3]
+        for p in GROUPS[g]:
+            lines += [f"{p}.join={join:.0f}", f"{p}.loop={lp:.0f}", f"{p}.iter={it:.0f}"]
+    with open(path, "w") as out:
+        out.write("\n".join(lines) + "\n")
+
+
 def main():
-    weft_sim, fib_txt, kernels, dag_dir = sys.argv[1:5]
-    n = int(sys.argv[5]) if len(sys.argv) > 5 else 32
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("weft_sim")
+    ap.add_argument("fib_ratio")
+    ap.add_argument("kernels")
+    ap.add_argument("dag_dir")
+    ap.add_argument("fib_n", nargs="?", type=int, default=32)
+    ap.add_argument("--steal-cost", help="tools/weft-overhead steal's output")
+    ap.add_argument("--out", help="write the fit as a weft-sim cost file")
+    args = ap.parse_args()
+    weft_sim, fib_txt, kernels, dag_dir, n = args.weft_sim, args.fib_ratio, args.kernels, args.dag_dir, args.fib_n
     ts_fib, fib_ratio = real_fib(fib_txt)
     w = max(1, round(ts_fib * 1e10 / fib_calls(n)))
-    nq_ratio = real_kernel(kernels, "nqueens")
-    ug_ratio = real_kernel(kernels, "uts-geo")
+    loop_kernels = ("nqueens", "uts-geo", "uts-bin")
+    ratios = {k: real_kernel(kernels, k) for k in loop_kernels}
     fib = sim_counts(weft_sim, f"fib:{n}:{w}")
-    nq = sim_counts(weft_sim, f"file:{dag_dir}/nqueens.dag")
-    ug = sim_counts(weft_sim, f"file:{dag_dir}/uts-geo.dag")
+    counts = {k: sim_counts(weft_sim, f"file:{dag_dir}/{k}.dag") for k in loop_kernels}
     print(f"fib({n}): Ts = {ts_fib * 1e3:.2f} ms, {fib_calls(n)} calls: W = {w} (0.1 ns)")
-    print("| group | fib T1/Ts (per policy) | nqueens T1/Ts | uts-geo T1/Ts | join | loop | iter | promote | split |")
-    print("|---|---|---|---|---|---|---|---|---|")
+    print("| group | fib T1/Ts (per policy) | nqueens T1/Ts | uts-geo T1/Ts | uts-bin T1/Ts | join | loop | iter | promote | split |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     fit = {}
     for g in ("lazy", "eager", "ws-ap", "wool"):  # lazy first: eager uses its join, loop and iter; ws-ap eager's
         ps = GROUPS[g]
         rf_ratio = statistics.median(fib_ratio[p] for p in ps)
-        rq_ratio = statistics.median(nq_ratio[p] for p in ps)
-        ru_ratio = statistics.median(ug_ratio[p] for p in ps)
-        f, q, u = fib[ps[0]], nq[ps[0]], ug[ps[0]]
+        real = {k: statistics.median(ratios[k][p] for p in ps) for k in loop_kernels}
+        f, q = fib[ps[0]], counts["nqueens"][ps[0]]
         rf = (rf_ratio - 1) * f["dag_work"]
-        rq = (rq_ratio - 1) * q["dag_work"] - q["polls"] * CHECK
-        ru = (ru_ratio - 1) * u["dag_work"] - u["polls"] * CHECK
+        rq = (real["nqueens"] - 1) * q["dag_work"] - q["polls"] * CHECK
+        # (loops, iterations, fixed overhead, work, real T1/Ts) per kernel: the loop fit's rows
+        rows = lambda fixed: [(counts[k][ps[0]]["loops"], counts[k][ps[0]]["iterations"], fixed(counts[k][ps[0]]),
+                               counts[k][ps[0]]["dag_work"], real[k]) for k in loop_kernels]
         split = 0.0
+        pop = fit["eager"][5] if "eager" in fit else POP
         if g == "eager":
             join, lp, it = fit["lazy"][0], fit["lazy"][1], fit["lazy"][2]
-            promote = max(0.0, rf / f["joins"] - join - POP)
-            split = max(0.0, (rq - q["loops"] * lp - q["iterations"] * it) / q["promotions"] - promote - POP)
+            excess = max(0.0, rf / f["joins"] - join)  # promote + pop per join
+            pop = min(POP, excess / 2)
+            promote = excess - pop
+            split = max(0.0, (rq - q["loops"] * lp - q["iterations"] * it) / q["promotions"] - promote - pop)
         elif g == "ws-ap":
             # ws's joins, promotions and splits; its loop pieces arm the partitioner's clock and
             # read it after every chunk, so `loop` and `iter` are its own, fitted as the lazy
             # group's after the splits that the deferral still lets long pieces make at P = 1.
             join, promote, split = fit["eager"][0], fit["eager"][3], fit["eager"][4]
-            rq -= q["loop_splits"] * (promote + split + POP)
-            ru -= u["loop_splits"] * (promote + split + POP)
-            lp, it = fit_nonnegative(q["loops"], q["iterations"], u["loops"], u["iterations"], rq, ru)
+            lp, it = fit_minimax(rows(lambda c: c["polls"] * CHECK + c["loop_splits"] * (promote + split + pop)))
         else:
-            promote = fit.get("eager", (0, 0, 0, 0, 0))[3]
-            # rq = loops_q * lp + iters_q * it; ru = loops_u * lp + iters_u * it
-            a, b, c, d = q["loops"], q["iterations"], u["loops"], u["iterations"]
-            lp, it = fit_nonnegative(a, b, c, d, rq, ru)
+            promote = fit.get("eager", (0, 0, 0, 0, 0, 0))[3]
+            lp, it = fit_minimax(rows(lambda c: c["polls"] * CHECK))
             join = max(0.0, (rf - f["polls"] * CHECK) / f["joins"])
-        fit[g] = (join, lp, it, promote, split)
+        fit[g] = (join, lp, it, promote, split, pop)
         per = lambda d: ", ".join(f"{d[p]:.2f}" for p in ps)
-        print(f"| {g} | {rf_ratio:.2f} ({per(fib_ratio)}) | {rq_ratio:.2f} ({per(nq_ratio)}) "
-              f"| {ru_ratio:.2f} ({per(ug_ratio)}) | {join:.0f} | {lp:.0f} | {it:.0f} | {promote:.0f} | {split:.0f} |")
-    print(f"(check = {CHECK}, pop = {POP}; lazy and wool promote = the eager group's; ws-ap's join, promote, split too)")
+        cells = " | ".join(f"{real[k]:.2f} ({per(ratios[k])})" for k in loop_kernels)
+        print(f"| {g} | {rf_ratio:.2f} ({per(fib_ratio)}) | {cells} | {join:.0f} | {lp:.0f} | {it:.0f} | {promote:.0f} | {split:.0f} |")
+    print(f"(check = {CHECK}, pop = {fit['eager'][5]:.0f}; lazy and wool promote and pop = the eager group's; "
+          "ws-ap's join, promote, split too)")
+    steal = real_steal(args.steal_cost) if args.steal_cost else None
+    if steal is not None:
+        print(f"steal = {steal} (the median of tools/weft-overhead steal over the deque and Wool policies)")
+    if args.out:
+        write_costs(args.out, fit, steal, f"{fib_txt}, {kernels}, {dag_dir}")
+        print(f"wrote {args.out}")
 
 
 if __name__ == "__main__":

@@ -1,7 +1,11 @@
 #include "costs.hpp"
 
 #include <charconv>
+#include <fstream>
 #include <stdexcept>
+#include <string>
+
+#include "policy_table.hpp"
 
 namespace weft_sim {
 namespace {
@@ -93,6 +97,40 @@ Costs zero_costs() {
 
 namespace weft_sim {
 
+// A machine's own calibration (`--costs file:PATH`; sim/calibrate.sh writes it with
+// sim/fit_costs.py --out): the `calibrated` preset, with the file's values over it.  A line
+// "name=value" sets a cost for every policy, "POLICY.name=value" for that policy only; '#' starts a
+// comment.  Every line is checked whatever the policy, so a bad name fails every run alike.
+Costs costs_from_file(std::string_view path, std::string_view policy) {
+  Costs c = cost_preset("calibrated", policy);
+  const std::string where = "--costs file:" + std::string(path);
+  std::ifstream in{std::string(path)};
+  if (!in) throw std::invalid_argument(where + ": cannot read the file");
+  std::string line;
+  for (unsigned n = 1; std::getline(in, line); ++n) {
+    std::string text;
+    for (char ch : line.substr(0, line.find('#')))
+      if (ch != ' ' && ch != '\t' && ch != '\r') text += ch;
+    if (text.empty()) continue;
+    std::string_view assignment = text;
+    bool applies = true;
+    const auto dot = assignment.find('.'), eq = assignment.find('=');
+    try {
+      if (dot != std::string_view::npos && (eq == std::string_view::npos || dot < eq)) {
+        const std::string_view target = assignment.substr(0, dot);
+        policy_by_name(target);
+        applies = target == policy;
+        assignment.remove_prefix(dot + 1);
+      }
+      Costs scratch = c;
+      set_cost(applies ? c : scratch, assignment);
+    } catch (const std::invalid_argument& e) {
+      throw std::invalid_argument(where + " line " + std::to_string(n) + ": " + e.what());
+    }
+  }
+  return c;
+}
+
 // Measured on the 2-core development VM (docs/results/sim.md, "Calibration", has the commands,
 // the raw figures and the fit, sim/fit_costs.py), in units of 0.1 ns so that a fib call (0.38 ns)
 // has weight 4.  Single-worker costs per group of policies whose runtime code paths are the same
@@ -105,9 +143,10 @@ namespace weft_sim {
 // slots, loop chunks, free empty loops) and a lazy check that fills the deque to THR.
 Costs cost_preset(std::string_view name, std::string_view policy) {
   if (name == "default") return Costs{};
+  if (name.starts_with("file:")) return costs_from_file(name.substr(5), policy);
   if (name != "calibrated")
     throw std::invalid_argument("--costs: unknown preset '" + std::string(name) +
-                                "'; accepted: default, calibrated");
+                                "'; accepted: default, calibrated, file:PATH");
   Costs c;
   c.check = 10;       // one poll: a load of the own deque's size or the beat flag (held, not fitted)
   c.pop = 60;         // the owner's pop of its promoted item (held: not separable from promote)

@@ -79,8 +79,9 @@ inline Time failed_attempt_cost(const Costs& c) { return c.probe != 0 ? c.probe 
 
 // The named cost presets (`--costs NAME`): "default" (Costs{}) and "calibrated" (measured from the
 // runtime on the 2-core development machine, in units of 0.1 ns, per policy where the runtime's
-// implementations differ; docs/results/sim.md, "Calibration").  std::invalid_argument naming the
-// accepted names otherwise.
+// implementations differ; docs/results/sim.md, "Calibration"), and "file:PATH" (a machine's own fit,
+// written by sim/fit_costs.py --out: the calibrated preset with the file's values over it).
+// std::invalid_argument naming the accepted names, or the file's bad line, otherwise.
 Costs cost_preset(std::string_view name, std::string_view policy);
 
 // Sets one cost from "name=value"; std::invalid_argument naming the accepted names otherwise.

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <fstream>
 #include <string>
 
 #include "generators.hpp"
@@ -189,7 +190,42 @@ TEST(Engine, CostPresets) {
     cost_preset("fast", "ws");
     FAIL() << "an unknown preset was accepted";
   } catch (const std::invalid_argument& e) {
-    EXPECT_NE(std::string(e.what()).find("accepted: default, calibrated"), std::string::npos);
+    EXPECT_NE(std::string(e.what()).find("accepted: default, calibrated, file:PATH"), std::string::npos);
+  }
+}
+
+// A machine's own calibration file (`--costs file:PATH`, sim/fit_costs.py --out): the calibrated
+// preset with the file's values over it; "name=value" for every policy, "POLICY.name=value" for
+// one; a bad line fails with its file and line, whichever policy is asked for.
+TEST(Engine, CostFileOverridesTheCalibratedPresetPerPolicy) {
+  const std::string path = ::testing::TempDir() + "weft_sim_costs.txt";
+  auto write = [&](const char* text) { std::ofstream(path) << text; };
+  write("# fitted here\nsteal = 7000\n\nwool.join=7   # wool's own\nlazy-bf.join=9\n");
+  const Costs wool = cost_preset("file:" + path, "wool"), bf = cost_preset("file:" + path, "lazy-bf");
+  const Costs df = cost_preset("file:" + path, "lazy-df"), cal = cost_preset("calibrated", "lazy-df");
+  EXPECT_EQ(wool.steal, 7000u);
+  EXPECT_EQ(bf.steal, 7000u);
+  EXPECT_EQ(wool.join, 7u);
+  EXPECT_EQ(bf.join, 9u);
+  EXPECT_EQ(df.join, cal.join);                // not named: the calibrated preset's
+  EXPECT_EQ(df.chunk_low, cal.chunk_low);
+  auto error_of = [&](const char* text) -> std::string {
+    write(text);
+    try {
+      cost_preset("file:" + path, "ws");
+    } catch (const std::invalid_argument& e) {
+      return e.what();
+    }
+    return "accepted";
+  };
+  EXPECT_NE(error_of("join=1\nwool.jion=3\n").find("line 2: --cost: unknown name 'jion'"), std::string::npos);
+  EXPECT_NE(error_of("cilk.join=3\n").find("line 1: policy: unknown 'cilk'"), std::string::npos);
+  EXPECT_NE(error_of("join=-1\n").find("line 1:"), std::string::npos);
+  try {
+    cost_preset("file:/nonexistent/costs.txt", "ws");
+    FAIL() << "a missing cost file was accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("cannot read"), std::string::npos);
   }
 }
 

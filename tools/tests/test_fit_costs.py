@@ -1,4 +1,5 @@
-"""Tests of sim/fit_costs.py's loop/iteration fit (run: .venv/bin/python -m pytest -q tools/tests)."""
+"""Tests of sim/fit_costs.py: the loop/iteration fit, the steal cost, the cost file (run:
+.venv/bin/python -m pytest -q tools/tests)."""
 import os
 import sys
 
@@ -8,24 +9,54 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "sim"))
 import fit_costs  # noqa: E402
 
 
-def test_exact_solution_when_both_costs_are_nonnegative():
-    # 10 loops + 100 iterations cost 300; 1000 loops + 200 iterations cost 10400: loop 10, iter 2.
-    lp, it = fit_costs.fit_nonnegative(10, 100, 1000, 200, 10 * 10 + 100 * 2, 1000 * 10 + 200 * 2)
-    assert lp == pytest.approx(10)
-    assert it == pytest.approx(2)
+def ratio(row, lp, it):
+    loops, iters, fixed, work, _ = row
+    return 1 + (fixed + loops * lp + iters * it) / work
 
 
-def test_negative_iteration_cost_is_held_at_zero_and_loop_fitted_by_least_squares():
-    # A kernel faster than its serial elision (negative overhead) next to one with a loop cost of 3:
-    # the exact solution needs a negative iteration cost, so iter is 0 and loop the least-squares fit.
-    a, b, c, d = 100, 10_000, 10_000, 20_000
-    rq, ru = -500.0, 30_000.0
-    lp, it = fit_costs.fit_nonnegative(a, b, c, d, rq, ru)
-    assert it == 0.0
-    assert lp == pytest.approx((a * rq + c * ru) / (a * a + c * c))
-    assert lp > 0
+def test_exact_costs_are_found_when_they_exist():
+    # Three kernels made with loop 140 and iter 12 (units of 0.1 ns): the fit finds them.
+    shapes = [(800_000, 10_000_000, 3e7, 8e8), (2_000_000, 10_000_000, 5e7, 1.1e9), (2_100_000, 16_000_000, 8e7, 1.3e9)]
+    rows = [(lo, n, fx, w, 1 + (fx + lo * 140 + n * 12) / w) for lo, n, fx, w in shapes]
+    assert fit_costs.fit_minimax(rows) == (140, 12)
+
+
+def test_inconsistent_kernels_get_the_smallest_largest_relative_error():
+    # Per loop, the second kernel's overhead is three times the first's: no pair fits both, and
+    # the fit balances the two relative errors (within the grid's step) instead of fitting one.
+    rows = [(1_000_000, 0, 0.0, 1e9, 1.10), (1_000_000, 0, 0.0, 1e9, 1.30)]
+    lp, it = fit_costs.fit_minimax(rows)
+    errors = [ratio(r, lp, it) / r[4] - 1 for r in rows]
+    assert errors[0] == pytest.approx(-errors[1], abs=2e-3)
+    assert max(abs(e) for e in errors) < 0.09  # 1.2 lies ~8.7 % from each
 
 
 def test_no_cost_is_negative_even_when_every_kernel_beats_serial():
-    lp, it = fit_costs.fit_nonnegative(100, 1000, 2000, 3000, -50.0, -70.0)
-    assert (lp, it) == (0.0, 0.0)
+    rows = [(1_000_000, 5_000_000, 0.0, 1e9, 0.95), (2_000_000, 1_000_000, 0.0, 1e9, 0.97)]
+    assert fit_costs.fit_minimax(rows) == (0, 0)
+
+
+def test_steal_cost_is_the_median_over_the_policies_that_take_frames(tmp_path):
+    f = tmp_path / "steal_cost.txt"
+    f.write_text("steal cost, WOOL Table III method: ...\n"
+                 "policy       T_rep_ns    T_leaf_ns  cost_ns/steal     stolen\n"
+                 "ws              22597        21855            741       100%\n"
+                 "wool            22699        21796            903       100%\n"
+                 "lazy-bf         22745        22033            712       100%\n"
+                 "heartbeat       29810        21843           7968        66%\n")
+    assert fit_costs.real_steal(str(f)) == 7410  # 741 ns, heartbeat's row left out
+
+
+def test_cost_file_names_every_policy_and_the_shared_costs(tmp_path):
+    fit = {"lazy": (10, 146, 0, 0, 0, 60), "eager": (10, 146, 0, 14, 157, 14),
+           "ws-ap": (10, 402, 1, 14, 157, 14), "wool": (11, 306, 28, 14, 0, 14)}
+    path = tmp_path / "costs.txt"
+    fit_costs.write_costs(str(path), fit, 7170, "test")
+    lines = [l for l in path.read_text().splitlines() if l and not l.startswith("#")]
+    values = dict(l.split("=") for l in lines)
+    assert values["promote"] == "14" and values["split"] == "157" and values["pop"] == "14"  # ws's
+    assert values["steal"] == "7170" and values["check"] == str(fit_costs.CHECK)
+    assert values["wool.join"] == "11" and values["wool.iter"] == "28"
+    assert values["ws-ap.loop"] == "402" and values["ws.loop"] == "146"
+    for p in fit_costs.POLICIES:
+        assert {f"{p}.join", f"{p}.loop", f"{p}.iter"} <= values.keys()
