@@ -83,6 +83,31 @@ class runtime {
   // interval and stops counting as searching (steal calls it before its own notify_work).
   void end_idle(worker& w) noexcept;
 
+  // The lazy trigger and the steal backoff (sched_deque.cpp, idle.cpp; PROTOCOLS.md §5).  While
+  // every other worker waits out a backoff (or sleeps, with at least one waiting), no thief will look
+  // at a promoted item before a wait ends (up to config::steal_backoff): an oldest-first (BF-LS)
+  // check then promotes nothing and says so in `promotion_held_`, and the first thief whose wait
+  // ends sets every worker's `notify` bit again, so the next check promotes for it.  Without this a check on a
+  // two-worker pool promoted for a thief that was not looking, and took the item back itself at its
+  // join, at every check: small work ran 1.2-1.7x slower on 2 workers than on 1
+  // (docs/results/small-work.md).  With every other worker asleep and none waiting, checks promote
+  // as LS has them: the push wakes a sleeper (notify_work).
+  bool no_thief_looking() const noexcept {
+    const std::uint32_t waiting = backing_off_.load(std::memory_order_seq_cst);
+    return waiting != 0 && waiting + sleepers_.load(std::memory_order_seq_cst) + 1 >= workers.size();
+  }
+  // A thief's steal backoff begins and ends (idle.cpp back_off_after_steal; component tests drive
+  // them by hand).  The end re-arms the lazy checks if one held its promotion meanwhile.
+  void begin_backoff() noexcept { backing_off_.fetch_add(1, std::memory_order_seq_cst); }
+  void end_backoff(const worker& w);
+  // A lazy check found no thief looking: true when it still finds none after announcing
+  // the held promotion (store, then load; the thief decrements, then exchanges: one of the two sees
+  // the other, so a held promotion is never left without a re-arm).
+  bool hold_promotion() noexcept {
+    promotion_held_.store(true, std::memory_order_seq_cst);
+    return no_thief_looking();
+  }
+
   void submit(root_job& job);
   // pool::run from a thread outside every pool: when a worker sleeps, the caller borrows its slot
   // and runs `job` itself, waking nobody (TBB's arena slots work alike).  False when no slot is
@@ -119,6 +144,8 @@ class runtime {
   bool find_work(worker& w);
   void begin_search(worker& w) noexcept;
   void back_off_after_steal(worker& w, std::uint64_t ran_ns, std::uint64_t now);
+  std::atomic<std::uint32_t> backing_off_{0};  // workers waiting out a steal backoff now
+  std::atomic<bool> promotion_held_{false};    // a lazy check promoted nothing for that reason
   const std::uint64_t small_theft_ns_;  // a stolen task's own work below this is a small theft
   void sleep(worker& w);
   bool work_visible() const;

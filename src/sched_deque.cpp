@@ -146,6 +146,14 @@ class deque_scheduler final : public scheduler {
   void promote_below_threshold(worker& w, hot_state& h) {
     h.poll.fetch_and(~poll_bit::notify, std::memory_order_seq_cst);
     ++w.deque_checks;
+    // Oldest first (BF-LS): no thief will look before its steal backoff ends, so promote nothing;
+    // the first thief back sets `notify` again (runtime::hold_promotion, end_backoff), and the check
+    // then promotes the oldest item, the one it would have promoted now.  Not under DF: an item
+    // promoted while the thief waits stays on the deque as the owner goes on, and is older, so
+    // larger, by the time a thief comes; the innermost item promoted on its return is a small theft,
+    // and another backoff (nqueens on 2 workers under lazy-df: 1.84 -> 0.98 of serial speed;
+    // docs/results/small-work.md, "Holding promotions").
+    if (oldest_first_ && rt_.no_thief_looking() && deque_of(w).size() < threshold_ && rt_.hold_promotion()) return;
     while (deque_of(w).size() < threshold_ && promote_one(w, h)) {
     }
     if (deque_of(w).size() < threshold_) h.poll.fetch_or(poll_bit::notify, std::memory_order_relaxed);

@@ -301,6 +301,64 @@ TEST(Adaptive, AShortDequeIsFilledToThrAtOneCheck) {
   }
 }
 
+TEST(Adaptive, NoPromotionWhileEveryOtherWorkerBacksOffAndItsReturnRearmsTheCheck) {
+  // Issue 9 item 2 (LS: promote only when a thief needs work): while the only other worker waits
+  // out a steal backoff, an oldest-first (BF-LS) check promotes nothing (a flat loop of 400 on the
+  // two-worker rig runs whole, no split); when the wait ends, the thief sets the owner's `notify`
+  // bit again, and the owner's next check splits the next loop after its first iteration, as
+  // AShortDequeIsFilledToThrAtOneCheck has it.  The DF policies promote meanwhile (their items age
+  // on the deque for the thief: src/sched_deque.cpp), checked in the loop below.
+  for (weft::policy p : lazy_policies()) {
+    if (wt::traits(p).which != weft::detail::promoted_item::oldest) {
+      {
+        std::lock_guard lk(events_mutex);
+        iterations_at_promotion.clear();
+      }
+      weft::detail::set_promotion_hook(&record_iterations);
+      wt::manual_runtime m(p, 2, 256);
+      m.rt.begin_backoff();
+      {
+        wt::acting_as_worker as(m, 0);
+        weft::parallel_for(0, 400, [](int) {});
+      }
+      weft::detail::set_promotion_hook(nullptr);
+      std::lock_guard lk(events_mutex);
+      EXPECT_FALSE(iterations_at_promotion.empty()) << weft::to_string(p) << ": DF held its promotion";
+      continue;
+    }
+    {
+      std::lock_guard lk(events_mutex);
+      iterations_at_promotion.clear();
+    }
+    loop_iterations_run = 0;
+    weft::detail::set_promotion_hook(&record_iterations);
+    wt::manual_runtime m(p, 2, 256);
+    const std::uint32_t notify = weft::detail::poll_bit::notify;
+    {
+      wt::acting_as_worker as(m, 0);
+      weft::detail::hot_state* const own = m.w(0).hot;
+      m.w(0).hot = &as.as.hot();  // as on a lent slot: the worker's poll word is the acting thread's
+      m.rt.begin_backoff();       // worker 1 waits out a backoff
+      weft::parallel_for(0, 400, [](int) { loop_iterations_run.fetch_add(1, std::memory_order_relaxed); });
+      {
+        std::lock_guard lk(events_mutex);
+        EXPECT_TRUE(iterations_at_promotion.empty()) << weft::to_string(p) << ": promoted while no thief looked";
+      }
+      EXPECT_EQ(as.as.hot().poll.load() & notify, 0u) << weft::to_string(p) << ": the check was not cleared";
+      m.rt.end_backoff(m.w(1));
+      EXPECT_NE(as.as.hot().poll.load() & notify, 0u) << weft::to_string(p) << ": the thief's return did not re-arm";
+      loop_iterations_run = 0;
+      weft::parallel_for(0, 400, [](int) { loop_iterations_run.fetch_add(1, std::memory_order_relaxed); });
+      m.w(0).hot = own;
+    }
+    weft::detail::set_promotion_hook(nullptr);
+    EXPECT_EQ(loop_iterations_run.load(), 400) << weft::to_string(p);
+    std::lock_guard lk(events_mutex);
+    ASSERT_FALSE(iterations_at_promotion.empty()) << weft::to_string(p);
+    EXPECT_EQ(iterations_at_promotion[0], 1) << weft::to_string(p);
+  }
+}
+
 TEST(Adaptive, HeartbeatPromotesTheOldestFrame) {
   hook_guard g;
   weft::pool pool(weft::config{.workers = 1, .policy = weft::policy::heartbeat, .heartbeat = std::chrono::microseconds(200)});

@@ -94,6 +94,7 @@ struct Worker {
   // joins have waited (failed attempts), and the current wait.
   bool theft_open = false;
   Time theft_start = 0, waited_at_theft = 0, waited = 0, backoff_now = 0;
+  Time backoff_until = 0;  // the end of the current (or last) wait: waiting while clock < this
   Frame& top() { return frames[depth - 1]; }
 };
 
@@ -134,6 +135,7 @@ class Simulator {
   void poll(unsigned w);
   bool promote_one(unsigned w);
   bool some_processor_spare(unsigned w) const;
+  bool no_thief_looking(unsigned w) const;
   void wool_publish(unsigned w);
   void wool_split(unsigned w, std::uint32_t frame_index);
   bool trip_position(unsigned w, std::uint64_t index) const;

@@ -110,6 +110,21 @@ bool Simulator::some_processor_spare(unsigned w) const {
   return false;
 }
 
+// The runtime's hold on the lazy trigger (src/pool_runtime.hpp no_thief_looking): at least one
+// other processor waits out a steal backoff and every other one waits or is parked, so no thief
+// will look at a promoted item before a wait ends.  A processor's clock is never behind the one
+// polling (the earliest acts first), so "waiting at w's time" is backoff_until > w's clock; a wait's
+// end needs no re-arm here, the trigger being re-evaluated at every poll.
+bool Simulator::no_thief_looking(unsigned w) const {
+  unsigned waiting = 0;
+  for (unsigned u = 0; u < P_; ++u) {
+    if (u == w) continue;
+    if (ws_[u].backoff_until > ws_[w].clock) ++waiting;
+    else if (!ws_[u].parked) return false;
+  }
+  return waiting != 0;
+}
+
 void Simulator::poll(unsigned w) {
   Worker& k = ws_[w];
   switch (pol_.trigger) {
@@ -120,7 +135,10 @@ void Simulator::poll(unsigned w) {
       // the trigger off (src/sched_deque.cpp).
       if (P_ == 1) return;
       // LS §6.2: a check that finds the deque short promotes until it holds THR items (DF2-LS:
-      // half of the loop being run, then half of what is left) or nothing more can be promoted.
+      // half of the loop being run, then half of what is left) or nothing more can be promoted —
+      // unless, oldest first, no thief is looking (the runtime's hold while every other worker
+      // backs off; not under DF: src/sched_deque.cpp says why).
+      if (pol_.which == Which::oldest && no_thief_looking(w)) return;
       while (k.deque.size() < pol_.threshold && promote_one(w)) {
       }
       return;
@@ -239,6 +257,7 @@ bool Simulator::back_off_after_steal(unsigned w) {
                                      : std::min(2 * k.backoff_now, costs_.backoff);
   ++r_.steal_backoffs;
   k.clock += k.backoff_now;  // idle time: neither work nor overhead
+  k.backoff_until = k.clock;
   return true;
 }
 

@@ -253,6 +253,36 @@ TEST(Policy, AnEmptyLoopCostsNothing) {
   EXPECT_EQ(r.makespan, 100u + 3 * 10);
 }
 
+TEST(Policy, OldestFirstChecksHoldWhileTheOnlyThiefBacksOff) {
+  // The runtime's hold (src/pool_runtime.hpp no_thief_looking): processor 1 steals the pair's small
+  // right branch (at 100, done at 110) and then waits out a backoff longer than the loop; processor
+  // 0's checks, the first after the loop's first iteration (at 1000), promote nothing, so the loop
+  // runs whole on it.  Without the backoff, processor 1 takes parts of the loop.
+  // Only oldest first (BF-LS); DF promotes meanwhile (src/sched_deque.cpp says why).
+  Dag d;
+  d.set_root(d.add_pair(0, d.add_loop(0, 1000, d.add_leaf(1000)), d.add_leaf(10)));
+  Costs c = zero_costs();
+  c.steal = 100;
+  c.backoff = c.backoff_first = 10000000;
+  c.backoff_small = 1000;
+  for (const char* policy : {"lazy-df", "lazy-df2"}) {
+    SCOPED_TRACE(policy);
+    EXPECT_GT(run(d, policy, 2, c).result.promotions, 1u);
+  }
+  for (const char* policy : {"lazy-bf"}) {
+    SCOPED_TRACE(policy);
+    const auto held = run(d, policy, 2, c).result;
+    EXPECT_EQ(held.thefts, 1u);
+    EXPECT_EQ(held.steal_backoffs, 1u);
+    EXPECT_EQ(held.promotions, 1u) << "a check promoted while the only thief was backing off";
+    c.backoff = c.backoff_first = 0;
+    const auto looking = run(d, policy, 2, c).result;
+    EXPECT_GT(looking.thefts, 1u);
+    EXPECT_GT(looking.promotions, 1u);
+    EXPECT_LT(double(looking.makespan), 0.7 * double(held.makespan));
+  }
+}
+
 TEST(Policy, LsAlgorithm5DefeatsBreadthFirstLazyScheduling) {
   // LS §9.4: N postponed no-op tasks above a loop of N long iterations. BF-LS publishes the
   // postponed no-ops (oldest first) while it runs the loop's iterations itself, so the loop stays
