@@ -87,11 +87,11 @@ class runtime {
   // every other worker waits out a backoff (or sleeps, with at least one waiting), no thief will look
   // at a promoted item before a wait ends (up to config::steal_backoff): an oldest-first (BF-LS)
   // check then promotes nothing and says so in `promotion_held_`, and the first thief whose wait
-  // ends sets every worker's `notify` bit again, so the next check promotes for it.  Without this a check on a
-  // two-worker pool promoted for a thief that was not looking, and took the item back itself at its
-  // join, at every check: small work ran 1.2-1.7x slower on 2 workers than on 1
-  // (docs/results/small-work.md).  With every other worker asleep and none waiting, checks promote
-  // as LS has them: the push wakes a sleeper (notify_work).
+  // ends sets every worker's `notify` bit again, so the next check promotes for it.  Without this
+  // a check on a two-worker pool promoted for a thief that was not looking, and took the item back
+  // itself at its join, at nearly every check: lazy-bf's small work ran 1.1-2.1x slower on 2
+  // workers than on 1 (docs/results/small-work.md, "Holding promotions").  With every other worker
+  // asleep and none waiting, checks promote as LS has them: the push wakes a sleeper (notify_work).
   bool no_thief_looking() const noexcept {
     const std::uint32_t waiting = backing_off_.load(std::memory_order_seq_cst);
     return waiting != 0 && waiting + sleepers_.load(std::memory_order_seq_cst) + 1 >= workers.size();
