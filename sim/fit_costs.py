@@ -99,18 +99,17 @@ def real_steal(path):
     return round(statistics.median(costs) * 10)
 
 
-def write_costs(path, fit, steal, source):
+def write_costs(path, fit, shared, steal, source):
     """The fit as weft-sim's cost file: the costs every policy shares (a poll, a steal, and ws's
     promote, split and pop, as the calibrated preset shares them), then each policy's join, loop
     and iter."""
-    _, _, _, promote, split, pop = fit["eager"]
     lines = [f"# weft-sim costs (0.1 ns) fitted by sim/fit_costs.py to {source}",
              f"# use: weft-sim --costs file:{path} ...  (the calibrated preset, these values over it)",
-             f"check={CHECK}", f"promote={promote:.0f}", f"split={split:.0f}", f"pop={pop:.0f}"]
+             f"check={CHECK}"] + [f"{name}={shared[name]:.0f}" for name in ("promote", "split", "pop")]
     if steal is not None:
         lines.append(f"steal={steal}")
     for g in ("lazy", "eager", "ws-ap", "wool"):
-        join, lp, it = fit[g][:3]
+        join, lp, it = fit[g]
         for p in GROUPS[g]:
             lines += [f"{p}.join={join:.0f}", f"{p}.loop={lp:.0f}", f"{p}.iter={it:.0f}"]
     with open(path, "w") as out:
@@ -137,46 +136,49 @@ def main():
     print(f"fib({n}): Ts = {ts_fib * 1e3:.2f} ms, {fib_calls(n)} calls: W = {w} (0.1 ns)")
     print("| group | fib T1/Ts (per policy) | nqueens T1/Ts | uts-geo T1/Ts | uts-bin T1/Ts | join | loop | iter | promote | split |")
     print("|---|---|---|---|---|---|---|---|---|---|")
-    fit = {}
+    fit = {}     # per group: (join, loop, iter)
+    shared = {}  # ws's promote, split and pop, which every policy shares (as the calibrated preset)
     for g in ("lazy", "eager", "ws-ap", "wool"):  # lazy first: eager uses its join, loop and iter; ws-ap eager's
         ps = GROUPS[g]
-        rf_ratio = statistics.median(fib_ratio[p] for p in ps)
+        f = fib[ps[0]]
+        rf = (statistics.median(fib_ratio[p] for p in ps) - 1) * f["dag_work"]
         real = {k: statistics.median(ratios[k][p] for p in ps) for k in loop_kernels}
-        f, q = fib[ps[0]], counts["nqueens"][ps[0]]
-        rf = (rf_ratio - 1) * f["dag_work"]
-        rq = (real["nqueens"] - 1) * q["dag_work"] - q["polls"] * CHECK
         # (loops, iterations, fixed overhead, work, real T1/Ts) per kernel: the loop fit's rows
         rows = lambda fixed: [(counts[k][ps[0]]["loops"], counts[k][ps[0]]["iterations"], fixed(counts[k][ps[0]]),
                                counts[k][ps[0]]["dag_work"], real[k]) for k in loop_kernels]
-        split = 0.0
-        pop = fit["eager"][5] if "eager" in fit else POP
         if g == "eager":
-            join, lp, it = fit["lazy"][0], fit["lazy"][1], fit["lazy"][2]
+            join, lp, it = fit["lazy"]
+            q = counts["nqueens"][ps[0]]
+            rq = (real["nqueens"] - 1) * q["dag_work"] - q["polls"] * CHECK
             excess = max(0.0, rf / f["joins"] - join)  # promote + pop per join
             pop = min(POP, excess / 2)
             promote = excess - pop
             split = max(0.0, (rq - q["loops"] * lp - q["iterations"] * it) / q["promotions"] - promote - pop)
+            shared = {"promote": promote, "split": split, "pop": pop}
         elif g == "ws-ap":
             # ws's joins, promotions and splits; its loop pieces arm the partitioner's clock and
             # read it after every chunk, so `loop` and `iter` are its own, fitted as the lazy
             # group's after the splits that the deferral still lets long pieces make at P = 1.
-            join, promote, split = fit["eager"][0], fit["eager"][3], fit["eager"][4]
-            lp, it = fit_minimax(rows(lambda c: c["polls"] * CHECK + c["loop_splits"] * (promote + split + pop)))
+            join = fit["eager"][0]
+            per_split = shared["promote"] + shared["split"] + shared["pop"]
+            lp, it = fit_minimax(rows(lambda c: c["polls"] * CHECK + c["loop_splits"] * per_split))
         else:
-            promote = fit.get("eager", (0, 0, 0, 0, 0, 0))[3]
             lp, it = fit_minimax(rows(lambda c: c["polls"] * CHECK))
             join = max(0.0, (rf - f["polls"] * CHECK) / f["joins"])
-        fit[g] = (join, lp, it, promote, split, pop)
+        fit[g] = (join, lp, it)
+    for g in ("lazy", "eager", "ws-ap", "wool"):
+        ps = GROUPS[g]
         per = lambda d: ", ".join(f"{d[p]:.2f}" for p in ps)
-        cells = " | ".join(f"{real[k]:.2f} ({per(ratios[k])})" for k in loop_kernels)
-        print(f"| {g} | {rf_ratio:.2f} ({per(fib_ratio)}) | {cells} | {join:.0f} | {lp:.0f} | {it:.0f} | {promote:.0f} | {split:.0f} |")
-    print(f"(check = {CHECK}, pop = {fit['eager'][5]:.0f}; lazy and wool promote and pop = the eager group's; "
-          "ws-ap's join, promote, split too)")
+        cells = " | ".join(f"{statistics.median(ratios[k][p] for p in ps):.2f} ({per(ratios[k])})" for k in loop_kernels)
+        join, lp, it = fit[g]
+        print(f"| {g} | {statistics.median(fib_ratio[p] for p in ps):.2f} ({per(fib_ratio)}) | {cells} | {join:.0f} "
+              f"| {lp:.0f} | {it:.0f} | {shared['promote']:.0f} | {shared['split']:.0f} |")
+    print(f"(check = {CHECK}, pop = {shared['pop']:.0f}; promote, split and pop are ws's, shared by every policy)")
     steal = real_steal(args.steal_cost) if args.steal_cost else None
     if steal is not None:
         print(f"steal = {steal} (the median of tools/weft-overhead steal over the deque and Wool policies)")
     if args.out:
-        write_costs(args.out, fit, steal, f"{fib_txt}, {kernels}, {dag_dir}")
+        write_costs(args.out, fit, shared, steal, f"{fib_txt}, {kernels}, {dag_dir}")
         print(f"wrote {args.out}")
 
 

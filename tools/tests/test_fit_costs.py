@@ -48,10 +48,10 @@ def test_steal_cost_is_the_median_over_the_policies_that_take_frames(tmp_path):
 
 
 def test_cost_file_names_every_policy_and_the_shared_costs(tmp_path):
-    fit = {"lazy": (10, 146, 0, 0, 0, 60), "eager": (10, 146, 0, 14, 157, 14),
-           "ws-ap": (10, 402, 1, 14, 157, 14), "wool": (11, 306, 28, 14, 0, 14)}
+    fit = {"lazy": (10, 146, 0), "eager": (10, 146, 0), "ws-ap": (10, 402, 1), "wool": (11, 306, 28)}
+    shared = {"promote": 14, "split": 157, "pop": 14}
     path = tmp_path / "costs.txt"
-    fit_costs.write_costs(str(path), fit, 7170, "test")
+    fit_costs.write_costs(str(path), fit, shared, 7170, "test")
     lines = [l for l in path.read_text().splitlines() if l and not l.startswith("#")]
     values = dict(l.split("=") for l in lines)
     assert values["promote"] == "14" and values["split"] == "157" and values["pop"] == "14"  # ws's
