@@ -43,20 +43,14 @@ bool runtime::send_beat_if_due(std::uint64_t now, trace_buffer* lane) {
   if (next <= now) next = now + beat_period_ns_;
   if (!next_beat_ns_.compare_exchange_strong(due, next, std::memory_order_acquire, std::memory_order_relaxed))
     return false;
-  {
-    // Under lend_mu_: a lent slot's `hot` is its borrower's TLS block, valid only while lent; and
-    // the senders' bumps of beats_requested are serialized by it.  A worker's own `hot` is its
-    // thread's TLS block, gone once the thread ends: at shutdown a worker that has left its loop
-    // passes through lend_mu_ before it ends (worker_main), so a spare sender that holds it either
-    // comes first (the worker waits) or sees `stopping_` here.
-    std::lock_guard lk(lend_mu_);
-    if (stopping_.load(std::memory_order_acquire)) return false;
-    for (auto& w : workers) {
-      WEFT_CHAOS_POINT();  // a beat reaches the workers one by one, at any point of their polls
-      bump(w->beats_requested);  // first: a beat is counted requested before a poll can take it
-      w->hot->poll.fetch_or(heartbeat_bits, std::memory_order_relaxed);
-    }
-  }
+  // Under lend_mu_ (for_each_poll_word says why), which also serializes the senders' bumps of
+  // beats_requested.
+  const bool sent = for_each_poll_word([&](worker& w) {
+    WEFT_CHAOS_POINT();  // a beat reaches the workers one by one, at any point of their polls
+    bump(w.beats_requested);  // first: a beat is counted requested before a poll can take it
+    w.hot->poll.fetch_or(heartbeat_bits, std::memory_order_relaxed);
+  });
+  if (!sent) return false;
   if (lane != nullptr) lane->instant(trace_kind::heartbeat_sent, std::uint32_t(workers.size()), 0);
   return true;
 }

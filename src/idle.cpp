@@ -89,18 +89,14 @@ void runtime::back_off_after_steal(worker& w, std::uint64_t ran_ns, std::uint64_
 }
 
 // Looking again: a lazy check that held its promotion back meanwhile (hold_promotion) cleared its
-// `notify` bit; set every worker's again so that the check comes back at its next poll.  Under
-// lend_mu_, as the heartbeat's sender (heartbeat.cpp): a lent slot's `hot` is its borrower's, valid
-// only while lent, and a worker's own ends with its thread, which passes through lend_mu_ at
-// shutdown after `stopping_` is set.
+// `notify` bit; set every other worker's again so that the check comes back at its next poll.
 void runtime::end_backoff(const worker& w) {
   backing_off_.fetch_sub(1, std::memory_order_seq_cst);
   if (!promotion_held_.load(std::memory_order_seq_cst) || !promotion_held_.exchange(false, std::memory_order_seq_cst))
     return;
-  std::lock_guard lk(lend_mu_);
-  if (stopping_.load(std::memory_order_acquire)) return;
-  for (auto& v : workers)
-    if (v.get() != &w) v->hot->poll.fetch_or(poll_bit::notify, std::memory_order_seq_cst);
+  for_each_poll_word([&](worker& v) {
+    if (&v != &w) v.hot->poll.fetch_or(poll_bit::notify, std::memory_order_seq_cst);
+  });
 }
 
 void runtime::begin_search(worker& w) noexcept {

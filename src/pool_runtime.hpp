@@ -200,9 +200,22 @@ class runtime {
   std::mutex root_queue_mutex_;
   std::deque<root_job*> root_queue_;               // guarded by root_queue_mutex_
   std::atomic<std::size_t> root_queue_size_{0};    // its size, read without the lock by idle workers
-  // Guards worker::hot while a slot is lent or given back; the heartbeat timer holds it while it
-  // writes the poll words, so it never writes into a borrower's TLS block after the borrower left.
+  // Guards worker::hot while a slot is lent or given back; the heartbeat's senders and a thief
+  // re-arming the lazy checks hold it while they write other workers' poll words (for_each_poll_word), so
+  // nobody writes into a borrower's TLS block after the borrower left.
   std::mutex lend_mu_;
+  // Calls f(w) for every worker under lend_mu_, unless the pool is stopping (then false): a lent
+  // slot's `hot` is its borrower's TLS block, valid only while lent; a worker's own is its thread's,
+  // gone once the thread ends, and at shutdown a worker that has left its loop passes through
+  // lend_mu_ before it ends (worker_main), so a writer holding it either comes first (the worker
+  // waits) or sees `stopping_` here.
+  template <class F>
+  bool for_each_poll_word(F&& f) {
+    std::lock_guard lk(lend_mu_);
+    if (stopping_.load(std::memory_order_acquire)) return false;
+    for (auto& w : workers) f(*w);
+    return true;
+  }
   std::atomic<std::uint32_t> lent_slots_{0};  // slots lent now (the heartbeat keeps beating for them)
   // Worker threads woken while their slot is lent, waiting in take_back_slot (not awake: the
   // borrower is; heartbeat.cpp's awake_threads).
