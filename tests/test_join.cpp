@@ -84,6 +84,41 @@ TEST_P(Join, VoidRecursionVisitsEveryLeafOnce) {
   for (unsigned i = 0; i < n; ++i) ASSERT_EQ(hits[i].load(), 1) << i;
 }
 
+// A result that holds nothing (void's weft::unit, an empty struct) takes no room in the frame: a
+// void branch capturing 40 bytes by value is kept in the frame's payload itself, and a thief that
+// takes it runs it once and the join makes the (empty) result.
+struct nothing {};
+nothing visit_by_value(std::atomic<int>* hits, std::size_t lo, std::size_t hi, std::size_t pad, bool as_void) {
+  if (hi - lo == 1) {
+    hits[lo].fetch_add(1, std::memory_order_relaxed);
+    return {};
+  }
+  const std::size_t mid = lo + (hi - lo) / 2;
+  if (as_void) {
+    auto second = [hits, mid, hi, pad, as_void] { visit_by_value(hits, mid, hi, pad, as_void); };
+    static_assert(sizeof(second) == weft::detail::frame_payload_bytes);
+    static_assert(std::is_same_v<weft::detail::branch_t<decltype(second)>, weft::detail::branch_in_frame<decltype(second)>>);
+    weft::join([=] { visit_by_value(hits, lo, mid, pad, as_void); }, std::move(second));
+  } else {
+    auto second = [hits, mid, hi, pad, as_void] { return visit_by_value(hits, mid, hi, pad, as_void); };
+    static_assert(std::is_same_v<weft::detail::branch_t<decltype(second)>, weft::detail::branch_in_frame<decltype(second)>>);
+    auto [a, b] = weft::join([=] { return visit_by_value(hits, lo, mid, pad, as_void); }, std::move(second));
+    static_assert(std::is_same_v<decltype(b), nothing>);
+  }
+  return {};
+}
+
+TEST_P(Join, StatelessResultsTakeNoRoomInTheFrame) {
+  const std::size_t n = wt::pick<std::size_t>(20000, 3000);
+  for (bool as_void : {true, false}) {
+    std::vector<std::atomic<int>> hits(n);
+    pool().reset_stats();
+    pool().run([&] { visit_by_value(hits.data(), 0, n, 0, as_void); });
+    for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(hits[i].load(), 1) << i << (as_void ? " (void)" : " (nothing)");
+    EXPECT_EQ(pool().stats().total.joins, n - 1);
+  }
+}
+
 struct tree {
   int value;
   std::unique_ptr<tree> left, right;

@@ -69,8 +69,10 @@ void merge(const key* x, std::size_t nx, const key* y, std::size_t ny, key* out)
     const key p = x[mx];
     const std::size_t my = lower(y, ny, p);
     out[mx + my] = p;
-    S::join([&] { merge<S>(x, mx, y, my, out); },
-            [&] { merge<S>(x + mx + 1, nx - mx - 1, y + my, ny - my, out + mx + my + 1); });
+    S::join([=] { merge<S>(x, mx, y, my, out); },
+            [x2 = x + mx + 1, nx2 = nx - mx - 1, y2 = y + my, ny2 = ny - my, out2 = out + mx + my + 1] {
+                merge<S>(x2, nx2, y2, ny2, out2);
+            });
 }
 
 template <class S>
@@ -80,7 +82,7 @@ void sort(key* a, key* b, std::size_t n, bool to_b) {
         return;
     }
     const std::size_t h = n / 2;
-    S::join([&] { sort<S>(a, b, h, !to_b); }, [&] { sort<S>(a + h, b + h, n - h, !to_b); });
+    S::join([=] { sort<S>(a, b, h, !to_b); }, [a2 = a + h, b2 = b + h, n2 = n - h, to_b] { sort<S>(a2, b2, n2, !to_b); });
     if (to_b)
         merge<S>(a, h, a + h, n - h, b);
     else

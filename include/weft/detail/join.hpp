@@ -27,6 +27,13 @@ constexpr std::size_t align_up(std::size_t n, std::size_t a) noexcept { return (
 
 // Where the second branch of a join lives while it is latent.
 //
+// A result that holds nothing (weft::unit, the result of a void branch, or any empty trivial type)
+// is not stored: a thief makes none and the join makes a fresh one.  So a void branch capturing
+// five references (40 bytes) still fits the payload in place.
+template <class R>
+inline constexpr bool stateless_result =
+    std::is_empty_v<R> && std::is_trivially_default_constructible_v<R> && std::is_trivially_copyable_v<R>;
+
 // In place (the common case: a lambda capturing by reference): a copy of the closure and room for
 // its result fit in the frame's payload.  The copy is what a thief runs; the owner runs the
 // original.  Only for closures whose copy behaves the same: trivially copyable and callable as
@@ -35,22 +42,40 @@ template <class G>
 struct branch_in_frame {
   using result_type = ret_t<G>;
   static constexpr std::size_t result_offset = align_up(sizeof(G), alignof(result_type));
+  static constexpr std::size_t result_bytes = stateless_result<result_type> ? 0 : sizeof(result_type);
   static constexpr bool fits = std::is_trivially_copyable_v<G> && std::is_invocable_v<const G&> &&
                                alignof(G) <= 8 && alignof(result_type) <= 8 &&
-                               result_offset + sizeof(result_type) <= frame_payload_bytes;
+                               result_offset + result_bytes <= frame_payload_bytes;
 
   struct holder {
     explicit holder(G*) noexcept {}
   };
   WEFT_INLINE static void store(frame* fr, G& g, holder&) noexcept { ::new (fr->payload) G(g); }
   static G& branch(frame* fr) noexcept { return *std::launder(reinterpret_cast<G*>(fr->payload)); }
-  static result_type& value(frame* fr) noexcept {
-    return *std::launder(reinterpret_cast<result_type*>(fr->payload + result_offset));
+  // The thief's result, moved out and destroyed (join_stolen), or only destroyed (join_unwind).
+  static result_type take_value(frame* fr) {
+    if constexpr (stateless_result<result_type>) {
+      return result_type{};
+    } else {
+      result_type& r = *std::launder(reinterpret_cast<result_type*>(fr->payload + result_offset));
+      struct destroy {
+        result_type& r;
+        ~destroy() { r.~result_type(); }  // also when the move throws
+      } d{r};
+      return std::move(r);
+    }
+  }
+  static void drop_value(frame* fr) noexcept {
+    if constexpr (!stateless_result<result_type>)
+      std::launder(reinterpret_cast<result_type*>(fr->payload + result_offset))->~result_type();
   }
   // Runs on a thief (WOOL Fig. 3 wrap_f).
   WEFT_TASK_FN static void run(frame* fr) {
     try {
-      ::new (static_cast<void*>(fr->payload + result_offset)) result_type(call(branch(fr)));
+      if constexpr (stateless_result<result_type>)
+        call(branch(fr));
+      else
+        ::new (static_cast<void*>(fr->payload + result_offset)) result_type(call(branch(fr)));
     } catch (...) {
       fr->error = std::current_exception();
     }
@@ -72,8 +97,16 @@ struct branch_on_stack {
   }
   static holder& record(frame* fr) noexcept { return **std::launder(reinterpret_cast<holder**>(fr->payload)); }
   static G& branch(frame* fr) noexcept { return *record(fr).g; }
-  static result_type& value(frame* fr) noexcept {
-    return *std::launder(reinterpret_cast<result_type*>(record(fr).result));
+  static result_type take_value(frame* fr) {
+    result_type& r = *std::launder(reinterpret_cast<result_type*>(record(fr).result));
+    struct destroy {
+      result_type& r;
+      ~destroy() { r.~result_type(); }  // also when the move throws
+    } d{r};
+    return std::move(r);
+  }
+  static void drop_value(frame* fr) noexcept {
+    std::launder(reinterpret_cast<result_type*>(record(fr).result))->~result_type();
   }
   WEFT_TASK_FN static void run(frame* fr) {
     try {
@@ -116,12 +149,8 @@ WEFT_NOINLINE std::pair<A, ret_t<G>> join_stolen(frame* fr, first_result_arg<A> 
     fr->error = nullptr;
     std::rethrow_exception(e);
   }
-  // The thief's result is destroyed on every way out, a throwing move of either result included.
-  struct destroy_stolen_result {
-    frame* fr;
-    ~destroy_stolen_result() { B::value(fr).~ret_t<G>(); }
-  } destroy{fr};
-  return {std::move(a), std::move(B::value(fr))};
+  // The thief's result is destroyed on every way out (take_value), a throwing move included.
+  return {std::move(a), B::take_value(fr)};
 }
 
 // The join of a promoted frame: out of line, it costs synchronization with thieves anyway.  It finds
@@ -136,7 +165,7 @@ WEFT_NOINLINE std::pair<A, ret_t<G>> join_promoted(hot_state& h, frame* fr, firs
 // The first branch threw while the second was promoted: take it back or wait for its thief.
 template <class G>
 WEFT_NOINLINE void join_unwind(hot_state& h, frame* fr) noexcept {
-  if (reclaim_after_throw(h, fr) && !fr->error) branch_t<G>::value(fr).~ret_t<G>();
+  if (reclaim_after_throw(h, fr) && !fr->error) branch_t<G>::drop_value(fr);
   fr->error = nullptr;  // the first branch's exception comes first in serial order
 }
 
@@ -266,12 +295,22 @@ WEFT_INLINE decltype(auto) as_branch(F&& f) {
     return static_cast<F&&>(f);
 }
 
+// The by-value argument of join_slow, made inside the unlikely block.  Passed as `std::move(f)`,
+// gcc builds a closure larger than two registers (passed in memory) where the caller makes it,
+// before the poll, so every join paid the stores of the slow path's argument: knapsack's four
+// captures, 4 stores per join (docs/results/fine-grained.md, "The slow path's arguments").  A
+// prvalue made here is built in the block that uses it.
+template <class T>
+WEFT_INLINE std::remove_cv_t<T> slow_path_arg(T& t) {
+  return std::move(t);
+}
+
 template <class F, class G>
 WEFT_INLINE auto join_branches(F& f, G& g) {
   using B = branch_t<G>;
   hot_state& h = tls_hot;
   if (poll_pending(h)) [[unlikely]]
-    return join_slow<std::remove_cv_t<F>, std::remove_cv_t<G>>(std::move(f), std::move(g));
+    return join_slow<std::remove_cv_t<F>, std::remove_cv_t<G>>(slow_path_arg(f), slow_path_arg(g));
   typename B::holder holder(&g);
   frame* fr = h.top;
   B::store(fr, g, holder);
