@@ -3,7 +3,7 @@
 
 namespace weft::detail {
 
-constinit thread_local hot_state tls_hot __attribute__((tls_model("initial-exec")));
+constinit thread_local hot_state tls_hot __attribute__((tls_model(WEFT_TLS_MODEL)));
 
 worker::worker(runtime* owner, unsigned idx, std::size_t capacity)
     : rt(owner), index(idx), stack(capacity), base(stack.begin()),

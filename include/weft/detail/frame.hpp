@@ -126,7 +126,19 @@ struct hot_state {
   frame* spawn_limit = nullptr;
 };
 
-extern constinit thread_local hot_state tls_hot __attribute__((tls_model("initial-exec")));
+// The TLS model of tls_hot.  initial-exec works in any module loaded at start-up (weft itself, a
+// shared library using it); it reaches the variable through its offset loaded from the GOT, which
+// gcc keeps in a callee-saved register for the whole function: one register less for the
+// recursion's own values (knapsack spilled an argument around its first branch for it).  An
+// executable linked with the static libweft defines tls_hot itself, and there local-exec makes the
+// offset a constant of the instruction: the build defines WEFT_TLS_LOCAL_EXEC for exactly those
+// (CMakeLists.txt).  Both models name the same variable; only the code that reaches it differs.
+#if defined(WEFT_TLS_LOCAL_EXEC)
+#define WEFT_TLS_MODEL "local-exec"
+#else
+#define WEFT_TLS_MODEL "initial-exec"
+#endif
+extern constinit thread_local hot_state tls_hot __attribute__((tls_model(WEFT_TLS_MODEL)));
 
 // The poll of the fast path: is any poll bit set?  Semantically a relaxed load of `poll` compared
 // with 0.  On x86-64 it is written as one `cmpl $0, %fs:...` (one instruction where gcc and clang
