@@ -1,0 +1,39 @@
+#!/usr/bin/env python3
+"""Whole programs side by side in paired rounds: each round runs every program once (in the order
+given), each program prints "Time: <seconds>" (Lace's benchmarks and tools/lace_ports.cpp do); the
+ratio to the first program is taken within each round, then the median over rounds.  On a shared
+host whose speed drifts between rounds, a within-round ratio moves less than a ratio of medians.
+
+    tools/paired_rounds.py ROUNDS LABEL=COMMAND [LABEL=COMMAND ...]
+
+e.g.  tools/paired_rounds.py 21 lace="…/knapsack-lace -w 1 $K" weft="build/tools/weft-lace-ports knapsack $K -w 1"
+"""
+import re
+import statistics
+import subprocess
+import sys
+
+
+def main() -> int:
+    if len(sys.argv) < 3 or not sys.argv[1].isdigit() or any("=" not in a for a in sys.argv[2:]):
+        sys.exit(__doc__)
+    rounds = int(sys.argv[1])
+    programs = [a.split("=", 1) for a in sys.argv[2:]]
+    times = {label: [] for label, _ in programs}
+    for _ in range(rounds):
+        for label, command in programs:
+            r = subprocess.run(command, shell=True, capture_output=True, text=True, check=False)
+            m = re.search(r"Time:\s*([0-9.eE+-]+)", r.stdout)
+            if r.returncode != 0 or not m:
+                sys.exit(f"{command}: exit {r.returncode}, no 'Time:' line\n{r.stdout}{r.stderr}")
+            times[label].append(float(m.group(1)))
+    base = programs[0][0]
+    for label, _ in programs:
+        ratios = [t / b for t, b in zip(times[label], times[base])]
+        print(f"{label:14s} median {statistics.median(times[label]):.4f} s  min {min(times[label]):.4f} s  "
+              f"ratio to {base}: median {statistics.median(ratios):.3f} [{min(ratios):.2f}-{max(ratios):.2f}]")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
