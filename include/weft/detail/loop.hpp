@@ -263,22 +263,32 @@ struct adaptive_loop {
       untimed_end = b;
       last = cycle_count();
     }
+    // The iteration running, in the user's own type: the chunk loops count with it alone.  Made from
+    // k at each iteration (a wrapping unsigned sum cut to I), it was no induction variable to gcc,
+    // which then could not strength-reduce what the body computes from it as it does in the serial
+    // loop: a body computing `i * a + c` kept a multiply more per iteration, and the small-work loop
+    // ran 1.6x its serial time on one worker (docs/results/loops.md, "The index in the user's
+    // type").  It stays within [lo, hi], so ++i never overflows; a throw reads the failing
+    // iteration from it.
+    I i = index(lo, k);
     try {
       while (k < rec.end) {
         std::uint64_t stop = k + std::min(chunk, rec.end - k);
         if (chunk >= 2 * loop_align && stop < rec.end) stop = aligned_cut(k, stop, sh.phase, valueless ? 0 : 1);
         rec.next = stop;
+        const I i_stop = index(lo, stop);
         if (valueless && chunk >= 2 * loop_align) {
           // A long chunk of a parallel_for is the serial loop, nothing peeled off it, so that its
           // vectorized loop starts at the aligned cut (with the first iteration peeled, an array in
           // cache swept ~1.25x slower).  Short chunks keep the peeled form: bfs's ten-iteration
           // loops (chunks of 1, 4, 5) ran 7 % slower in the plain one (docs/results/loops.md).
-          for (; k < stop; ++k) map(index(lo, k));
+          for (; i < i_stop; ++i) map(i);
         } else {
-          T part = map(index(lo, k));
-          for (++k; k < stop; ++k) part = combine(std::move(part), map(index(lo, k)));
+          T part = map(i);
+          for (++i; i < i_stop; ++i) part = combine(std::move(part), map(i));
           fold(acc, std::move(part), sh);
         }
+        k = stop;
         if (k < untimed_end) {
           chunk *= untimed_growth;
         } else {
@@ -306,6 +316,10 @@ struct adaptive_loop {
         }
       }
     } catch (...) {
+      // A throw from an iteration: i is it.  (From fold's combine or the poll, after a chunk: i is
+      // then i_stop, the chunk's end, as k is.)
+      using U = std::make_unsigned_t<I>;
+      k = std::uint64_t(U(U(i) - U(lo)));
       executed = k - b;
       sh.fail_at(k);
       throw;
