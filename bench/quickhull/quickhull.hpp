@@ -162,35 +162,45 @@ struct buffers {
 
 // ---- the algorithm (every system) ----
 
+// One filter's sweeps: what every call of up and down reads (and up writes, cnt), passed as one
+// pointer so that a branch captures it and the range by value — 24 bytes or less, which weft copies
+// into its frame instead of pointing at seven variables kept in memory (README "Cheap joins").
+struct sweep {
+    splitter s;
+    const index* P;
+    pair_count* cnt;
+    index* out;
+};
+
 template <class S>
-pair_count up(const splitter& s, const index* P, pair_count* cnt, index lo, index hi) {
-    if (hi - lo == 1) return s.side(P[lo]);
+pair_count up(const sweep* w, index lo, index hi) {
+    if (hi - lo == 1) return w->s.side(w->P[lo]);
     const index mid = lo + (hi - lo) / 2;
-    auto [l, r] = S::join([&] { return up<S>(s, P, cnt, lo, mid); },
-                          [&] { return up<S>(s, P, cnt, mid, hi); });
-    cnt[mid] = l;
+    auto [l, r] = S::join([w, lo, mid] { return up<S>(w, lo, mid); },
+                          [w, mid, hi] { return up<S>(w, mid, hi); });
+    w->cnt[mid] = l;
     return l + r;
 }
 
 template <class S>
-void down(const splitter& s, const index* P, const pair_count* cnt, index* out, index lo, index hi,
-          pair_count off) {
+void down(const sweep* w, index lo, index hi, pair_count off) {
     if (hi - lo == 1) {
-        const pair_count k = s.side(P[lo]);
-        if (k.first) out[off.first] = P[lo];
-        if (k.second) out[off.second] = P[lo];
+        const pair_count k = w->s.side(w->P[lo]);
+        if (k.first) w->out[off.first] = w->P[lo];
+        if (k.second) w->out[off.second] = w->P[lo];
         return;
     }
     const index mid = lo + (hi - lo) / 2;
-    S::join([&] { down<S>(s, P, cnt, out, lo, mid, off); },
-            [&] { down<S>(s, P, cnt, out, mid, hi, off + cnt[mid]); });
+    S::join([w, lo, mid, off] { down<S>(w, lo, mid, off); },
+            [w, mid, hi, off2 = off + w->cnt[mid]] { down<S>(w, mid, hi, off2); });
 }
 
 // Packs P[0, m) into out = [P1 | P2]; returns (|P1|, |P2|).
 template <class S>
 pair_count filter(const splitter& s, const index* P, pair_count* cnt, index* out, index m) {
-    const pair_count total = up<S>(s, P, cnt, 0, m);
-    down<S>(s, P, cnt, out, 0, m, {0, total.first});
+    const sweep w{s, P, cnt, out};
+    const pair_count total = up<S>(&w, 0, m);
+    down<S>(&w, 0, m, {0, total.first});
     return total;
 }
 
