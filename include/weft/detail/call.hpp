@@ -2,6 +2,7 @@
 #pragma once
 
 #include <type_traits>
+#include <utility>
 
 #include "frame.hpp"
 
@@ -26,6 +27,17 @@ WEFT_INLINE ret_t<F> call(F& f) {
   } else {
     return f();
   }
+}
+
+// A result a thief made in place, moved out and destroyed there on every way out (a throwing move
+// included): a join's second branch (join.hpp), a stolen loop part's value (loop.hpp).
+template <class R>
+R take_and_destroy(R& r) {
+  struct destroy {
+    R& r;
+    ~destroy() { r.~R(); }
+  } d{r};
+  return std::move(r);
 }
 
 }  // namespace detail

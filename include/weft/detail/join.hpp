@@ -57,12 +57,7 @@ struct branch_in_frame {
     if constexpr (stateless_result<result_type>) {
       return result_type{};
     } else {
-      result_type& r = *std::launder(reinterpret_cast<result_type*>(fr->payload + result_offset));
-      struct destroy {
-        result_type& r;
-        ~destroy() { r.~result_type(); }  // also when the move throws
-      } d{r};
-      return std::move(r);
+      return take_and_destroy(*std::launder(reinterpret_cast<result_type*>(fr->payload + result_offset)));
     }
   }
   static void drop_value(frame* fr) noexcept {
@@ -98,12 +93,7 @@ struct branch_on_stack {
   static holder& record(frame* fr) noexcept { return **std::launder(reinterpret_cast<holder**>(fr->payload)); }
   static G& branch(frame* fr) noexcept { return *record(fr).g; }
   static result_type take_value(frame* fr) {
-    result_type& r = *std::launder(reinterpret_cast<result_type*>(record(fr).result));
-    struct destroy {
-      result_type& r;
-      ~destroy() { r.~result_type(); }  // also when the move throws
-    } d{r};
-    return std::move(r);
+    return take_and_destroy(*std::launder(reinterpret_cast<result_type*>(record(fr).result)));
   }
   static void drop_value(frame* fr) noexcept {
     std::launder(reinterpret_cast<result_type*>(record(fr).result))->~result_type();

@@ -155,9 +155,7 @@ struct adaptive_loop {
   static T take_result(loop_child& c) {
     c.has_result = false;
     if constexpr (result_in_place) {
-      T* p = std::launder(reinterpret_cast<T*>(c.result));
-      struct destroy { T* p; ~destroy() { p->~T(); } } guard{p};
-      return std::move(*p);
+      return take_and_destroy(*std::launder(reinterpret_cast<T*>(c.result)));
     } else {
       std::unique_ptr<T> p(*std::launder(reinterpret_cast<T**>(c.result)));
       return std::move(*p);
