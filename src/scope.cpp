@@ -56,17 +56,67 @@ void* scope::allocate(std::size_t bytes, std::size_t align) {
   return c->data;
 }
 
-void scope::note_error(std::size_t index, std::exception_ptr e) noexcept {
-  // A spin lock: errors are rare, and a spawn from another thread may record one concurrently.
-  while (error_lock_.test_and_set(std::memory_order_acquire)) detail::cpu_relax();
-  if (!error_ || index < error_index_) {
-    error_ = std::move(e);
-    error_index_ = index;
+// The errors in spawn order (error_bound_ in scope.hpp).  error_ is guarded by a spin lock: errors
+// are rare, and a spawn from another thread may record one concurrently; error_bound_ and error_seq_
+// are the owner's alone.
+namespace {
+struct error_guard {
+  std::atomic_flag& lock;
+  explicit error_guard(std::atomic_flag& l) noexcept : lock(l) {
+    while (lock.test_and_set(std::memory_order_acquire)) detail::cpu_relax();
   }
-  error_lock_.clear(std::memory_order_release);
+  ~error_guard() { lock.clear(std::memory_order_release); }
+  error_guard(const error_guard&) = delete;
+  error_guard& operator=(const error_guard&) = delete;
+};
+}  // namespace
+
+// The frame sync popped at fr: earlier than the recorded error when its key is below the bound.
+// Then the live frames below fr are earlier than it, and any frame pushed since its pop (at fr or
+// above, key fr + half a frame) later.
+void scope::note_frame_error(const detail::frame* fr, std::exception_ptr e) noexcept {
+  const error_guard g(error_lock_);
+  if (error_bound_ == no_owner_error || popped_key(fr) < error_bound_) {
+    error_ = std::move(e);
+    error_bound_ = live_key(fr);
+    error_seq_ = 0;  // no slow spawn ranks before a frame's recorded error (see note_slow_error)
+  }
 }
 
-void scope::note_foreign_error(std::exception_ptr e) noexcept { note_error(~std::size_t(0), std::move(e)); }
+// A spawn that made no frame: a task run at its spawn, or an external record's task (a scope made on
+// a thread that is no worker: it never has frames, its limit is null).  Its error is noted when the
+// task ends.  An error recorded before then is a frame's (sync popped it before this task began:
+// sync does not run inside a task run at its spawn, which makes no frames in the scope either) or an
+// earlier slow spawn's, or a later one's that this task's run contained (a task run at once spawned
+// from inside it): slow spawns rank among themselves by seq, and after the recorded frame errors.
+// While the task ran no frame was pushed or popped, so the bound it leaves holds: every frame live
+// now, and the one sync may be popping (its key is its own address, at most expected_top_), is
+// earlier; a frame pushed from now on, at expected_top_ or above, later.
+void scope::note_slow_error(std::size_t seq, std::exception_ptr e) noexcept {
+  const error_guard g(error_lock_);
+  if (error_bound_ == no_owner_error || seq < error_seq_) {
+    error_ = std::move(e);
+    error_bound_ = live_key(expected_top_);
+    error_seq_ = seq;
+  }
+}
+
+void scope::note_foreign_error(std::exception_ptr e) noexcept {
+  const error_guard g(error_lock_);
+  if (!error_) error_ = std::move(e);
+}
+
+// sync pops the frame at `popped` while an owner error is recorded.  The frame turns from live (key
+// popped + half) into popped (key popped): its order against the error must not change, and frames
+// pushed from now on at popped or above are later than the error.  So the bound drops to the
+// frame's live key when the frame was earlier, to its popped key when it was later.
+void scope::narrow_error_bound(const detail::frame* popped) noexcept {
+  if (error_bound_ > live_key(popped)) {
+    error_bound_ = live_key(popped);
+  } else if (error_bound_ == live_key(popped)) {
+    error_bound_ = popped_key(popped);
+  }
+}
 
 void scope::spawn_external(record* r) {
   // Everything that can throw comes before the record is linked: a record in the list is one that
@@ -106,9 +156,10 @@ void scope::sync_slow() {
     detail::frame* fr = expected_top_ - 1;
     h.top = fr;
     expected_top_ = fr;
+    if (error_bound_ != no_owner_error) narrow_error_bound(fr);
     if (detail::must_reclaim(fr) && detail::reclaim(h, fr) == detail::reclaimed::stolen) {
       if (fr->error) {
-        note_error(head_of(fr).index, std::move(fr->error));
+        note_frame_error(fr, std::move(fr->error));
         fr->error = nullptr;
       }
       continue;
@@ -117,6 +168,7 @@ void scope::sync_slow() {
   }
   if (last_ != nullptr || chunks_ != nullptr) sync_records();
   used_ = 0;
+  error_bound_ = no_owner_error;
   if (error_) {
     std::exception_ptr e = std::move(error_);
     error_ = nullptr;
@@ -131,7 +183,7 @@ void scope::sync_records() {
     if (r->job != nullptr) {
       auto* job = static_cast<external_job*>(r->job);
       detail::wait_for(*job);
-      if (job->error) note_error(r->index, job->error);
+      if (job->error) note_slow_error(r->seq, job->error);
       job->~external_job();
     }
     last_ = r->prev;

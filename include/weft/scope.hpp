@@ -56,23 +56,22 @@ class scope {
         owner_fiber_(poll_bits & detail::poll_bit::fibers ? detail::running_fiber() : nullptr) {}
 
   // A task spawned as latent work is a frame on the owner's task stack, like a join's second branch
-  // (WOOL's SPAWN): its payload holds what sync needs to run it inline (the runner, the spawn
-  // index) and the closure itself when it is small (frame_closure), else a pointer to a record
-  // holding it.  sync pops the scope's frames youngest first and runs inline the ones nobody stole
-  // (WOOL's SYNC, untyped: through the runner in the payload).
-  struct frame_head {
-    void (*run_inline)(detail::frame*);  // runs the task on the owner at sync; throws its error
-    std::size_t index;                   // spawn order, for the serial order of errors
-  };
-  static constexpr std::size_t closure_offset = sizeof(frame_head);
-  static const frame_head& head_of(const detail::frame* fr) noexcept {
-    return *std::launder(reinterpret_cast<const frame_head*>(fr->payload));
+  // (WOOL's SPAWN): its payload holds what sync needs to run it inline (the runner) and the closure
+  // itself when it is small (frame_closure), else a pointer to a record holding it.  sync pops the
+  // scope's frames youngest first and runs inline the ones nobody stole (WOOL's SYNC, untyped:
+  // through the runner in the payload).  A frame holds no spawn index: its place on the task stack
+  // gives its spawn order (error_bound_ below).
+  using inline_runner = void (*)(detail::frame*);  // runs the task on the owner at sync; throws its error
+  static constexpr std::size_t closure_offset = sizeof(inline_runner);
+  static inline_runner runner_of(const detail::frame* fr) noexcept {
+    return *std::launder(reinterpret_cast<const inline_runner*>(fr->payload));
   }
   // The stores every latent spawn makes, after its closure (or the record's address) is in place:
-  // the head, the push (the thief's wrapper in the state word), the scope's new top.
-  WEFT_INLINE void push_task(detail::hot_state& h, detail::frame* fr, void (*run_inline)(detail::frame*),
-                             std::size_t index, detail::task_fn run) noexcept {
-    ::new (fr->payload) frame_head{run_inline, index};
+  // the runner, the push (the thief's wrapper in the state word), the scope's new top.  The closure
+  // goes in as 8-byte words (frame_closure::store), not as bytes, which may alias the scope's fields.
+  WEFT_INLINE void push_task(detail::hot_state& h, detail::frame* fr, inline_runner run_inline,
+                             detail::task_fn run) noexcept {
+    ::new (fr->payload) inline_runner(run_inline);
     detail::push_frame(h, fr, run);
     expected_top_ = h.top;
   }
@@ -88,7 +87,7 @@ class scope {
   struct record {
     record* prev = nullptr;
     detail::root_job* job = nullptr;  // external mode: the job in the global pool
-    std::size_t index = 0;
+    std::size_t seq = 0;  // external records: spawn order among the scope's slow spawns
     void (*run_inline)(record*) = nullptr;
     void (*destroy)(record*) = nullptr;
   };
@@ -98,11 +97,14 @@ class scope {
   template <class F>
   record* make_record(F&& f);
   void* allocate(std::size_t bytes, std::size_t align);
-  void note_error(std::size_t index, std::exception_ptr e) noexcept;
+  // The errors, kept in spawn order (sync rethrows the earliest-spawned task's): see error_bound_.
+  void note_frame_error(const detail::frame* fr, std::exception_ptr e) noexcept;  // the frame sync pops
+  void note_slow_error(std::size_t seq, std::exception_ptr e) noexcept;  // a run-at-once or record task
   void note_foreign_error(std::exception_ptr e) noexcept;  // from another thread: after all owner spawns
+  void narrow_error_bound(const detail::frame* popped) noexcept;
   void spawn_external(record* r);
   template <class F>
-  void run_now(F& f, std::size_t index) noexcept;
+  void run_now(F& f, std::size_t seq) noexcept;
   template <class F>
   WEFT_NOINLINE void spawn_slow(F&& f);
   template <class Fn>
@@ -119,15 +121,32 @@ class scope {
   // Under the fiber engine (adf, dfd, fifo): the fiber that made the scope, which is "the owner"
   // there — not a thread: the fiber may go on on another worker after any join (null otherwise).
   const void* owner_fiber_;
+  // The fields below start as zero bytes, side by side: the compiler makes them with a few wide
+  // stores (a scope is made per node of a recursion: its constructor is part of a spawn's cost).
   record* last_ = nullptr;       // records, youngest first
-  std::size_t spawned_ = 0;
-  std::size_t error_index_ = 0;
+  std::size_t slow_spawns_ = 0;  // spawns that made no frame (run at once, external records): their seq
+  // The serial order of errors without a spawn index in the frames.  The scope's live frames lie in
+  // spawn order on the task stack; a frame sync has popped (it runs it, or takes it back from its
+  // thief) comes after the live frames below it and before any frame pushed since its pop, at its
+  // place or above.  So every spawn has a key: a live frame at address a, a + half a frame; the frame
+  // being popped at a, a itself.  error_bound_ is the key at which "later than the recorded error"
+  // begins: a task whose key is below it was spawned before the recorded error's.  no_owner_error (0,
+  // no frame's key): no error of an owner spawn yet, a bound above every key (a foreign error may be
+  // recorded: it ranks after every owner spawn).  Only the owner reads or writes error_bound_ and
+  // error_seq_ (the fast sync loop reads the bound without the lock).
+  static constexpr std::uintptr_t no_owner_error = 0;
+  static std::uintptr_t live_key(const detail::frame* fr) noexcept {
+    return reinterpret_cast<std::uintptr_t>(fr) + sizeof(detail::frame) / 2;
+  }
+  static std::uintptr_t popped_key(const detail::frame* fr) noexcept { return reinterpret_cast<std::uintptr_t>(fr); }
+  std::uintptr_t error_bound_ = no_owner_error;
+  std::size_t error_seq_ = 0;  // the recorded error's seq, when a slow spawn's (records rank by it)
   std::exception_ptr error_;
-  std::atomic_flag error_lock_ = ATOMIC_FLAG_INIT;  // error_ is also written by other threads' spawns
   // Records live in an inline buffer, then in heap chunks freed at sync.
   struct chunk;
   chunk* chunks_ = nullptr;
   std::size_t used_ = 0;
+  std::atomic_flag error_lock_ = ATOMIC_FLAG_INIT;  // error_ is also written by other threads' spawns
   alignas(std::max_align_t) unsigned char inline_buf_[256];
 };
 
@@ -144,13 +163,12 @@ template <class F>
 struct scope::frame_closure {
   static constexpr bool as_words = sizeof(F) % 8 == 0;  // F is trivially copyable (in_frame)
   using words = std::array<std::uint64_t, sizeof(F) / 8>;
-  static F& closure(detail::frame* fr) noexcept {
-    return *std::launder(reinterpret_cast<F*>(fr->payload + closure_offset));
-  }
   WEFT_INLINE static void store(detail::frame* fr, const F& f) noexcept {
     if constexpr (as_words) {
-      // Copied as bytes, as for any trivially copyable type (padding bytes, if any, go along as the
-      // bytes they are); F is trivially copyable, so the bytes copied into the slot make an F there.
+      // The slot holds the closure's bytes as a `words` object: F is trivially copyable, so its bytes
+      // copied out again make an F (bit_cast, below).  Stored as words, not through memcpy into the
+      // payload: a byte copy may alias anything, and the compiler would reload the scope's fields
+      // after every spawn.
       words w;
       std::memcpy(w.data(), &f, sizeof(F));
 #if defined(__GNUC__)
@@ -158,24 +176,28 @@ struct scope::frame_closure {
       // stores the captures one by one again.
       for (std::uint64_t& word : w) asm("" : "+r"(word));
 #endif
-      std::memcpy(fr->payload + closure_offset, w.data(), sizeof(F));
+      ::new (fr->payload + closure_offset) words(w);
     } else {
       ::new (fr->payload + closure_offset) F(f);
     }
   }
-  static void run_inline(detail::frame* fr) {
+  // A copy of the closure: the owner's copy out of the slot before it runs the task (the task's first
+  // join or spawn reuses the slot), the thief's too (one copy either way).
+  static F load(const detail::frame* fr) noexcept {
     if constexpr (as_words) {
-      words w;
-      std::memcpy(w.data(), fr->payload + closure_offset, sizeof(F));
-      std::bit_cast<F>(w)();
+      return std::bit_cast<F>(*std::launder(reinterpret_cast<const words*>(fr->payload + closure_offset)));
     } else {
-      const F f = closure(fr);
-      f();
+      return *std::launder(reinterpret_cast<const F*>(fr->payload + closure_offset));
     }
+  }
+  static void run_inline(detail::frame* fr) {
+    const F f = load(fr);
+    f();
   }
   WEFT_TASK_FN static void run(detail::frame* fr) {  // on a thief (WOOL Fig. 3 wrap_f)
     try {
-      closure(fr)();
+      const F f = load(fr);
+      f();
     } catch (...) {
       fr->error = std::current_exception();
     }
@@ -210,16 +232,20 @@ scope::record* scope::make_record(F&& f) {
 }
 
 template <class F>
-void scope::run_now(F& f, std::size_t index) noexcept {
+void scope::run_now(F& f, std::size_t seq) noexcept {
   try {
     f();
   } catch (...) {
-    note_error(index, std::current_exception());
+    note_slow_error(seq, std::current_exception());
   }
 }
 
 // The fast path of a spawn: the owner, at the scope's own level, a closure that fits the frame —
 // the stores of a join's push, and the poll (see detail/join.hpp).  Everything else: spawn_slow.
+// The owner test reads only what the constructor wrote: a top in [base_, limit_) lies on the
+// owner's own task stack (any other thread's top is in another reservation, or null with a null
+// limit).  expected_top_, which the owner writes, is read only then: a thief running one of this
+// scope's tasks must not read it (a data race with the owner's sync).
 // A small closure goes to the slow path by value (in registers): were its address taken there,
 // the compiler would build the closure in memory field by field before the test and copy it into
 // the frame with one wide load, which the narrower stores cannot forward to (a stall of ~a dozen
@@ -230,9 +256,9 @@ WEFT_INLINE void scope::spawn(F&& f) {
   detail::hot_state& h = detail::tls_hot;
   detail::frame* fr = h.top;
   if constexpr (in_frame<Fn>) {
-    if (owner_ == &h && fr == expected_top_ && fr < limit_) [[likely]] {
+    if (fr < limit_ && fr >= base_ && fr == expected_top_) [[likely]] {
       frame_closure<Fn>::store(fr, f);
-      push_task(h, fr, &frame_closure<Fn>::run_inline, spawned_++, &frame_closure<Fn>::run);
+      push_task(h, fr, &frame_closure<Fn>::run_inline, &frame_closure<Fn>::run);
       if (detail::poll_pending(h)) [[unlikely]] detail::promote_at_poll(h, fr);
       return;
     }
@@ -248,12 +274,11 @@ void scope::spawn_slow(F&& f) {
   detail::hot_state& h = detail::tls_hot;
   if (owner_fiber_ != nullptr && detail::running_fiber() == owner_fiber_) {
     // The fiber engine runs every spawn at once (README).  The owner is the fiber, whichever worker
-    // it is on now: its spawns keep their index, so that the scope's error is the first in spawn
+    // it is on now: its spawns are the owner's, so that the scope's error is the first in spawn
     // order even when the fiber moved between workers at a join inside an earlier task (an error of
-    // a spawn counted as foreign would rank after every indexed one).
-    const std::size_t index = spawned_++;
+    // a spawn counted as foreign would rank after every owner one).
     ++h.joins;
-    return run_now(f, index);
+    return run_now(f, slow_spawns_++);
   }
   if (owner_ != &h || owner_fiber_ != nullptr) {
     // Another thread (a thief running one of this scope's tasks, say): the scope's storage belongs
@@ -266,35 +291,34 @@ void scope::spawn_slow(F&& f) {
     }
     return;
   }
-  const std::size_t index = spawned_++;
   detail::frame* fr = h.top;
   if (fr != expected_top_ || fr >= limit_) {
     // Not on a worker (external: the global pool), or not at the scope's own level (a join branch
     // opened since), or past the spawn limit: not latent work of this worker.
     if (h.self == nullptr) {
       record* r = make_record(std::forward<F>(f));
-      r->index = index;
+      r->seq = slow_spawns_++;
       return spawn_external(r);
     }
     ++h.joins;
-    return run_now(f, index);
+    return run_now(f, slow_spawns_++);
   }
   // A closure too large for the frame: the frame points at a record holding it.
   record* r = make_record(std::forward<F>(f));
-  r->index = index;
   r->prev = last_;  // destroyed by sync, after its frame is done
   last_ = r;
   ::new (fr->payload + closure_offset) typed_record<Fn>*(static_cast<typed_record<Fn>*>(r));
-  push_task(h, fr, &typed_record<Fn>::run_from_frame, index, &typed_record<Fn>::run);
+  push_task(h, fr, &typed_record<Fn>::run_from_frame, &typed_record<Fn>::run);
   if (detail::poll_pending(h)) [[unlikely]] detail::promote_at_poll(h, fr);
 }
 
 // The fast path of sync (WOOL's SYNC): the scope's frames, youngest first, run here while nobody
-// promoted them; the first promoted one, records, errors and misuse go to sync_slow.
+// promoted them and no owner spawn's error is recorded; the first promoted one, what follows an
+// error (each pop narrows error_bound_), records, errors and misuse go to sync_slow.
 WEFT_INLINE void scope::sync() {
   detail::hot_state& h = detail::tls_hot;
   if (h.top == expected_top_) {
-    while (expected_top_ != base_ && !detail::must_reclaim(expected_top_ - 1)) {
+    while (expected_top_ != base_ && !detail::must_reclaim(expected_top_ - 1) && error_bound_ == no_owner_error) {
       detail::frame* fr = expected_top_ - 1;
       h.top = fr;
       expected_top_ = fr;  // a task run inline here may spawn into this scope again, at fr
@@ -306,11 +330,10 @@ WEFT_INLINE void scope::sync() {
 
 // Runs a frame's task on its owner; an exception is recorded in spawn order.
 WEFT_INLINE void scope::run_frame_inline(detail::frame* fr) noexcept {
-  const frame_head head = head_of(fr);  // a copy: the task may spawn into this very slot
   try {
-    head.run_inline(fr);
+    runner_of(fr)(fr);
   } catch (...) {
-    note_error(head.index, std::current_exception());
+    note_frame_error(fr, std::current_exception());
   }
 }
 
