@@ -146,17 +146,34 @@ class deque_scheduler final : public scheduler {
   void promote_below_threshold(worker& w, hot_state& h) {
     h.poll.fetch_and(~poll_bit::notify, std::memory_order_seq_cst);
     ++w.deque_checks;
-    // Oldest first (BF-LS): no thief will look before its steal backoff ends, so promote nothing;
-    // the first thief back sets `notify` again (runtime::hold_promotion, end_backoff), and the check
-    // then promotes the oldest item, the one it would have promoted now.  Not under DF: an item
-    // promoted while the thief waits stays on the deque as the owner goes on, and is older, so
-    // larger, by the time a thief comes; the innermost item promoted on its return is a small theft,
-    // and another backoff (nqueens on 2 workers under lazy-df: 1.84 -> 0.98 of serial speed;
-    // docs/results/small-work.md, "Holding promotions").
-    if (oldest_first_ && rt_.no_thief_looking() && deque_of(w).size() < threshold_ && rt_.hold_promotion()) return;
+    // No thief will look before its steal backoff ends: promote nothing.  The first thief back sets
+    // `notify` again (runtime::hold_promotion, end_backoff), and the check then promotes for it.
+    // Oldest first (BF-LS) that is the oldest item, the one it would have promoted now.  Innermost
+    // first (DF-LS) the item it would have promoted now is the innermost one, which by the thief's
+    // return lies deeper in the stack than the owner's current work — older and larger, as it would
+    // be had it waited on the deque; the innermost item at the return would be a small theft, and
+    // another backoff (nqueens on 2 workers under lazy-df: 1.84 -> 0.98 of serial speed when DF
+    // held that way; docs/results/small-work.md, "Holding promotions").  So DF remembers it.
+    if (rt_.no_thief_looking() && deque_of(w).size() < threshold_ && rt_.hold_promotion()) {
+      if (!oldest_first_ && h.top > w.base && !latent_slot(w, h, w.held_item)) w.held_item = h.top - 1;
+      return;
+    }
+    if (!oldest_first_ && w.held_item != nullptr) promote_held_item(w, h);
     while (deque_of(w).size() < threshold_ && promote_one(w, h)) {
     }
     if (deque_of(w).size() < threshold_) h.poll.fetch_or(poll_bit::notify, std::memory_order_relaxed);
+  }
+
+  // DF's remembered item (worker::held_item), if it is still a latent item of this stack: a slot
+  // below the top (a frame popped since and pushed again at that slot is a latent item of the same
+  // depth, as good).  Only onto an empty deque, which keeps the deque in stack order.
+  void promote_held_item(worker& w, hot_state& h) {
+    frame* const f = w.held_item;
+    w.held_item = nullptr;
+    if (latent_slot(w, h, f) && deque_of(w).size() == 0 && is_candidate(f, false)) promote_item(w, f, false);
+  }
+  static bool latent_slot(const worker& w, const hot_state& h, const frame* f) noexcept {
+    return f != nullptr && f >= w.base && f < h.top;
   }
 
   // trigger::heartbeat: one promotion per beat (HB §2).

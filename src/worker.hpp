@@ -79,6 +79,10 @@ struct worker {
 
   // Counters written only by this worker (see hot_state for the reading rule).
   std::uint64_t steals = 0, leapfrogs = 0, deque_checks = 0;
+  // DF-LS (innermost first) under the lazy hold: the innermost latent item when a check held its
+  // promotion while no thief looked — the item LS would have promoted then.  The next check that
+  // promotes gives it first (sched_deque.cpp, promote_below_threshold).  Owner-private.
+  frame* held_item = nullptr;
   promotion_ledger ledger;  // promotions and promoted items not yet joined (ledger.hpp)
   std::int64_t heap_now = 0, heap_peak = 0;  // this worker's weft::malloc net bytes
   // The pool's heap high-water without a shared write per call (memory.cpp): bytes this slot has

@@ -303,14 +303,13 @@ TEST(Adaptive, AShortDequeIsFilledToThrAtOneCheck) {
 
 TEST(Adaptive, NoPromotionWhileEveryOtherWorkerBacksOffAndItsReturnRearmsTheCheck) {
   // Issue 9 item 2 (LS: promote only when a thief needs work): while the only other worker waits
-  // out a steal backoff, an oldest-first (BF-LS) check promotes nothing (a flat loop of 400 on the
-  // two-worker rig runs whole, no split); when the wait ends, the thief sets the owner's `notify`
-  // bit again, and the owner's next check splits the next loop after its first iteration, as
-  // AShortDequeIsFilledToThrAtOneCheck has it.  The DF policies promote meanwhile (their items age
-  // on the deque for the thief: src/sched_deque.cpp).
+  // out a steal backoff, a lazy check promotes nothing (a flat loop of 400 on the two-worker rig
+  // runs whole, no split); when the wait ends, the thief sets the owner's `notify` bit again, and
+  // the owner's next check splits the next loop after its first iteration, as
+  // AShortDequeIsFilledToThrAtOneCheck has it.  (Under DF the item of the held check comes first:
+  // DepthFirstCheckAfterAHoldPromotesTheItemItHeld.)
   const std::uint32_t notify = weft::detail::poll_bit::notify;
   for (weft::policy p : lazy_policies()) {
-    const bool holds = wt::traits(p).which == weft::detail::promoted_item::oldest;
     {
       std::lock_guard lk(events_mutex);
       iterations_at_promotion.clear();
@@ -326,12 +325,9 @@ TEST(Adaptive, NoPromotionWhileEveryOtherWorkerBacksOffAndItsReturnRearmsTheChec
       weft::parallel_for(0, 400, [](int) { loop_iterations_run.fetch_add(1, std::memory_order_relaxed); });
       {
         std::lock_guard lk(events_mutex);
-        if (holds)
-          EXPECT_TRUE(iterations_at_promotion.empty()) << weft::to_string(p) << ": promoted while no thief looked";
-        else
-          EXPECT_FALSE(iterations_at_promotion.empty()) << weft::to_string(p) << ": DF held its promotion";
+        EXPECT_TRUE(iterations_at_promotion.empty()) << weft::to_string(p) << ": promoted while no thief looked";
       }
-      if (holds) {
+      {
         EXPECT_EQ(as.as.hot().poll.load() & notify, 0u) << weft::to_string(p) << ": the check was not cleared";
         m.rt.end_backoff(m.w(1));
         EXPECT_NE(as.as.hot().poll.load() & notify, 0u) << weft::to_string(p) << ": the thief's return did not re-arm";
@@ -345,6 +341,54 @@ TEST(Adaptive, NoPromotionWhileEveryOtherWorkerBacksOffAndItsReturnRearmsTheChec
     std::lock_guard lk(events_mutex);
     ASSERT_FALSE(iterations_at_promotion.empty()) << weft::to_string(p);
     EXPECT_EQ(iterations_at_promotion[0], 1) << weft::to_string(p);
+  }
+}
+
+// DF-LS under the hold (src/sched_deque.cpp, promote_below_threshold): the check that held its
+// promotion would have promoted the innermost item then; the first check after the thief's return
+// promotes that item — by then deep below the owner's current work, older and larger, as it would
+// be had it waited on the deque — not the innermost item of that moment.  A chain of joins on the
+// two-worker rig: the first join's check (notify is set on a fresh slot) holds at depth 0 and
+// promotes nothing; at depth 5 the backoff ends; the join at depth 5 polls, and its check must
+// promote depth 0 first (DF2-LS, THR = 2, then fills up with the innermost, depth 5).
+namespace held_chain {
+wt::manual_runtime* rig = nullptr;
+std::size_t promoted_while_held = 0;
+long chain(int depth) {
+  if (depth == 5) {
+    promoted_while_held = promotions_seen.load();
+    rig->rt.end_backoff(rig->w(1));
+  }
+  if (depth == 8) return 1;
+  auto [a, b] = weft::join([depth] { return chain(depth + 1); }, [] { return 1L; });
+  return a + b;
+}
+}  // namespace held_chain
+
+TEST(Adaptive, DepthFirstCheckAfterAHoldPromotesTheItemItHeld) {
+  for (weft::policy p : lazy_policies()) {
+    if (wt::traits(p).which != weft::detail::promoted_item::innermost) continue;
+    hook_guard g;
+    wt::manual_runtime m(p, 2, 256);
+    held_chain::rig = &m;
+    {
+      wt::acting_as_worker as(m, 0);
+      weft::detail::hot_state* const own = m.w(0).hot;
+      m.w(0).hot = &as.as.hot();  // as on a lent slot: the worker's poll word is the acting thread's
+      m.rt.begin_backoff();       // worker 1 waits out a backoff until depth 5
+      EXPECT_EQ(held_chain::chain(0), 9) << weft::to_string(p);
+      m.w(0).hot = own;
+    }
+    held_chain::rig = nullptr;
+    EXPECT_EQ(held_chain::promoted_while_held, 0u) << weft::to_string(p) << ": promoted while no thief looked";
+    std::lock_guard lk(events_mutex);
+    ASSERT_FALSE(events.empty()) << weft::to_string(p) << ": nothing promoted after the thief's return";
+    EXPECT_EQ(events[0].depth, 0u) << weft::to_string(p) << ": the first promotion is not the held check's item";
+    const std::size_t thr = std::size_t(wt::traits(p).threshold);
+    if (thr >= 2) {
+      ASSERT_GE(events.size(), 2u) << weft::to_string(p);
+      EXPECT_EQ(events[1].depth, 5u) << weft::to_string(p) << ": DF2 fills up with the innermost item";
+    }
   }
 }
 

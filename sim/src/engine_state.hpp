@@ -95,6 +95,9 @@ struct Worker {
   bool theft_open = false;
   Time theft_start = 0, waited_at_theft = 0, waited = 0, backoff_now = 0;
   Time backoff_until = 0;  // the end of the current (or last) wait: waiting while clock < this
+  // DF under the hold: the frame index a held check would have promoted (the runtime's
+  // worker::held_item); -1 none.
+  std::int64_t held_item = -1;
   Frame& top() { return frames[depth - 1]; }
 };
 
@@ -136,6 +139,7 @@ class Simulator {
   bool promote_one(unsigned w);
   bool some_processor_spare(unsigned w) const;
   bool no_thief_looking(unsigned w) const;
+  static bool held_item_valid(const Worker& k);
   void wool_publish(unsigned w);
   void wool_split(unsigned w, std::uint32_t frame_index);
   bool trip_position(unsigned w, std::uint64_t index) const;

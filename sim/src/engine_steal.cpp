@@ -115,6 +115,10 @@ bool Simulator::some_processor_spare(unsigned w) const {
 // will look at a promoted item before a wait ends.  A processor's clock is never behind the one
 // polling (the earliest acts first), so "waiting at w's time" is backoff_until > w's clock; a wait's
 // end needs no re-arm here, the trigger being re-evaluated at every poll.
+bool Simulator::held_item_valid(const Worker& k) {
+  return k.held_item >= std::int64_t(k.base) && k.held_item < std::int64_t(k.depth);
+}
+
 bool Simulator::no_thief_looking(unsigned w) const {
   unsigned waiting = 0;
   for (unsigned u = 0; u < P_; ++u) {
@@ -136,9 +140,19 @@ void Simulator::poll(unsigned w) {
       if (P_ == 1) return;
       // LS §6.2: a check that finds the deque short promotes until it holds THR items (DF2-LS:
       // half of the loop being run, then half of what is left) or nothing more can be promoted —
-      // unless, oldest first, no thief is looking (the runtime's hold while every other worker
-      // backs off; not under DF: src/sched_deque.cpp says why).
-      if (pol_.which == Which::oldest && no_thief_looking(w)) return;
+      // unless no thief is looking (the runtime's hold while every other worker backs off).  DF
+      // remembers the innermost frame of the held check and promotes it first at the next check
+      // that promotes (src/sched_deque.cpp, promote_below_threshold, says why).
+      if (k.deque.size() < pol_.threshold && no_thief_looking(w)) {
+        if (pol_.which == Which::innermost && k.depth > k.base && !held_item_valid(k)) k.held_item = k.depth - 1;
+        return;
+      }
+      if (pol_.which == Which::innermost && k.held_item >= 0) {
+        const bool valid = held_item_valid(k);
+        const auto i = std::uint32_t(k.held_item);
+        k.held_item = -1;
+        if (valid && k.deque.empty() && on_task_stack(k.frames[i]) && latent(k.frames[i])) promote(w, i);
+      }
       while (k.deque.size() < pol_.threshold && promote_one(w)) {
       }
       return;
