@@ -110,15 +110,16 @@ bool Simulator::some_processor_spare(unsigned w) const {
   return false;
 }
 
+// DF's remembered frame (Worker::held_item) is still one of the running task's frames.
+bool Simulator::held_item_valid(const Worker& k) {
+  return k.held_item >= std::int64_t(k.base) && k.held_item < std::int64_t(k.depth);
+}
+
 // The runtime's hold on the lazy trigger (src/pool_runtime.hpp no_thief_looking): at least one
 // other processor waits out a steal backoff and every other one waits or is parked, so no thief
 // will look at a promoted item before a wait ends.  A processor's clock is never behind the one
 // polling (the earliest acts first), so "waiting at w's time" is backoff_until > w's clock; a wait's
 // end needs no re-arm here, the trigger being re-evaluated at every poll.
-bool Simulator::held_item_valid(const Worker& k) {
-  return k.held_item >= std::int64_t(k.base) && k.held_item < std::int64_t(k.depth);
-}
-
 bool Simulator::no_thief_looking(unsigned w) const {
   unsigned waiting = 0;
   for (unsigned u = 0; u < P_; ++u) {
