@@ -326,6 +326,10 @@ WEFT_INLINE void scope::sync() {
     }
   }
   if (expected_top_ != base_ || last_ != nullptr || error_) [[unlikely]] sync_slow();
+  // Said to the compiler: a sync that returns leaves the scope empty (sync_slow returns only so; no
+  // task of the scope runs any more, so no other thread writes error_).  The destructor's test of the
+  // same three fields then folds away when nothing between sync and the scope's end can change them.
+  if (expected_top_ != base_ || last_ != nullptr || error_) __builtin_unreachable();
 }
 
 // Runs a frame's task on its owner; an exception is recorded in spawn order.
