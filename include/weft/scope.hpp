@@ -28,7 +28,7 @@ class scope {
   // that may itself run during unwinding (a destructor) and wants the tasks' errors calls sync(),
   // which always throws them.
   ~scope() noexcept(false) {
-    if (expected_top_ != base_ || last_ != nullptr || error_) [[unlikely]] sync_in_destructor();
+    if (has_work()) [[unlikely]] sync_in_destructor();
   }
   scope(const scope&) = delete;
   scope& operator=(const scope&) = delete;
@@ -110,6 +110,8 @@ class scope {
   template <class Fn>
   WEFT_NOINLINE void spawn_slow_by_value(Fn f) { spawn_slow(std::move(f)); }
   void run_frame_inline(detail::frame* fr) noexcept;
+  // Frames not yet synced, records, or an error to throw: what sync (and the destructor) must see to.
+  WEFT_INLINE bool has_work() const noexcept { return expected_top_ != base_ || last_ != nullptr || error_; }
   void sync_slow();
   void sync_in_destructor();
   void sync_records();
@@ -325,11 +327,11 @@ WEFT_INLINE void scope::sync() {
       run_frame_inline(fr);
     }
   }
-  if (expected_top_ != base_ || last_ != nullptr || error_) [[unlikely]] sync_slow();
+  if (has_work()) [[unlikely]] sync_slow();
   // Said to the compiler: a sync that returns leaves the scope empty (sync_slow returns only so; no
   // task of the scope runs any more, so no other thread writes error_).  The destructor's test of the
   // same three fields then folds away when nothing between sync and the scope's end can change them.
-  if (expected_top_ != base_ || last_ != nullptr || error_) __builtin_unreachable();
+  if (has_work()) __builtin_unreachable();
 }
 
 // Runs a frame's task on its owner; an exception is recorded in spawn order.
