@@ -94,12 +94,13 @@ void runtime::worker_thread(worker& w, std::latch& started) {
   hot_state& h = tls_hot;
   h.self = &w;
   h.top = w.stack.begin();
-  h.spawn_limit = w.stack.begin() + w.stack.capacity() / 2;
+  const std::uint32_t poll_bits = sched->initial_poll_bits(w);
+  h.spawn_limit = spawn_limit_for(w, poll_bits);
   h.loops_run_as = traits_of(cfg.policy).loops;
   h.eager_deque = sched->eager_deque(w);
   h.eager_ledger = &w.ledger;
   w.hot = &h;
-  h.poll.store(sched->initial_poll_bits(w), std::memory_order_relaxed);
+  h.poll.store(poll_bits, std::memory_order_relaxed);
   // Signal delivery: this thread's timer, made here so that it targets this thread; beats from now
   // until worker_main returns, except while it sleeps (sleep(), park_until_done).  The constructor
   // reads beat_timer_error after the latch.

@@ -39,6 +39,7 @@ class measured_root {
   double work0_ = 0;
   bool had_bit_ = false;
   loop_style saved_loops_{};
+  frame* saved_spawn_limit_ = nullptr;
 };
 
 // The pool's report: the workers' (and serial contexts') states summed.

@@ -44,8 +44,13 @@ void* scope::allocate(std::size_t bytes, std::size_t align) {
     used_ = aligned + bytes;
     return inline_buf_ + aligned;
   }
-  // Each record beyond the inline buffer gets its own block (spawns past 512 bytes of closures are
-  // the slow case anyway); blocks are chained and freed at sync.
+  // Each record beyond the inline buffer gets its own block (spawns past 256 bytes of closures are
+  // the slow case anyway); blocks are chained and freed at sync.  The first overflow starts the
+  // chain (the constructor leaves chunks_ unwritten) and marks used_ past the buffer for good.
+  if (used_ <= sizeof(inline_buf_)) {
+    chunks_ = nullptr;
+    used_ = sizeof(inline_buf_) + 1;
+  }
   const std::size_t header = offsetof(chunk, data);
   void* mem = std::malloc(header + bytes);
   if (mem == nullptr) throw std::bad_alloc();
@@ -58,16 +63,28 @@ void* scope::allocate(std::size_t bytes, std::size_t align) {
 
 // The errors in spawn order (error_bound_ in scope.hpp).  error_ is guarded by a spin lock: errors
 // are rare, and a spawn from another thread may record one concurrently; error_bound_ and error_seq_
-// are the owner's alone.
+// are the owner's alone.  The locks are shared, a scope hashed to one of 64 (so that a scope's
+// constructor stores no lock of its own): a lock is held for a few stores of one scope and never
+// while taking another, so sharing one costs at most a short wait, never a deadlock.
 namespace {
-struct error_guard {
-  std::atomic_flag& lock;
-  explicit error_guard(std::atomic_flag& l) noexcept : lock(l) {
-    while (lock.test_and_set(std::memory_order_acquire)) detail::cpu_relax();
+class error_guard {
+ public:
+  explicit error_guard(const scope* s) noexcept : lock_(lock_of(s)) {
+    while (lock_.test_and_set(std::memory_order_acquire)) detail::cpu_relax();
   }
-  ~error_guard() { lock.clear(std::memory_order_release); }
+  ~error_guard() { lock_.clear(std::memory_order_release); }
   error_guard(const error_guard&) = delete;
   error_guard& operator=(const error_guard&) = delete;
+
+ private:
+  struct alignas(64) padded_lock {
+    std::atomic_flag flag = ATOMIC_FLAG_INIT;
+  };
+  static std::atomic_flag& lock_of(const scope* s) noexcept {
+    static padded_lock locks[64];
+    return locks[(reinterpret_cast<std::uintptr_t>(s) / alignof(std::max_align_t)) % 64].flag;
+  }
+  std::atomic_flag& lock_;
 };
 }  // namespace
 
@@ -75,7 +92,7 @@ struct error_guard {
 // Then the live frames below fr are earlier than it, and any frame pushed since its pop (at fr or
 // above, key fr + half a frame) later.
 void scope::note_frame_error(const detail::frame* fr, std::exception_ptr e) noexcept {
-  const error_guard g(error_lock_);
+  const error_guard g(this);
   if (error_bound_ == no_owner_error || popped_key(fr) < error_bound_) {
     error_ = std::move(e);
     error_bound_ = live_key(fr);
@@ -93,7 +110,7 @@ void scope::note_frame_error(const detail::frame* fr, std::exception_ptr e) noex
 // now, and the one sync may be popping (its key is its own address, at most expected_top_), is
 // earlier; a frame pushed from now on, at expected_top_ or above, later.
 void scope::note_slow_error(std::size_t seq, std::exception_ptr e) noexcept {
-  const error_guard g(error_lock_);
+  const error_guard g(this);
   if (error_bound_ == no_owner_error || seq < error_seq_) {
     error_ = std::move(e);
     error_bound_ = live_key(expected_top_);
@@ -102,7 +119,7 @@ void scope::note_slow_error(std::size_t seq, std::exception_ptr e) noexcept {
 }
 
 void scope::note_foreign_error(std::exception_ptr e) noexcept {
-  const error_guard g(error_lock_);
+  const error_guard g(this);
   if (!error_) error_ = std::move(e);
 }
 
@@ -166,7 +183,7 @@ void scope::sync_slow() {
     }
     run_frame_inline(fr);
   }
-  if (last_ != nullptr || chunks_ != nullptr) sync_records();
+  if (last_ != nullptr || used_ > sizeof(inline_buf_)) sync_records();
   used_ = 0;
   error_bound_ = no_owner_error;
   if (error_) {
@@ -189,6 +206,7 @@ void scope::sync_records() {
     last_ = r->prev;
     r->destroy(r);
   }
+  if (used_ <= sizeof(inline_buf_)) return;  // no heap chunk was ever made: chunks_ unwritten
   while (chunks_ != nullptr) {
     chunk* next = chunks_->next;
     std::free(chunks_);

@@ -95,6 +95,8 @@ measured_root::measured_root(hot_state& h) : h_(h) {
   }
   saved_loops_ = h.loops_run_as;
   h.loops_run_as = loop_style::measured;
+  saved_spawn_limit_ = h.spawn_limit;
+  h.spawn_limit = nullptr;  // every spawn runs at once, measured as a join (spawn_limit_for)
   work0_ = st_->work;
   st_->span = st_->burdened = 0;
   st_->strand_start = now_ns();
@@ -109,6 +111,7 @@ measured_root::~measured_root() {
   st_->total.burdened_span += st_->burdened;
   ++st_->jobs;
   h_.loops_run_as = saved_loops_;
+  h_.spawn_limit = saved_spawn_limit_;
   h_.poll.fetch_and(~poll_bit::measure, std::memory_order_relaxed);
 }
 

@@ -136,4 +136,13 @@ struct worker {
   std::vector<std::unique_ptr<loop_child[]>> child_blocks;
 };
 
+// Where a scope's spawned frames stop on w's task stack (hot_state::spawn_limit): half-way up, the
+// rest for the joins nested in them.  Null where every spawn runs at once instead — on the fiber
+// engine's workers and in the work/span mode (the poll bits `fibers`, `measure`): a scope reads the
+// limit alone to know it must go to its slow path (scope.hpp), never the poll word.
+inline frame* spawn_limit_for(worker& w, std::uint32_t poll_bits) noexcept {
+  if (poll_bits & (poll_bit::fibers | poll_bit::measure)) return nullptr;
+  return w.stack.begin() + w.stack.capacity() / 2;
+}
+
 }  // namespace weft::detail

@@ -1,7 +1,7 @@
 # ctest: a weft port of a Lace program (tools/lace_ports.cpp) gives the result of its serial
 # elision under each policy at 2 workers (and in each of FORMS, where the program has forms: dfs
 # written with joins and with a scope; fib and knapsack with branches capturing by value, the first
-# noexcept, and by reference).
+# noexcept, and by reference; fib also with a scope).
 #   cmake -DBIN=weft-lace-ports -DPROGRAM=fib|knapsack|dfs -DINPUT=N|FILE|ARGS -DPOLICIES=a;b [-DFORMS=f;g] -P this
 # For knapsack, INPUT is written first with `knapsack-input 16 300 1` (16 items: ~2^14 calls).
 if(PROGRAM STREQUAL "knapsack")

@@ -3,7 +3,7 @@
 // Lace's SPAWN/CALL/SYNC on the same program and the same input, and a spawn with a join
 // (docs/results/fine-grained.md).
 //
-//   weft-lace-ports fib N [-w P] [-p POLICY|elision] [-f value|ref]
+//   weft-lace-ports fib N [-w P] [-p POLICY|elision] [-f value|ref|scope]
 //   weft-lace-ports knapsack FILE [-w P] [-p POLICY|elision] [-f value|ref]
 //   weft-lace-ports knapsack-input ITEMS CAPACITY SEED     (an input file in Lace's format)
 //   weft-lace-ports dfs DEPTH WIDTH GRAIN REPS [-w P] [-p POLICY|elision] [-f join|scope]
@@ -61,6 +61,18 @@ int pfib(int n) {
     auto [k, m] = weft::join([&] { return pfib<C>(n - 2); }, [&] { return pfib<C>(n - 1); });
     return m + k;
   }
+}
+
+// The same program with Lace's SPAWN/CALL/SYNC written as a weft::scope (`-f scope`): one scope per
+// node, one spawn, the other call, one sync — issue 9's item 5 on the smallest task there is.
+int pfib_scope(int n) {
+  if (n < 2) return n;
+  int m = 0;
+  weft::scope s;
+  s.spawn([&m, n] { m = pfib_scope(n - 1); });
+  const int k = pfib_scope(n - 2);
+  s.sync();
+  return m + k;
 }
 
 // Its serial elision is Lace's benchmarks/fib/fib-seq.c, written the same way here.  (Through
@@ -176,7 +188,7 @@ unsigned dfs_scope(int d) { return d == 0 ? dfs_loop() : dfs_scope_children(d); 
 struct options {
   unsigned workers = 1;
   std::string policy;  // empty: the library default; "elision": no runtime
-  std::string form;  // dfs: join (default) | scope; fib, knapsack: value (default) | ref
+  std::string form;  // dfs: join (default) | scope; fib, knapsack: value (default) | ref; fib: scope
 };
 
 options parse_options(int argc, char** argv, int first) {
@@ -224,7 +236,7 @@ int print_knapsack_input(int items, int capacity, std::uint64_t seed) {
 }
 
 int usage() {
-  std::fputs("usage: weft-lace-ports fib N [-w P] [-p POLICY|elision] [-f value|ref]\n"
+  std::fputs("usage: weft-lace-ports fib N [-w P] [-p POLICY|elision] [-f value|ref|scope]\n"
              "       weft-lace-ports knapsack FILE [-w P] [-p POLICY|elision] [-f value|ref]\n"
              "       weft-lace-ports knapsack-input ITEMS CAPACITY SEED\n"
              "       weft-lace-ports dfs DEPTH WIDTH GRAIN REPS [-w P] [-p POLICY|elision] [-f join|scope]\n",
@@ -267,12 +279,15 @@ int run(int argc, char** argv) {
   }
   options o = parse_options(argc, argv, 3);
   if (o.form.empty()) o.form = "value";
-  if (o.form != "value" && o.form != "ref") throw std::invalid_argument(program + " -f: the form must be value or ref");
+  const bool with_scope = program == "fib" && o.form == "scope";
+  if (o.form != "value" && o.form != "ref" && !with_scope)
+    throw std::invalid_argument(program + (program == "fib" ? " -f: the form must be value, ref or scope" : " -f: the form must be value or ref"));
   const bool by_value = o.form == "value";
   if (program == "fib") {
     const int n = std::atoi(argv[2]);
-    const auto [m, t] = timed(o, [&] { return pfib_seq(bench::opaque(n)); },
-                              [&] { return by_value ? pfib<capture::value>(n) : pfib<capture::ref>(n); });
+    const auto [m, t] = timed(o, [&] { return pfib_seq(bench::opaque(n)); }, [&] {
+      return with_scope ? pfib_scope(n) : by_value ? pfib<capture::value>(n) : pfib<capture::ref>(n);
+    });
     std::printf("fib(%d) = %d\nTime: %f\n", n, m, t);
     return 0;
   }

@@ -21,7 +21,7 @@ namespace weft {
 
 class scope {
  public:
-  scope() noexcept : scope(detail::tls_hot, detail::tls_hot.poll.load(std::memory_order_relaxed)) {}
+  scope() noexcept : scope(detail::tls_hot) {}
   // Syncs.  If a task threw and sync() was not called, the exception leaves the destructor — unless
   // the destructor runs during stack unwinding (std::uncaught_exceptions() > 0, the rule of oneTBB's
   // task_group), in which case the tasks' errors are dropped: the exception in flight wins.  Code
@@ -46,14 +46,15 @@ class scope {
   void sync();
 
  private:
-  // Under the work/span mode and the fiber engine every spawn runs at once: no limit (null) sends
-  // each to spawn_slow.  Nothing here calls out of line on the common path: a scope is made per
-  // node of a recursion (one spawn and one sync a node in fib_scope), so its constructor is part of
-  // what a spawn costs.
-  scope(detail::hot_state& h, std::uint32_t poll_bits) noexcept
-      : owner_(&h), base_(h.top), expected_top_(h.top),
-        limit_(poll_bits & (detail::poll_bit::measure | detail::poll_bit::fibers) ? nullptr : h.spawn_limit),
-        owner_fiber_(poll_bits & detail::poll_bit::fibers ? detail::running_fiber() : nullptr) {}
+  // A scope is made per node of a recursion (one spawn and one sync a node in fib written with
+  // spawns), so its constructor is part of what a spawn costs: three loads, a few stores, no poll
+  // word and no call on a worker.  The spawn limit is null wherever every spawn must run at once —
+  // on a thread that is no worker, under the fiber engine, in the work/span mode (the runtime clears
+  // hot_state::spawn_limit there) — and only then is the owning fiber looked up.
+  explicit scope(detail::hot_state& h) noexcept
+      : owner_(&h), base_(h.top), expected_top_(h.top), limit_(h.spawn_limit) {
+    if (limit_ == nullptr) [[unlikely]] owner_fiber_ = detail::running_fiber();
+  }
 
   // A task spawned as latent work is a frame on the owner's task stack, like a join's second branch
   // (WOOL's SPAWN): its payload holds what sync needs to run it inline (the runner) and the closure
@@ -121,12 +122,18 @@ class scope {
   detail::frame* expected_top_;  // above the scope's youngest frame; a spawn must find h.top here
   detail::frame* limit_;         // spawned frames stay below this (hot_state::spawn_limit; null: none)
   // Under the fiber engine (adf, dfd, fifo): the fiber that made the scope, which is "the owner"
-  // there — not a thread: the fiber may go on on another worker after any join (null otherwise).
+  // there — not a thread: the fiber may go on on another worker after any join.  Written and read
+  // only when limit_ is null (owner_fiber()).
   const void* owner_fiber_;
+  const void* owner_fiber() const noexcept { return limit_ == nullptr ? owner_fiber_ : nullptr; }
   // The fields below start as zero bytes, side by side: the compiler makes them with a few wide
-  // stores (a scope is made per node of a recursion: its constructor is part of a spawn's cost).
+  // stores.  The rest (error_seq_, chunks_) is written before it is read, and the lock guarding
+  // error_ is shared by all scopes (scope.cpp): nothing more for a constructor to store.
   record* last_ = nullptr;       // records, youngest first
   std::size_t slow_spawns_ = 0;  // spawns that made no frame (run at once, external records): their seq
+  // Bytes of inline_buf_ in use; past sizeof(inline_buf_) once records overflowed into heap chunks
+  // (chunks_ is valid from then on).
+  std::size_t used_ = 0;
   // The serial order of errors without a spawn index in the frames.  The scope's live frames lie in
   // spawn order on the task stack; a frame sync has popped (it runs it, or takes it back from its
   // thief) comes after the live frames below it and before any frame pushed since its pop, at its
@@ -142,13 +149,12 @@ class scope {
   }
   static std::uintptr_t popped_key(const detail::frame* fr) noexcept { return reinterpret_cast<std::uintptr_t>(fr); }
   std::uintptr_t error_bound_ = no_owner_error;
-  std::size_t error_seq_ = 0;  // the recorded error's seq, when a slow spawn's (records rank by it)
+  // error_ is also written by other threads' spawns, under the lock of scope.cpp's error_guard.
   std::exception_ptr error_;
+  std::size_t error_seq_;  // the recorded error's seq, when a slow spawn's (records rank by it); set with the bound
   // Records live in an inline buffer, then in heap chunks freed at sync.
   struct chunk;
-  chunk* chunks_ = nullptr;
-  std::size_t used_ = 0;
-  std::atomic_flag error_lock_ = ATOMIC_FLAG_INIT;  // error_ is also written by other threads' spawns
+  chunk* chunks_;  // valid once used_ > sizeof(inline_buf_)
   alignas(std::max_align_t) unsigned char inline_buf_[256];
 };
 
@@ -274,7 +280,7 @@ template <class F>
 void scope::spawn_slow(F&& f) {
   using Fn = std::decay_t<F>;
   detail::hot_state& h = detail::tls_hot;
-  if (owner_fiber_ != nullptr && detail::running_fiber() == owner_fiber_) {
+  if (owner_fiber() != nullptr && detail::running_fiber() == owner_fiber()) {
     // The fiber engine runs every spawn at once (README).  The owner is the fiber, whichever worker
     // it is on now: its spawns are the owner's, so that the scope's error is the first in spawn
     // order even when the fiber moved between workers at a join inside an earlier task (an error of
@@ -282,7 +288,7 @@ void scope::spawn_slow(F&& f) {
     ++h.joins;
     return run_now(f, slow_spawns_++);
   }
-  if (owner_ != &h || owner_fiber_ != nullptr) {
+  if (owner_ != &h || owner_fiber() != nullptr) {
     // Another thread (a thief running one of this scope's tasks, say): the scope's storage belongs
     // to its owner, so the task runs here and now, touching nothing but the error slot.
     if (h.self != nullptr) ++h.joins;  // every spawn counts as a join

@@ -31,8 +31,10 @@ reclaimed reclaim(hot_state& h, frame* fr);
 // destroyed; its own error is dropped: the first branch's exception comes first in serial order).
 bool reclaim_after_throw(hot_state& h, frame* fr);
 // Under the fiber engine: the thread (fiber) running on this worker now, an identity that stays with
-// it when it moves to another worker; null on a thread that is no fiber-engine worker.
-const void* running_fiber() noexcept;
+// it when it moves to another worker; null on a thread that is no fiber-engine worker.  Pure (it
+// only reads): a scope's constructor calls it on its unlikely path, and the compiler need not
+// reload the fields it has just stored.
+[[gnu::pure]] const void* running_fiber() noexcept;
 
 // Test and tracing instrumentation: called on every promotion (in the promoting worker, on the
 // slow path) when installed.  `depth` is the promoted frame's slot in the task stack (for a loop
