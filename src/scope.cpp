@@ -44,7 +44,7 @@ void* scope::allocate(std::size_t bytes, std::size_t align) {
     used_ = aligned + bytes;
     return inline_buf_ + aligned;
   }
-  // Each record beyond the inline buffer gets its own block (spawns past 256 bytes of closures are
+  // Each record beyond the inline buffer gets its own block (spawns past 128 bytes of records are
   // the slow case anyway); blocks are chained and freed at sync.  The first overflow starts the
   // chain (the constructor leaves chunks_ unwritten) and marks used_ past the buffer for good.
   if (used_ <= sizeof(inline_buf_)) {

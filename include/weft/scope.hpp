@@ -152,10 +152,13 @@ class scope {
   // error_ is also written by other threads' spawns, under the lock of scope.cpp's error_guard.
   std::exception_ptr error_;
   std::size_t error_seq_;  // the recorded error's seq, when a slow spawn's (records rank by it); set with the bound
-  // Records live in an inline buffer, then in heap chunks freed at sync.
+  // Records live in an inline buffer, then in heap chunks freed at sync.  128 bytes: one record of a
+  // closure up to 88 bytes.  The buffer is part of every scope's stack frame, and a scope is made
+  // per node of a recursion: with 256 bytes fib written with a scope ran ~5 % slower
+  // (docs/results/fine-grained.md, "fib written with a scope").
   struct chunk;
   chunk* chunks_;  // valid once used_ > sizeof(inline_buf_)
-  alignas(std::max_align_t) unsigned char inline_buf_[256];
+  alignas(std::max_align_t) unsigned char inline_buf_[128];
 };
 
 // A small closure copied into its frame.  A thief runs it there (the frame is not reused before its
