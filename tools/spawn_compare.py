@@ -1,18 +1,26 @@
 #!/usr/bin/env python3
-"""A spawn against a join, in time: Lace's dfs written with a weft::scope and with joins, side by side.
+"""A spawn against a join, in time: one of Lace's programs written with a weft::scope and with joins.
 
-    tools/spawn_compare.py [--ports LABEL=BUILD/tools/weft-lace-ports ...] [--runs 7]
-                           [--workers 1,2] [--policy lazy-bf] DEPTH WIDTH GRAIN REPS
+    tools/spawn_compare.py [--program dfs|fib] [--ports LABEL=BUILD/tools/weft-lace-ports ...]
+                           [--runs 7] [--workers 1,2] [--policy lazy-bf] ARGS...
+
+      dfs (default): ARGS = DEPTH WIDTH GRAIN REPS
+      fib:           ARGS = N
 
 Issue 9, item 5: a program written with spawns and sync should cost at most 1.1x the same program
-written with joins.  weft-lace-ports dfs (tools/lace_ports.cpp) walks a balanced tree of the given
-depth and width whose leaves run GRAIN iterations of integer work, REPS times, in three forms: the
-serial elision, `-f join` (a node's children as a balanced tree of joins) and `-f scope` (one scope a
-node, one spawn a child, one sync).  Every configuration of every binary runs once per round, round
-after round, so that a noisy shared machine slows all alike; several binaries (a build before a
-change and one after, say) are compared in the same run.  Prints the medians of "Time:" and, per
-binary and worker count, join and scope over the elision and scope over join.  Exits 3 when two
-runs disagree on the result.
+written with joins.  weft-lace-ports (tools/lace_ports.cpp) runs each program as its serial
+elision, with joins and with a scope:
+  - dfs walks a balanced tree of the given depth and width whose leaves run GRAIN iterations of
+    integer work, REPS times: `-f join` (a node's children as a balanced tree of joins) and
+    `-f scope` (one scope a node, one spawn a child, one sync);
+  - fib(N) with no cutoff (Lace's fib-lace.c): `-f value` and `-f ref` (one join a node, the
+    branches capturing by value with a noexcept first branch, or by reference) and `-f scope`
+    (one scope a node, one spawn, the other call, one sync).
+Every configuration of every binary runs once per round, round after round, so that a noisy shared
+machine slows all alike; several binaries (a build before a change and one after, say) are
+compared in the same run.  Prints the medians of "Time:" and, per binary and worker count, each
+form over the elision and the scope over each join form.  Exits 3 when two runs disagree on the
+result.
 """
 from __future__ import annotations
 
@@ -23,7 +31,11 @@ import subprocess
 import sys
 
 TIME = re.compile(r"^Time:\s*([0-9.]+)\s*$", re.M)
-RESULT = re.compile(r"^dfs\(.*= (-?\d+)$", re.M)
+RESULT = re.compile(r"^(?:dfs|fib)\(.*= (-?\d+)$", re.M)
+PROGRAMS = {  # program: (number of ARGS, the join forms)
+    "dfs": (4, ("join",)),
+    "fib": (1, ("value", "ref")),
+}
 
 
 def main() -> int:
@@ -32,16 +44,21 @@ def main() -> int:
     ap.add_argument("--runs", type=int, default=7)
     ap.add_argument("--workers", default="1,2")
     ap.add_argument("--policy", default="lazy-bf")
-    ap.add_argument("args", nargs=4, metavar="N", help="DEPTH WIDTH GRAIN REPS")
+    ap.add_argument("--program", choices=sorted(PROGRAMS), default="dfs")
+    ap.add_argument("args", nargs="+", metavar="ARG", help="dfs: DEPTH WIDTH GRAIN REPS; fib: N")
     a = ap.parse_args()
+    nargs, join_forms = PROGRAMS[a.program]
+    if len(a.args) != nargs:
+        ap.error(f"{a.program} takes {nargs} argument(s), got {len(a.args)}")
+    forms = (*join_forms, "scope")
     ports = [p.split("=", 1) if "=" in p else (p, p) for p in (a.ports or ["weft=build/tools/weft-lace-ports"])]
     workers = [int(w) for w in a.workers.split(",")]
     configs = []  # (label, argv)
     for label, path in ports:
-        configs.append(((label, "elision", 1), [path, "dfs", *a.args, "-p", "elision"]))
+        configs.append(((label, "elision", 1), [path, a.program, *a.args, "-p", "elision"]))
         for w in workers:
-            for form in ("join", "scope"):
-                configs.append(((label, form, w), [path, "dfs", *a.args, "-w", str(w), "-p", a.policy, "-f", form]))
+            for form in forms:
+                configs.append(((label, form, w), [path, a.program, *a.args, "-w", str(w), "-p", a.policy, "-f", form]))
     times: dict = {c[0]: [] for c in configs}
     results = set()
     for r in range(a.runs):
@@ -54,14 +71,17 @@ def main() -> int:
         print(f"the runs disagree on the result: {sorted(results)}", file=sys.stderr)
         return 3
     med = {k: statistics.median(v) for k, v in times.items()}
-    print(f"dfs depth {a.args[0]} width {a.args[1]} grain {a.args[2]} x {a.args[3]}, policy {a.policy}, "
-          f"medians of {a.runs}")
-    print(f"{'binary':<10} {'P':>2} {'elision':>9} {'join':>9} {'scope':>9} {'join/Ts':>8} {'scope/Ts':>9} {'scope/join':>11}")
+    print(f"{a.program} {' '.join(a.args)}, policy {a.policy}, medians of {a.runs}")
+    cols = [f"{'binary':<10} {'P':>2} {'elision':>9}"] + [f"{f:>9}" for f in forms]
+    cols += [f"{f + '/Ts':>9}" for f in forms] + [f"{'scope/' + f:>12}" for f in join_forms]
+    print(" ".join(cols))
     for label, _ in ports:
         ts = med[(label, "elision", 1)]
         for w in workers:
-            j, s = med[(label, "join", w)], med[(label, "scope", w)]
-            print(f"{label:<10} {w:>2} {ts:9.4f} {j:9.4f} {s:9.4f} {j / ts:8.2f} {s / ts:9.2f} {s / j:11.2f}")
+            t = {f: med[(label, f, w)] for f in forms}
+            row = [f"{label:<10} {w:>2} {ts:9.4f}"] + [f"{t[f]:9.4f}" for f in forms]
+            row += [f"{t[f] / ts:9.2f}" for f in forms] + [f"{t['scope'] / t[f]:12.2f}" for f in join_forms]
+            print(" ".join(row))
     return 0
 
 
