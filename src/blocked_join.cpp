@@ -105,6 +105,9 @@ void runtime::wait_stolen(worker& w, frame* fr, unsigned thief) {
       continue;
     }
     send_spare_beat(w);  // this core has no task of its own while the join waits: beats may come from it
+    // A blocked join looks for work too: proof of it for the checks that hold their offers
+    // (runtime::search_round), as the idle loop gives.
+    if (may_leapfrog && (idle == 0 || (idle & 63) == 63)) search_round(w);
     if (++idle < 128) {
       cpu_relax();
     } else if (since == 0) {

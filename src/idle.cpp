@@ -31,6 +31,9 @@ void runtime::worker_main(worker& w) {
     }
     ++fails;
     send_spare_beat(w);  // this core is spare while it looks: the busy workers' beats come from here
+    // Proof that this thread is looking (runtime::search_round): its first failure after work, and
+    // every 64th after that.
+    if (fails == 1 || (fails & 63) == 0) search_round(w);
     if (fails < 64) {
       cpu_relax();
       continue;
@@ -92,6 +95,23 @@ void runtime::back_off_after_steal(worker& w, std::uint64_t ran_ns, std::uint64_
 // `notify` bit; set every other worker's again so that the check comes back at its next poll.
 void runtime::end_backoff(const worker& w) {
   backing_off_.fetch_sub(1, std::memory_order_seq_cst);
+  rearm_held_checks(w);
+}
+
+void runtime::search_round(worker& w) {
+  w.search_rounds.store(w.search_rounds.load(std::memory_order_relaxed) + 1, std::memory_order_seq_cst);
+  rearm_held_checks(w);
+}
+
+std::uint64_t runtime::search_rounds_of_others(const worker& w) const noexcept {
+  std::uint64_t sum = 0;
+  for (const auto& v : workers)
+    if (v.get() != &w) sum += v->search_rounds.load(std::memory_order_seq_cst);
+  return sum;
+}
+
+// Sets every other worker's `notify` bit when a lazy check held its promotion meanwhile.
+void runtime::rearm_held_checks(const worker& w) {
   if (!promotion_held_.load(std::memory_order_seq_cst) || !promotion_held_.exchange(false, std::memory_order_seq_cst))
     return;
   for_each_poll_word([&](worker& v) {
@@ -168,6 +188,7 @@ void runtime::sleep(worker& w) {
   if (w.searching) {
     w.searching = false;
     searching_.fetch_sub(1, std::memory_order_seq_cst);
+    rearm_held_checks(w);  // a check holding its offers for this searcher promotes (and wakes) again
   }
   w.tenure.store(slot_tenure::lendable, std::memory_order_release);  // the slot's last write before it
   sleepers_.fetch_add(1, std::memory_order_seq_cst);

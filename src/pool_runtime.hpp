@@ -82,6 +82,8 @@ class runtime {
   // A worker leaves the idle loop to run what it found (a root job, a stolen task): closes its idle
   // interval and stops counting as searching (steal calls it before its own notify_work).
   void end_idle(worker& w) noexcept;
+  // A worker starts looking for work (counted in searching_; the idle loop; component tests).
+  void begin_search(worker& w) noexcept;
 
   // The lazy trigger and the steal backoff (sched_deque.cpp, idle.cpp; PROTOCOLS.md §5).  While
   // every other worker waits out a backoff (or sleeps, with at least one waiting), no thief will look
@@ -100,6 +102,29 @@ class runtime {
   // them by hand).  The end re-arms the lazy checks if one held its promotion meanwhile.
   void begin_backoff() noexcept { backing_off_.fetch_add(1, std::memory_order_seq_cst); }
   void end_backoff(const worker& w);
+  // Offers nobody takes.  A lazy check promotes because some thief is searching (not waiting out a
+  // backoff); but a thread counted as searching may not be running at all (descheduled: on a shared
+  // 2-vCPU VM, for milliseconds), and a running one may never catch items that its victim takes
+  // back within ~100 ns.  Either way the items go back to their owner, which paid a promotion and
+  // a pop for each — 5 to 15 a repetition of a 150-ns loop, the bad mode of small-work.md's
+  // loop(64).  So once a worker has offered futile_offers items in a row that nobody took, its
+  // checks promote again only after some other thread proved it is looking: a round of 64 failed
+  // steal attempts (search_round).  Until then they hold, as for a thief in its backoff, and that
+  // round re-arms them — or the searcher's going to sleep does (sleep()): with nobody searching a
+  // check promotes as LS has it, and its push wakes a sleeper (notify_work).
+  static constexpr std::uint64_t futile_offers = 8;
+  std::uint64_t search_rounds_of_others(const worker& w) const noexcept;
+  // A searching worker finished a round of failed attempts: counted (seq_cst, the mirror of
+  // hold_for_rounds), and the checks that held their promotions re-armed.
+  void search_round(worker& w);
+  // A check that offered futile_offers untaken items holds while some worker counts as searching
+  // and none has finished a search round since `seen`: true when that still holds after announcing
+  // the hold (store, then loads; search_round and sleep() store, then load: one side sees the other).
+  bool hold_for_rounds(const worker& w, std::uint64_t seen) noexcept {
+    if (searching_.load(std::memory_order_seq_cst) == 0) return false;
+    promotion_held_.store(true, std::memory_order_seq_cst);
+    return searching_.load(std::memory_order_seq_cst) != 0 && search_rounds_of_others(w) == seen;
+  }
   // A lazy check found no thief looking: true when it still finds none after announcing
   // the held promotion (store, then load; the thief decrements, then exchanges: one of the two sees
   // the other, so a held promotion is never left without a re-arm).
@@ -134,6 +159,7 @@ class runtime {
   work_span_report collect_work_span() const;
 
  private:
+  void rearm_held_checks(const worker& w);
   // lifecycle.cpp
   void start_workers();
   void stop_threads() noexcept;  // wakes every thread of the pool and joins it
@@ -142,7 +168,6 @@ class runtime {
   // idle.cpp
   void worker_main(worker& w);
   bool find_work(worker& w);
-  void begin_search(worker& w) noexcept;
   void back_off_after_steal(worker& w, std::uint64_t ran_ns, std::uint64_t now);
   std::atomic<std::uint32_t> backing_off_{0};  // workers waiting out a steal backoff now
   std::atomic<bool> promotion_held_{false};    // a lazy check promoted nothing for that reason

@@ -94,6 +94,7 @@ class deque_scheduler final : public scheduler {
     WEFT_ASSERT(task_state::is_task(s), "deque: a stolen frame does not hold a task (stolen twice, or reused)");
     t->state.store(task_state::stolen(thief.index), std::memory_order_release);
     WEFT_CHAOS_POINT();
+    victim.thefts_suffered.fetch_add(1, std::memory_order_relaxed);
     const std::int64_t left = deque_of(victim).size();
     rt_.end_idle(thief);  // no longer searching: the wake below is not skipped on our account
     if (lazy() && left < threshold_) victim.hot->poll.fetch_or(poll_bit::notify, std::memory_order_seq_cst);
@@ -155,13 +156,33 @@ class deque_scheduler final : public scheduler {
     // another backoff (nqueens on 2 workers under lazy-df: 1.84 -> 0.98 of serial speed when DF
     // held that way; docs/results/small-work.md, "Holding promotions").  So DF remembers it.
     if (rt_.no_thief_looking() && deque_of(w).size() < threshold_ && rt_.hold_promotion()) {
-      if (!oldest_first_ && h.top > w.base && !latent_slot(w, h, w.held_item)) w.held_item = h.top - 1;
+      hold_item(w, h);
       return;
     }
+    // Offers nobody took (runtime::futile_offers): promote again only for a thief proved running.
+    if (const std::uint64_t thefts = w.thefts_suffered.load(std::memory_order_relaxed); thefts != w.thefts_seen) {
+      w.thefts_seen = thefts;
+      w.offered_untaken = 0;
+    }
+    if (w.offered_untaken >= runtime::futile_offers && deque_of(w).size() < threshold_) {
+      if (rt_.hold_for_rounds(w, w.rounds_seen)) {
+        hold_item(w, h);
+        return;
+      }
+      w.rounds_seen = rt_.search_rounds_of_others(w);
+    }
+    const std::int64_t before = deque_of(w).size();
     if (!oldest_first_ && w.held_item != nullptr) promote_held_item(w, h);
     while (deque_of(w).size() < threshold_ && promote_one(w, h)) {
     }
+    if (const std::int64_t made = deque_of(w).size() - before; made > 0) w.offered_untaken += std::uint64_t(made);
     if (deque_of(w).size() < threshold_) h.poll.fetch_or(poll_bit::notify, std::memory_order_relaxed);
+  }
+
+  // A check that holds: DF remembers the item it would have promoted (the innermost), unless it
+  // remembers one still latent.
+  void hold_item(worker& w, hot_state& h) const noexcept {
+    if (!oldest_first_ && h.top > w.base && !latent_slot(w, h, w.held_item)) w.held_item = h.top - 1;
   }
 
   // DF's remembered item (worker::held_item), if it is still a latent item of this stack: a slot

@@ -83,6 +83,13 @@ struct worker {
   // promotion while no thief looked — the item LS would have promoted then.  The next check that
   // promotes gives it first (sched_deque.cpp, promote_below_threshold).  Owner-private.
   frame* held_item = nullptr;
+  // Offers nobody took (sched_deque.cpp, promote_below_threshold): items this worker's lazy checks
+  // promoted since a thief last took one of its items, the thefts from it seen then, and the other
+  // workers' search rounds seen at its last promotion past futile_offers.  Owner-private.
+  std::uint64_t offered_untaken = 0, thefts_seen = 0, rounds_seen = 0;
+  // Written by thieves, read by this worker's checks: its items they took (steal), and, as a thief
+  // itself, its rounds of 64 failed attempts (worker_main).
+  std::atomic<std::uint64_t> thefts_suffered{0}, search_rounds{0};
   promotion_ledger ledger;  // promotions and promoted items not yet joined (ledger.hpp)
   std::int64_t heap_now = 0, heap_peak = 0;  // this worker's weft::malloc net bytes
   // The pool's heap high-water without a shared write per call (memory.cpp): bytes this slot has

@@ -344,6 +344,53 @@ TEST(Adaptive, NoPromotionWhileEveryOtherWorkerBacksOffAndItsReturnRearmsTheChec
   }
 }
 
+// Offers nobody takes (runtime::futile_offers): a worker counted as searching may not be running
+// (descheduled), or may never catch items that their owner takes back within ~100 ns; LS's rule
+// would promote at every check for it.  On the two-worker rig worker 1 counts as searching and
+// never steals: after futile_offers untaken items the owner's checks hold (40 loops of 400, each of
+// which splits at its first check while offers are made: far fewer promotions than loops), a
+// search round of worker 1 re-arms them (the notify bit) and the next loop splits again; with
+// nobody searching any more, every loop splits as LS has it (its push would wake a sleeper).
+TEST(Adaptive, OffersNobodyTakesWaitForASearchRound) {
+  const std::uint32_t notify = weft::detail::poll_bit::notify;
+  constexpr int loops = 40;
+  const std::size_t futile = weft::detail::runtime::futile_offers;
+  auto run_loops = [](int n) {
+    for (int i = 0; i < n; ++i)
+      weft::parallel_for(0, 400, [](int) { loop_iterations_run.fetch_add(1, std::memory_order_relaxed); });
+  };
+  for (weft::policy p : lazy_policies()) {
+    hook_guard g;
+    loop_iterations_run = 0;
+    wt::manual_runtime m(p, 2, 256);
+    const std::size_t thr = std::size_t(wt::traits(p).threshold);
+    {
+      wt::acting_as_worker as(m, 0);
+      weft::detail::hot_state* const own = m.w(0).hot;
+      m.w(0).hot = &as.as.hot();  // as on a lent slot: the worker's poll word is the acting thread's
+      m.rt.begin_search(m.w(1));  // worker 1 searches, and never takes anything
+      run_loops(loops);
+      const std::size_t held = promotions_seen.load();
+      EXPECT_LE(held, futile + 2 * thr) << weft::to_string(p) << ": offers went on with nobody taking them";
+      EXPECT_EQ(as.as.hot().poll.load() & notify, 0u) << weft::to_string(p) << ": the holding check was not cleared";
+      m.rt.search_round(m.w(1));
+      EXPECT_NE(as.as.hot().poll.load() & notify, 0u) << weft::to_string(p) << ": a search round did not re-arm";
+      run_loops(1);
+      EXPECT_GT(promotions_seen.load(), held) << weft::to_string(p) << ": no offer after a search round";
+      const std::size_t after_round = promotions_seen.load();
+      run_loops(loops);
+      EXPECT_LE(promotions_seen.load(), after_round + 2 * thr) << weft::to_string(p) << ": one round, many offers";
+      m.rt.end_idle(m.w(1));  // nobody searches: LS's rule, an offer at every loop
+      as.as.hot().poll.fetch_or(notify);
+      const std::size_t before_ls = promotions_seen.load();
+      run_loops(loops);
+      EXPECT_GE(promotions_seen.load(), before_ls + loops) << weft::to_string(p) << ": held with nobody searching";
+      m.w(0).hot = own;
+    }
+    EXPECT_EQ(loop_iterations_run.load(), 400L * (3 * loops + 1)) << weft::to_string(p);
+  }
+}
+
 // DF-LS under the hold (src/sched_deque.cpp, promote_below_threshold): the check that held its
 // promotion would have promoted the innermost item then; the first check after the thief's return
 // promotes that item — by then deep below the owner's current work, older and larger, as it would
