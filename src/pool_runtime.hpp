@@ -108,9 +108,10 @@ class runtime {
   // back within ~100 ns.  Either way the items go back to their owner, which paid a promotion and
   // a pop for each — 5 to 15 a repetition of a 150-ns loop, the bad mode of small-work.md's
   // loop(64).  So once a worker has offered futile_offers items in a row that nobody took, its
-  // checks promote again only after some other thread proved it is looking: a round of 64 failed
-  // steal attempts (search_round).  Until then they hold, as for a thief in its backoff, and that
-  // round re-arms them — or the searcher's going to sleep does (sleep()): with nobody searching a
+  // checks promote again only after some other thread proved it is looking: a search round, its
+  // first failed steal attempt after work and every 64th after that, in the idle loop or a blocked
+  // join (search_round).  Until then they hold, as for a thief in its backoff, and that round
+  // re-arms them — or the searcher's going to sleep does (sleep()): with nobody searching a
   // check promotes as LS has it, and its push wakes a sleeper (notify_work).
   static constexpr std::uint64_t futile_offers = 8;
   std::uint64_t search_rounds_of_others(const worker& w) const noexcept;

@@ -88,7 +88,7 @@ struct worker {
   // workers' search rounds seen at its last promotion past futile_offers.  Owner-private.
   std::uint64_t offered_untaken = 0, thefts_seen = 0, rounds_seen = 0;
   // Written by thieves, read by this worker's checks: its items they took (steal), and, as a thief
-  // itself, its rounds of 64 failed attempts (worker_main).
+  // itself, its search rounds (runtime::search_round: the idle loop, blocked joins).
   std::atomic<std::uint64_t> thefts_suffered{0}, search_rounds{0};
   promotion_ledger ledger;  // promotions and promoted items not yet joined (ledger.hpp)
   std::int64_t heap_now = 0, heap_peak = 0;  // this worker's weft::malloc net bytes
