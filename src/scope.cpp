@@ -47,7 +47,7 @@ void* scope::allocate(std::size_t bytes, std::size_t align) {
   // Each record beyond the inline buffer gets its own block (spawns past 128 bytes of records are
   // the slow case anyway); blocks are chained and freed at sync.  The first overflow starts the
   // chain (the constructor leaves chunks_ unwritten) and marks used_ past the buffer for good.
-  if (used_ <= sizeof(inline_buf_)) {
+  if (!chunks_started()) {
     chunks_ = nullptr;
     used_ = sizeof(inline_buf_) + 1;
   }
@@ -183,7 +183,7 @@ void scope::sync_slow() {
     }
     run_frame_inline(fr);
   }
-  if (last_ != nullptr || used_ > sizeof(inline_buf_)) sync_records();
+  if (last_ != nullptr || chunks_started()) sync_records();
   used_ = 0;
   error_bound_ = no_owner_error;
   if (error_) {
@@ -206,7 +206,7 @@ void scope::sync_records() {
     last_ = r->prev;
     r->destroy(r);
   }
-  if (used_ <= sizeof(inline_buf_)) return;  // no heap chunk was ever made: chunks_ unwritten
+  if (!chunks_started()) return;  // no heap chunk was ever made: chunks_ unwritten
   while (chunks_ != nullptr) {
     chunk* next = chunks_->next;
     std::free(chunks_);

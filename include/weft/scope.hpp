@@ -132,7 +132,7 @@ class scope {
   record* last_ = nullptr;       // records, youngest first
   std::size_t slow_spawns_ = 0;  // spawns that made no frame (run at once, external records): their seq
   // Bytes of inline_buf_ in use; past sizeof(inline_buf_) once records overflowed into heap chunks
-  // (chunks_ is valid from then on).
+  // (chunks_started()).
   std::size_t used_ = 0;
   // The serial order of errors without a spawn index in the frames.  The scope's live frames lie in
   // spawn order on the task stack; a frame sync has popped (it runs it, or takes it back from its
@@ -157,8 +157,10 @@ class scope {
   // per node of a recursion: with 256 bytes fib written with a scope ran ~5 % slower
   // (docs/results/fine-grained.md, "fib written with a scope").
   struct chunk;
-  chunk* chunks_;  // valid once used_ > sizeof(inline_buf_)
+  chunk* chunks_;  // valid once chunks_started()
   alignas(std::max_align_t) unsigned char inline_buf_[128];
+  // Records overflowed the inline buffer at least once since the last sync: chunks_ is valid.
+  bool chunks_started() const noexcept { return used_ > sizeof(inline_buf_); }
 };
 
 // A small closure copied into its frame.  A thief runs it there (the frame is not reused before its
