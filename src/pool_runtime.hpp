@@ -121,10 +121,18 @@ class runtime {
   // A check that offered futile_offers untaken items holds while some worker counts as searching
   // and none has finished a search round since `seen`: true when that still holds after announcing
   // the hold (store, then loads; search_round and sleep() store, then load: one side sees the other).
-  bool hold_for_rounds(const worker& w, std::uint64_t seen) noexcept {
-    if (searching_.load(std::memory_order_seq_cst) == 0) return false;
+  // When it promotes instead, `seen` becomes the rounds counted now.
+  bool hold_for_rounds(const worker& w, std::uint64_t& seen) noexcept {
+    if (searching_.load(std::memory_order_seq_cst) == 0) {
+      seen = search_rounds_of_others(w);
+      return false;
+    }
     promotion_held_.store(true, std::memory_order_seq_cst);
-    return searching_.load(std::memory_order_seq_cst) != 0 && search_rounds_of_others(w) == seen;
+    const bool searching = searching_.load(std::memory_order_seq_cst) != 0;
+    const std::uint64_t rounds = search_rounds_of_others(w);
+    if (searching && rounds == seen) return true;
+    seen = rounds;
+    return false;
   }
   // A lazy check found no thief looking: true when it still finds none after announcing
   // the held promotion (store, then load; the thief decrements, then exchanges: one of the two sees

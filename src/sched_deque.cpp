@@ -164,12 +164,10 @@ class deque_scheduler final : public scheduler {
       w.thefts_seen = thefts;
       w.offered_untaken = 0;
     }
-    if (w.offered_untaken >= runtime::futile_offers && deque_of(w).size() < threshold_) {
-      if (rt_.hold_for_rounds(w, w.rounds_seen)) {
-        hold_item(w, h);
-        return;
-      }
-      w.rounds_seen = rt_.search_rounds_of_others(w);
+    if (w.offered_untaken >= runtime::futile_offers && deque_of(w).size() < threshold_ &&
+        rt_.hold_for_rounds(w, w.rounds_seen)) {
+      hold_item(w, h);
+      return;
     }
     const std::int64_t before = deque_of(w).size();
     if (!oldest_first_ && w.held_item != nullptr) promote_held_item(w, h);
