@@ -179,6 +179,15 @@ inline std::uint64_t fib_noexcept(unsigned n) {
   return a + b;
 }
 
+// fib as fib() is, its second branch spawned (weft::spawn) and its first run before the sync: the
+// same joins, the same work and span.
+inline std::uint64_t fib_spawn(unsigned n) {
+  if (n < 2) return n;
+  auto t = weft::spawn([n] { return fib_spawn(n - 2); });
+  const std::uint64_t a = fib_spawn(n - 1);
+  return a + t.sync();
+}
+
 // Joins made by fib(n): one per inner node of its call tree.
 inline std::uint64_t fib_joins(unsigned n) { return n < 2 ? 0 : 1 + fib_joins(n - 1) + fib_joins(n - 2); }
 // Joins of fib(n) whose frame lies in slots 0..d-1 of the task stack, on one worker.  A join's frame

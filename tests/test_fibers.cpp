@@ -98,6 +98,21 @@ TEST_P(Fibers, ResultsEqualTheSerialElision) {
   EXPECT_EQ(pool.run([] { return alloc_tree(8, 512, 256); }), 256);
 }
 
+// A typed spawn is a join there too: every spawn forks its task as a thread.
+TEST_P(Fibers, SpawnForksAThread) {
+  weft::pool pool(cfg());
+  const unsigned n = 16;
+  EXPECT_EQ(pool.run([&] { return wt::fib_spawn(n); }), wt::fib_serial(n));
+  const auto s = pool.stats().total;
+  EXPECT_EQ(s.joins, wt::fib_joins(n));
+  EXPECT_EQ(s.promotions, wt::fib_joins(n)) << "every spawn forks a thread";
+  EXPECT_THROW(pool.run([] {
+                 auto t = weft::spawn([]() -> int { throw std::runtime_error("child"); });
+                 return int(wt::fib(6)) + t.sync();
+               }),
+               std::runtime_error);
+}
+
 // At one worker adf and dfd (K = infinity) run the serial depth-first order: the live threads are
 // the root and one per level of the current path.
 TEST_P(Fibers, OneWorkerDepthFirstKeepsOneThreadPerLevel) {

@@ -130,6 +130,21 @@ TEST_P(WorkSpan, RegionsMeasureTheirPart) {
   EXPECT_EQ(r.total.span, 1 + 3.0 * 11 + 5);
 }
 
+// A typed spawn is measured as the join it is: fib written with spawn has fib's work, span and
+// burdened span.
+TEST_P(WorkSpan, TypedSpawnsAreJoins) {
+  for (unsigned n : {1u, 2u, 10u, 18u}) {
+    weft::pool pl(cfg(3));
+    EXPECT_EQ(pl.run([&] { return wt::fib_spawn(n); }), wt::fib_serial(n));
+    const weft::work_span_report r = pl.work_span();
+    EXPECT_EQ(r.total.work, double(fib_calls(n))) << "fib(" << n << ")";
+    EXPECT_EQ(r.total.span, double(n)) << "fib(" << n << ")";
+    EXPECT_EQ(r.total.burdened_span, fib_burdened(n, 3)) << "fib(" << n << ")";
+    EXPECT_EQ(pl.stats().total.promotions, 0u);
+    EXPECT_EQ(pl.stats().total.joins, wt::fib_joins(n));
+  }
+}
+
 // Scope spawns run at once, as serial code of the job (they are not branches of a join).
 TEST_P(WorkSpan, ScopeSpawnsAreSerial) {
   weft::pool pl(cfg(0));

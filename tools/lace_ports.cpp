@@ -3,10 +3,10 @@
 // Lace's SPAWN/CALL/SYNC on the same program and the same input, and a spawn with a join
 // (docs/results/fine-grained.md).
 //
-//   weft-lace-ports fib N [-w P] [-p POLICY|elision] [-f value|ref|scope]
+//   weft-lace-ports fib N [-w P] [-p POLICY|elision] [-f value|ref|scope|spawn]
 //   weft-lace-ports knapsack FILE [-w P] [-p POLICY|elision] [-f value|ref]
 //   weft-lace-ports knapsack-input ITEMS CAPACITY SEED     (an input file in Lace's format)
-//   weft-lace-ports dfs DEPTH WIDTH GRAIN REPS [-w P] [-p POLICY|elision] [-f join|scope]
+//   weft-lace-ports dfs DEPTH WIDTH GRAIN REPS [-w P] [-p POLICY|elision] [-f join|scope|spawn]
 //
 // One join per SPAWN/CALL/SYNC: Lace spawns one call, runs the other at once (CALL) and then
 // SYNCs; here that is join(the CALLed call, the SPAWNed call), since weft's second branch is the
@@ -73,6 +73,17 @@ int pfib_scope(int n) {
   const int k = pfib_scope(n - 2);
   s.sync();
   return m + k;
+}
+
+// The same program with Lace's SPAWN/CALL/SYNC written with a typed spawn (`-f spawn`): the handle
+// in the node's frame, the CALL, the sync — Lace's own three steps.  The CALL is declared noexcept,
+// as the value form's first branch is (a C task cannot throw): code that may throw between a spawn
+// and its sync is an exception landing pad for the handle (README "Cheap joins").
+int pfib_spawn(int n) {
+  if (n < 2) return n;
+  auto t = weft::spawn([n] { return pfib_spawn(n - 1); });
+  const int k = [n]() noexcept { return pfib_spawn(n - 2); }();
+  return t.sync() + k;
 }
 
 // Its serial elision is Lace's benchmarks/fib/fib-seq.c, written the same way here.  (Through
@@ -185,10 +196,22 @@ unsigned dfs_scope_children(int d) {  // a node's children, at depth d > 0
 }
 unsigned dfs_scope(int d) { return d == 0 ? dfs_loop() : dfs_scope_children(d); }
 
+// `-f spawn`: Lace's order (the w children spawned first to last, synced last to first) with typed
+// handles, which live one to a frame: the children i..w-1 of a node at depth d > 0 are child i
+// spawned, the rest, child i synced.
+unsigned dfs_spawn(int d);
+unsigned dfs_spawn_children(int d, int i) {
+  if (i == dfs_width - 1) return dfs_spawn(d - 1);
+  auto t = weft::spawn([d] { return dfs_spawn(d - 1); });
+  const unsigned rest = dfs_spawn_children(d, i + 1);
+  return rest + t.sync();
+}
+unsigned dfs_spawn(int d) { return d == 0 ? dfs_loop() : dfs_spawn_children(d, 0); }
+
 struct options {
   unsigned workers = 1;
   std::string policy;  // empty: the library default; "elision": no runtime
-  std::string form;  // dfs: join (default) | scope; fib, knapsack: value (default) | ref; fib: scope
+  std::string form;  // dfs: join (default) | scope | spawn; fib, knapsack: value (default) | ref; fib: scope | spawn
 };
 
 options parse_options(int argc, char** argv, int first) {
@@ -236,10 +259,10 @@ int print_knapsack_input(int items, int capacity, std::uint64_t seed) {
 }
 
 int usage() {
-  std::fputs("usage: weft-lace-ports fib N [-w P] [-p POLICY|elision] [-f value|ref|scope]\n"
+  std::fputs("usage: weft-lace-ports fib N [-w P] [-p POLICY|elision] [-f value|ref|scope|spawn]\n"
              "       weft-lace-ports knapsack FILE [-w P] [-p POLICY|elision] [-f value|ref]\n"
              "       weft-lace-ports knapsack-input ITEMS CAPACITY SEED\n"
-             "       weft-lace-ports dfs DEPTH WIDTH GRAIN REPS [-w P] [-p POLICY|elision] [-f join|scope]\n",
+             "       weft-lace-ports dfs DEPTH WIDTH GRAIN REPS [-w P] [-p POLICY|elision] [-f join|scope|spawn]\n",
              stderr);
   return 2;
 }
@@ -259,8 +282,8 @@ int run(int argc, char** argv) {
       throw std::invalid_argument("dfs: DEPTH >= 0, 1 <= WIDTH <= 64, GRAIN >= 0, REPS >= 1");
     options o = parse_options(argc, argv, 6);
     if (o.form.empty()) o.form = "join";
-    if (o.form != "join" && o.form != "scope") throw std::invalid_argument("dfs -f: the form must be join or scope");
-    const bool scope = o.form == "scope";
+    if (o.form != "join" && o.form != "scope" && o.form != "spawn")
+      throw std::invalid_argument("dfs -f: the form must be join, scope or spawn");
     const auto [sum, t] = timed(
         o,
         [&] {
@@ -270,7 +293,8 @@ int run(int argc, char** argv) {
         },
         [&] {
           unsigned s = 0;
-          for (int r = 0; r < reps; ++r) s += scope ? dfs_scope(depth) : dfs_join(depth);
+          for (int r = 0; r < reps; ++r)
+            s += o.form == "scope" ? dfs_scope(depth) : o.form == "spawn" ? dfs_spawn(depth) : dfs_join(depth);
           return static_cast<int>(s);
         });
     std::printf("dfs(depth %d, width %d, grain %d) x %d = %d\nForm: %s\nTime: %f\n", depth, dfs_width, dfs_grain, reps,
@@ -280,13 +304,18 @@ int run(int argc, char** argv) {
   options o = parse_options(argc, argv, 3);
   if (o.form.empty()) o.form = "value";
   const bool with_scope = program == "fib" && o.form == "scope";
-  if (o.form != "value" && o.form != "ref" && !with_scope)
-    throw std::invalid_argument(program + (program == "fib" ? " -f: the form must be value, ref or scope" : " -f: the form must be value or ref"));
+  const bool with_spawn = program == "fib" && o.form == "spawn";
+  if (o.form != "value" && o.form != "ref" && !with_scope && !with_spawn)
+    throw std::invalid_argument(program + (program == "fib" ? " -f: the form must be value, ref, scope or spawn"
+                                                            : " -f: the form must be value or ref"));
   const bool by_value = o.form == "value";
   if (program == "fib") {
     const int n = std::atoi(argv[2]);
     const auto [m, t] = timed(o, [&] { return pfib_seq(bench::opaque(n)); }, [&] {
-      return with_scope ? pfib_scope(n) : by_value ? pfib<capture::value>(n) : pfib<capture::ref>(n);
+      return with_scope   ? pfib_scope(n)
+             : with_spawn ? pfib_spawn(n)
+             : by_value   ? pfib<capture::value>(n)
+                          : pfib<capture::ref>(n);
     });
     std::printf("fib(%d) = %d\nTime: %f\n", n, m, t);
     return 0;

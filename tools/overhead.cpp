@@ -5,11 +5,12 @@
 //       serial ws wool), alternated run by run (A B C A B C ...), RUNS times; prints the median
 //       times and T1/Ts, the 2-worker speedup over 1 worker, and the median steals and promotions
 //       per run (weft-sim's calibration, docs/results/sim.md).
-//   weft-overhead once elision|twocalls|POLICY|scope:POLICY|value:POLICY N
+//   weft-overhead once elision|twocalls|POLICY|scope:POLICY|value:POLICY|spawn:POLICY N
 //       one run of fib(N), for `valgrind --tool=callgrind` (instruction counts are deterministic);
 //       see tools/join_cost.sh, which differences two sizes to cancel start-up costs.  scope:POLICY
 //       runs fib written with weft::scope (one spawn and sync per node) instead of join;
-//       value:POLICY fib with n captured by value and a noexcept first branch (tools::fib_value).
+//       value:POLICY fib with n captured by value and a noexcept first branch (tools::fib_value);
+//       spawn:POLICY the same program written with weft::spawn (tools::fib_spawn).
 //   weft-overhead steal LEAF REPS RUNS [POLICY...]
 //       WOOL Table III: a join tree of height 1 (two leaves of LEAF loop iterations) run REPS times
 //       on 2 workers; cost per steal = T_rep - T_leaf.  Prints the median over RUNS runs.
@@ -63,7 +64,7 @@ std::vector<std::string> policies_or_default(int argc, char** argv, int first) {
 }
 
 int usage() {
-  std::fputs("usage: weft-overhead ratio N RUNS [POLICY...] | once elision|twocalls|POLICY|scope:POLICY|value:POLICY N | steal LEAF REPS RUNS [POLICY...]\n", stderr);
+  std::fputs("usage: weft-overhead ratio N RUNS [POLICY...] | once elision|twocalls|POLICY|scope:POLICY|value:POLICY|spawn:POLICY N | steal LEAF REPS RUNS [POLICY...]\n", stderr);
   return 2;
 }
 
@@ -83,6 +84,9 @@ int main(int argc, char** argv) {
     } else if (what.starts_with("scope:")) {  // scope:POLICY — fib written with spawn/sync
       weft::pool p(weft::config{.workers = 1, .policy = weft::parse_policy(what.substr(6))});
       r = p.run([&] { return tools::fib_scope(n); });
+    } else if (what.starts_with("spawn:")) {  // spawn:POLICY — fib_value written with weft::spawn
+      weft::pool p(weft::config{.workers = 1, .policy = weft::parse_policy(what.substr(6))});
+      r = p.run([&] { return tools::fib_spawn(n); });
     } else if (what.starts_with("value:")) {  // value:POLICY — by-value captures, noexcept first branch
       weft::pool p(weft::config{.workers = 1, .policy = weft::parse_policy(what.substr(6))});
       r = p.run([&] { return tools::fib_value(n); });

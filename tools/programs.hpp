@@ -23,6 +23,10 @@ long fib_alone(int n);
 // gcc inlines fib's recursion into itself (the unit's inlining budget), and so fib's own figure.
 long fib_value(int n);
 
+// fib_value written with a typed spawn (weft::spawn): the spawned call is the join's second branch,
+// the call made meanwhile its first (noexcept, as there); tools/fib_spawn.cpp.
+long fib_spawn(int n);
+
 // fib written with a scope (SPAWN/SYNC) instead of a join: one spawn and one sync per node, the
 // same work, so its cost per node against fib's is the cost of a spawn against a join.
 inline long fib_scope(int n) {

@@ -1,25 +1,29 @@
 #!/usr/bin/env python3
-"""A spawn against a join, in time: one of Lace's programs written with a weft::scope and with joins.
+"""A spawn against a join, in time: one of Lace's programs written with spawns (a weft::scope, a typed
+weft::spawn) and with joins.
 
     tools/spawn_compare.py [--program dfs|fib] [--ports LABEL=BUILD/tools/weft-lace-ports ...]
-                           [--runs 7] [--workers 1,2] [--policy lazy-bf] ARGS...
+                           [--runs 7] [--workers 1,2] [--policy lazy-bf] [--spawn-forms scope,spawn] ARGS...
 
       dfs (default): ARGS = DEPTH WIDTH GRAIN REPS
       fib:           ARGS = N
 
 Issue 9, item 5: a program written with spawns and sync should cost at most 1.1x the same program
 written with joins.  weft-lace-ports (tools/lace_ports.cpp) runs each program as its serial
-elision, with joins and with a scope:
+elision, with joins and with spawns:
   - dfs walks a balanced tree of the given depth and width whose leaves run GRAIN iterations of
-    integer work, REPS times: `-f join` (a node's children as a balanced tree of joins) and
-    `-f scope` (one scope a node, one spawn a child, one sync);
+    integer work, REPS times: `-f join` (a node's children as a balanced tree of joins), `-f scope`
+    (one scope a node, one spawn a child, one sync) and `-f spawn` (Lace's order with typed
+    handles: the children spawned first to last, synced last to first);
   - fib(N) with no cutoff (Lace's fib-lace.c): `-f value` and `-f ref` (one join a node, the
-    branches capturing by value with a noexcept first branch, or by reference) and `-f scope`
-    (one scope a node, one spawn, the other call, one sync).
+    branches capturing by value with a noexcept first branch, or by reference), `-f scope`
+    (one scope a node, one spawn, the other call, one sync) and `-f spawn` (a typed handle, the
+    other call, its sync).
+--spawn-forms picks the spawn forms (a binary built before `-f spawn` existed: --spawn-forms scope).
 Every configuration of every binary runs once per round, round after round, so that a noisy shared
 machine slows all alike; several binaries (a build before a change and one after, say) are
 compared in the same run.  Prints the medians of "Time:" and, per binary and worker count, each
-form over the elision and the scope over each join form.  Exits 3 when two runs disagree on the
+form over the elision and each spawn form over each join form.  Exits 3 when two runs disagree on the
 result.
 """
 from __future__ import annotations
@@ -45,12 +49,16 @@ def main() -> int:
     ap.add_argument("--workers", default="1,2")
     ap.add_argument("--policy", default="lazy-bf")
     ap.add_argument("--program", choices=sorted(PROGRAMS), default="dfs")
+    ap.add_argument("--spawn-forms", default="scope,spawn", help="comma-separated: scope, spawn")
     ap.add_argument("args", nargs="+", metavar="ARG", help="dfs: DEPTH WIDTH GRAIN REPS; fib: N")
     a = ap.parse_args()
     nargs, join_forms = PROGRAMS[a.program]
     if len(a.args) != nargs:
         ap.error(f"{a.program} takes {nargs} argument(s), got {len(a.args)}")
-    forms = (*join_forms, "scope")
+    spawn_forms = tuple(a.spawn_forms.split(","))
+    if not spawn_forms or any(f not in ("scope", "spawn") for f in spawn_forms):
+        ap.error(f"--spawn-forms: scope and/or spawn, got {a.spawn_forms!r}")
+    forms = (*join_forms, *spawn_forms)
     ports = [p.split("=", 1) if "=" in p else (p, p) for p in (a.ports or ["weft=build/tools/weft-lace-ports"])]
     workers = [int(w) for w in a.workers.split(",")]
     configs = []  # (label, argv)
@@ -73,14 +81,14 @@ def main() -> int:
     med = {k: statistics.median(v) for k, v in times.items()}
     print(f"{a.program} {' '.join(a.args)}, policy {a.policy}, medians of {a.runs}")
     cols = [f"{'binary':<10} {'P':>2} {'elision':>9}"] + [f"{f:>9}" for f in forms]
-    cols += [f"{f + '/Ts':>9}" for f in forms] + [f"{'scope/' + f:>12}" for f in join_forms]
+    cols += [f"{f + '/Ts':>9}" for f in forms] + [f"{s + '/' + f:>12}" for s in spawn_forms for f in join_forms]
     print(" ".join(cols))
     for label, _ in ports:
         ts = med[(label, "elision", 1)]
         for w in workers:
             t = {f: med[(label, f, w)] for f in forms}
             row = [f"{label:<10} {w:>2} {ts:9.4f}"] + [f"{t[f]:9.4f}" for f in forms]
-            row += [f"{t[f] / ts:9.2f}" for f in forms] + [f"{t['scope'] / t[f]:12.2f}" for f in join_forms]
+            row += [f"{t[f] / ts:9.2f}" for f in forms] + [f"{t[s] / t[f]:12.2f}" for s in spawn_forms for f in join_forms]
             print(" ".join(row))
     return 0
 

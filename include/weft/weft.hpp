@@ -8,6 +8,7 @@
 //   T t = weft::parallel_reduce(range, init, map, combine [, weft::grain{n}]);
 //   auto [a, b, c] = weft::parallel_invoke(f, g, h);                // any number of branches
 //   weft::scope s; s.spawn(f); s.sync();
+//   auto t = weft::spawn(f); ...; auto r = t.sync();                  // one typed task
 //   weft::malloc / weft::free / weft::allocator<T>
 //   weft::config, weft::policy, weft::parse_policy, weft::to_string, weft::counters, weft::stats
 #pragma once
@@ -19,4 +20,5 @@
 #include "memory.hpp"
 #include "pool.hpp"
 #include "scope.hpp"
+#include "spawn.hpp"
 #include "work_span.hpp"

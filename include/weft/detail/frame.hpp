@@ -76,6 +76,10 @@ namespace frame_mark {
 inline constexpr std::uint8_t on_deque = 1u << 0;
 // wool: the slot lies in the public window (WOOL §I.b): a property of the slot, kept across joins.
 inline constexpr std::uint8_t public_slot = 1u << 1;
+// Eager mechanism (ws, ws-ap): the frame of a weft::spawn that eager_promote put on the deque
+// (spawn.hpp).  An eager join needs no mark, since it takes its frame back in the same function;
+// a spawn's sync is another call, which finds out through this mark that it must.
+inline constexpr std::uint8_t eager_spawn = 1u << 2;
 }  // namespace frame_mark
 
 // Must the join of `fr` synchronize with thieves?  (one load and one branch on the fast path)

@@ -129,18 +129,23 @@ WEFT_INLINE void push_frame(hot_state& h, frame* fr, task_fn run) noexcept {
 template <class A>
 using first_result_arg = std::conditional_t<std::is_nothrow_move_constructible_v<A>, A, A&>;
 
-// The join of a frame that a thief ran to completion (reclaim() said `stolen`): its error, or its
-// result.  Out of line: it happens at most once per steal.
-template <class A, class G>
-WEFT_NOINLINE std::pair<A, ret_t<G>> join_stolen(frame* fr, first_result_arg<A> a) {
-  using B = branch_t<G>;
+// What a thief left in a frame it ran to completion (reclaim() said `stolen`): its error, thrown, or
+// its result.  The thief's result is destroyed on every way out (take_value), a throwing move
+// included.
+template <class G>
+ret_t<G> stolen_result(frame* fr) {
   if (fr->error) {
     std::exception_ptr e = std::move(fr->error);
     fr->error = nullptr;
     std::rethrow_exception(e);
   }
-  // The thief's result is destroyed on every way out (take_value), a throwing move included.
-  return {std::move(a), B::take_value(fr)};
+  return branch_t<G>::take_value(fr);
+}
+
+// The join of a frame that a thief ran to completion.  Out of line: it happens at most once per steal.
+template <class A, class G>
+WEFT_NOINLINE std::pair<A, ret_t<G>> join_stolen(frame* fr, first_result_arg<A> a) {
+  return {std::move(a), stolen_result<G>(fr)};
 }
 
 // The join of a promoted frame: out of line, it costs synchronization with thieves anyway.  It finds

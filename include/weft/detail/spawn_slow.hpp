@@ -1,0 +1,204 @@
+// weft — weft::spawn's slow paths (the fast path is spawn.hpp): a spawn whose poll found a reason to
+// leave it, the sync of a promoted frame, a spawn that made no frame (no worker, the work/span mode,
+// the fiber engine), misuse, and a handle destroyed unsynced.
+#pragma once
+
+#include <cstdint>
+#include <exception>
+#include <new>
+#include <type_traits>
+
+#include "eager.hpp"
+#include "fiber_join.hpp"
+#include "join.hpp"
+#include "slow_path.hpp"
+
+namespace weft::detail {
+
+// A handle's state: the task stack's top just above its frame while the frame is open (so that
+// sync's test that the frame is the youngest is one compare with the top), 0 once synced, or, when
+// the spawn made no frame, one of these (frames are 64-byte aligned: a top's low bits are 0).
+namespace spawn_state {
+inline constexpr std::uintptr_t tag_mask = 3;
+// On a thread that is no worker: the task runs at sync, on that thread.
+inline constexpr std::uintptr_t deferred = 1;
+inline constexpr std::uintptr_t measured_tag = 2;  // | a measured_spawn*: the work/span mode
+inline constexpr std::uintptr_t fibered_tag = 3;   // | a fibered_spawn<F>*: the fiber engine
+}  // namespace spawn_state
+
+template <class F>
+using spawn_closure_arg = std::conditional_t<branch_in_frame<F>::fits, F, F*>;
+
+template <class F>
+WEFT_INLINE F& closure_ref(spawn_closure_arg<F>& f) noexcept {
+  if constexpr (branch_in_frame<F>::fits)
+    return f;
+  else
+    return *f;
+}
+
+// The work/span mode: the spawn opens the join's first path (the code up to sync), sync the second
+// (the task), and the two are joined after it (measured_pair's three steps, apart).
+struct measured_spawn {
+  measure_saved outer, first;
+};
+std::uintptr_t spawn_measured(hot_state& h);
+void sync_measured_begin(hot_state& h, std::uintptr_t s) noexcept;  // opens the task's path
+void sync_measured_end(hot_state& h, std::uintptr_t s) noexcept;    // joins; frees the record
+
+// The fiber engine (adf, dfd, fifo): the task is the forked thread (NAR's fork: the child first
+// under adf and dfd), the code up to sync the parent's, sync the wait (fiber_join.hpp).  The record
+// holds what the child runs: a copy of a closure that fits a frame, the handle's own otherwise.
+template <class F>
+struct fibered_spawn {
+  spawn_closure_arg<F> f;
+  fiber_branch<F> child;
+  explicit fibered_spawn(spawn_closure_arg<F> closure) : f(closure), child(&closure_ref<F>(f)) {}
+};
+
+template <class F>
+std::uintptr_t spawn_fibered(spawn_closure_arg<F> f) {
+  auto* r = new fibered_spawn<F>(f);
+  try {
+    fiber_fork(r->child);
+  } catch (...) {  // no stack for the child: nothing forked
+    delete r;
+    throw;
+  }
+  return reinterpret_cast<std::uintptr_t>(r) | spawn_state::fibered_tag;
+}
+
+// A spawn whose poll found a reason to leave the fast path; `store` writes the frame's payload.
+// Returns the handle's state.  As join_slow and join_general do for a join: the eager join of ws
+// and ws-ap (promoted as pushed, marked so that sync knows), a thread that is no worker, the
+// work/span mode, the fiber engine, and otherwise the push and the policy's decision at a poll.
+template <class F, class Store>
+WEFT_INLINE std::uintptr_t spawn_slow_path(Store store, spawn_closure_arg<F>& f) {
+  using B = branch_t<F>;
+  hot_state& h = tls_hot;
+  if (eager_join(h)) [[likely]] {
+    frame* fr = h.top;
+    store(fr);
+    push_frame(h, fr, &B::run);
+    if (eager_promote(h, fr)) [[likely]]
+      fr->marks |= frame_mark::eager_spawn;
+    else
+      promote_at_poll(h, fr);  // the deque is full: latent, as join_eager's fallback leaves it
+    return reinterpret_cast<std::uintptr_t>(fr + 1);
+  }
+  if (h.self == nullptr) return spawn_state::deferred;
+  const std::uint32_t bits = h.poll.load(std::memory_order_relaxed);
+  if (bits & poll_bit::measure) return spawn_measured(h);
+  if (bits & poll_bit::fibers) return spawn_fibered<F>(f);
+  frame* fr = h.top;
+  store(fr);
+  push_frame(h, fr, &B::run);
+  promote_at_poll(h, fr);
+  return reinterpret_cast<std::uintptr_t>(fr + 1);
+}
+
+// The by-value argument of spawn_slow, made in the block that calls it (as join's slow_path_arg,
+// but a copy: the handle keeps its own closure).  Passed as the handle's member itself, the closure
+// stayed in memory for the whole function, and gcc no longer turned the recursion's last call into
+// a loop (fib: 1.6× the time of the join form).
+template <class F>
+WEFT_INLINE F slow_path_copy(const F& f) {
+  return f;
+}
+
+// A closure that fits the frame, by value (its address must not escape the fast path).
+template <class F>
+WEFT_NOINLINE std::uintptr_t spawn_slow(F f) {
+  using B = branch_in_frame<F>;
+  return spawn_slow_path<F>([&f](frame* fr) {
+    typename B::holder none(&f);
+    B::store(fr, f, none);
+  }, f);
+}
+
+// Any other: the frame points at the handle's record (`holder`), which points at its closure.
+template <class F>
+WEFT_NOINLINE std::uintptr_t spawn_slow_held(typename branch_on_stack<F>::holder* holder) {
+  F* f = holder->g;
+  return spawn_slow_path<F>([holder, f](frame* fr) { branch_on_stack<F>::store(fr, *f, *holder); }, f);
+}
+
+// A handle synced a second time: std::logic_error.
+[[noreturn]] void spawn_synced_twice();
+// A handle synced or destroyed while its frame is not the calling thread's top one (a younger handle
+// still open above it, a join branch opened since, another thread): no join of that frame is safe
+// any more — a thief may be running it, and the slot will be pushed again — so the process ends,
+// saying why.
+[[noreturn]] void spawn_out_of_order(bool at_sync) noexcept;
+
+// The sync of a promoted frame (taken back, or waited for): an eager spawn's mark goes first, then
+// it is the join's reclaim (for an eager frame: eager_reclaim, as an unwinding eager join has it).
+template <class F>
+WEFT_NOINLINE ret_t<F> sync_promoted(frame* fr, spawn_closure_arg<F> f) {
+  fr->marks &= std::uint8_t(~frame_mark::eager_spawn);
+  if (reclaim(tls_hot, fr) == reclaimed::run_inline) return call(closure_ref<F>(f));
+  return stolen_result<F>(fr);
+}
+
+// The sync of a handle whose spawn made no frame.
+template <class F>
+WEFT_NOINLINE ret_t<F> sync_aside(std::uintptr_t s, spawn_closure_arg<F> f) {
+  if (s == 0) spawn_synced_twice();
+  if ((s & spawn_state::tag_mask) == 0) spawn_out_of_order(true);
+  if (s == spawn_state::deferred) return call(closure_ref<F>(f));
+  if ((s & spawn_state::tag_mask) == spawn_state::measured_tag) {
+    hot_state& h = tls_hot;
+    sync_measured_begin(h, s);
+    struct end {
+      hot_state& h;
+      std::uintptr_t s;
+      ~end() { sync_measured_end(h, s); }
+    } joined{h, s};
+    return call(closure_ref<F>(f));
+  }
+  auto* r = reinterpret_cast<fibered_spawn<F>*>(s & ~spawn_state::tag_mask);
+  fiber_wait(r->child);
+  struct release {
+    fibered_spawn<F>* r;
+    ~release() { delete r; }
+  } owned{r};
+  if (r->child.error) std::rethrow_exception(r->child.error);
+  return std::move(*r->child.result);
+}
+
+// A handle destroyed unsynced (its state taken already): synced, the result discarded, unless an
+// exception is unwinding the stack — then the task is dropped as an unwinding join drops its second
+// branch (join_unwind): taken back unrun, or its thief waited for and what it made destroyed.
+template <class F>
+WEFT_NOINLINE void spawn_abandoned(std::uintptr_t s, spawn_closure_arg<F> f) {
+  hot_state& h = tls_hot;
+  const bool is_frame = (s & spawn_state::tag_mask) == 0;
+  if (is_frame && reinterpret_cast<std::uintptr_t>(h.top) != s) spawn_out_of_order(false);
+  if (std::uncaught_exceptions() == 0) {
+    if (!is_frame) {
+      (void)sync_aside<F>(s, f);
+      return;
+    }
+    frame* fr = reinterpret_cast<frame*>(s) - 1;
+    h.top = fr;
+    if (must_reclaim(fr))
+      (void)sync_promoted<F>(fr, f);
+    else
+      (void)call(closure_ref<F>(f));
+    return;
+  }
+  if (is_frame) {
+    frame* fr = reinterpret_cast<frame*>(s) - 1;
+    h.top = fr;
+    if (!must_reclaim(fr)) return;
+    fr->marks &= std::uint8_t(~frame_mark::eager_spawn);  // then reclaim() takes it as an eager join's
+    return join_unwind<F>(h, fr);
+  }
+  if (s == spawn_state::deferred) return;  // never run: the code before sync threw
+  if ((s & spawn_state::tag_mask) == spawn_state::measured_tag) return sync_measured_end(h, s);
+  auto* r = reinterpret_cast<fibered_spawn<F>*>(s & ~spawn_state::tag_mask);
+  fiber_wait(r->child);  // the child runs the record's closure: it must be done before the record goes
+  delete r;
+}
+
+}  // namespace weft::detail

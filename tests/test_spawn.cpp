@@ -1,0 +1,213 @@
+// weft::spawn — the typed spawn (a join split in two: include/weft/spawn.hpp).  Results equal the
+// serial elision under every policy and worker count, for every kind of closure and result; errors
+// come out of sync, or of the destructor as documented; a spawned task is stolen and joined; misuse
+// ends the process with a message; outside a pool the task runs at sync.
+#include <array>
+#include <memory>
+#include <numeric>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "common.hpp"
+
+namespace {
+
+class Spawn : public wt::PoolTest {};
+WT_INSTANTIATE(Spawn);
+
+using wt::fib_spawn;
+
+// Lace's order: a node's children spawned first to last and synced last to first, one handle per
+// frame; the leaves add their index path into `sum`.
+std::uint64_t tree_spawn(unsigned depth, unsigned width, unsigned child, std::uint64_t path) {
+  if (depth == 0) return wt::mix(path);
+  if (child == width - 1) return tree_spawn(depth - 1, width, 0, path * width + child);
+  auto t = weft::spawn([=] { return tree_spawn(depth - 1, width, 0, path * width + child); });
+  const std::uint64_t rest = tree_spawn(depth, width, child + 1, path);
+  return rest + t.sync();
+}
+std::uint64_t tree_serial(unsigned depth, unsigned width, std::uint64_t path) {
+  if (depth == 0) return wt::mix(path);
+  std::uint64_t s = 0;
+  for (unsigned c = 0; c < width; ++c) s += tree_serial(depth - 1, width, path * width + c);
+  return s;
+}
+
+}  // namespace
+
+TEST_P(Spawn, FibEqualsTheElisionAndCountsAJoinPerSpawn) {
+  const unsigned n = wt::pick(24u, 18u);
+  pool().reset_stats();
+  EXPECT_EQ(pool().run([&] { return fib_spawn(n); }), wt::fib_serial(n));
+  EXPECT_EQ(pool().stats().total.joins, wt::fib_joins(n));
+}
+
+TEST_P(Spawn, SeveralOpenHandlesSyncedYoungestFirst) {
+  for (unsigned width : {2u, 3u, 7u}) {
+    const unsigned depth = width == 7 ? 4 : wt::pick(10u, 7u) / (width == 3 ? 2 : 1);
+    EXPECT_EQ(pool().run([&] { return tree_spawn(depth, width, 0, 1); }), tree_serial(depth, width, 1))
+        << "depth " << depth << ", width " << width;
+  }
+}
+
+// Closures that live in the frame (trivially copyable, small), ones the frame points at (large, or
+// not trivially copyable, or move-only), and results of every kind, each spawned at every node of a
+// recursion so that some are stolen at 2 and more workers.
+TEST_P(Spawn, ClosuresAndResultsOfEveryKind) {
+  struct node {
+    static long run(int d) {
+      if (d == 0) return 1;
+      std::array<long, 12> big;  // 96 bytes: not in the frame
+      std::iota(big.begin(), big.end(), long(d));
+      auto t_big = weft::spawn([big, d] { return std::accumulate(big.begin(), big.end(), 0L) + run(d - 1); });
+      const std::string label = "node-" + std::to_string(d);  // not trivially copyable
+      auto t_str = weft::spawn([label] { return label + "!"; });
+      auto owned = std::make_unique<int>(d);  // move-only
+      auto t_own = weft::spawn([p = std::move(owned)] { return *p * 2; });
+      long side = 0;
+      auto t_void = weft::spawn([&side, d] { side = d * 3; });  // void: sync returns nothing
+      static_assert(std::is_void_v<decltype(t_void.sync())>);
+      const long mine = run(d - 1);
+      t_void.sync();
+      const int twice = t_own.sync();
+      const std::string s = t_str.sync();
+      const long b = t_big.sync();
+      return mine + b + twice + side + long(s.size());
+    }
+    static long serial(int d) {
+      if (d == 0) return 1;
+      long big = 0;
+      for (int i = 0; i < 12; ++i) big += d + i;
+      const long label = long(("node-" + std::to_string(d) + "!").size());
+      return serial(d - 1) + big + serial(d - 1) + 2 * d + 3 * d + label;
+    }
+  };
+  const int d = wt::pick(12, 9);
+  EXPECT_EQ(pool().run([&] { return node::run(d); }), node::serial(d));
+}
+
+TEST_P(Spawn, ErrorsComeOutOfSync) {
+  // The task's own exception, from sync; the handles after it still synced by their destructors.
+  for (int round = 0; round < 3; ++round) {
+    std::atomic<int> ran{0};
+    EXPECT_THROW(pool().run([&] {
+                   auto a = weft::spawn([&] { ran.fetch_add(1); });
+                   auto t = weft::spawn([]() -> int { throw std::runtime_error("task"); });
+                   wt::fib(12);
+                   (void)t.sync();
+                 }),
+                 std::runtime_error);
+    // Dropped unrun, with nobody to steal it (the fiber engine ran it at its fork, as a child first).
+    if (workers() == 1 && !wt::uses_fibers(policy()))
+      EXPECT_EQ(ran.load(), 0) << "a handle destroyed during unwinding drops its task";
+  }
+  // A handle left unsynced is synced by its destructor, which throws the task's exception.
+  std::atomic<int> ran{0};
+  try {
+    pool().run([&] {
+      auto t = weft::spawn([&] {
+        ran.fetch_add(1);
+        throw std::logic_error("unsynced");
+      });
+      wt::fib(10);
+    });
+    ADD_FAILURE() << "the destructor did not throw the task's exception";
+  } catch (const std::logic_error& e) {
+    EXPECT_STREQ(e.what(), "unsynced");
+  }
+  EXPECT_EQ(ran.load(), 1);
+  // A second sync is an error; the pool stays usable.
+  EXPECT_THROW(pool().run([] {
+                 auto t = weft::spawn([] { return 1; });
+                 (void)t.sync();
+                 (void)t.sync();
+               }),
+               std::logic_error);
+  EXPECT_EQ(pool().run([] { return fib_spawn(15); }), wt::fib_serial(15));
+}
+
+// The code between spawn and sync throws: the exception leaves, the task is dropped unless a thief
+// took it (then it is waited for), and the pool goes on.
+TEST_P(Spawn, ContinuationThrows) {
+  for (int round = 0; round < 20; ++round) {
+    EXPECT_THROW(pool().run([] {
+                   auto t = weft::spawn([] { return fib_spawn(12); });
+                   if (wt::fib(14) > 0) throw std::out_of_range("continuation");
+                   return t.sync();
+                 }),
+                 std::out_of_range);
+  }
+  EXPECT_EQ(pool().run([] { return fib_spawn(16); }), wt::fib_serial(16));
+}
+
+// With 2 workers a spawned task is made stealable and taken: the other worker runs it while the
+// spawning task keeps joining (each join polls, so the lazy policies and heartbeat promote at one;
+// ws promotes at the spawn itself).  Bounded: 20 s, far beyond any steal; a task that is never
+// taken fails the test, saying so.
+TEST(SpawnStolen, TakenByTheOtherWorkerAndJoined) {
+  for (weft::policy p : wt::parallel_policies()) {
+    if (wt::uses_fibers(p)) continue;  // no deque: there the child runs first, where it was forked
+    weft::pool pl(weft::config{.workers = 2, .policy = p});
+    std::atomic<bool> taken{false};
+    const bool stolen = pl.run([&] {
+      const auto spawner = std::this_thread::get_id();
+      auto t = weft::spawn([&, spawner] {
+        if (std::this_thread::get_id() != spawner) taken.store(true);
+        return std::string(40, 'x');
+      });
+      const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+      while (!taken.load() && std::chrono::steady_clock::now() < deadline) wt::fib(8);
+      const bool was_taken = taken.load();
+      EXPECT_EQ(t.sync(), std::string(40, 'x'));
+      return was_taken;
+    });
+    EXPECT_TRUE(stolen) << weft::to_string(p) << ": the spawned task was not stolen in 20 s";
+    EXPECT_GE(pl.stats().total.steals, 1u) << weft::to_string(p);
+  }
+}
+
+// Outside a pool the task runs at sync, on the calling thread, after the code before sync (the
+// serial order of the join it is).
+TEST(SpawnOutsideAPool, RunsAtSyncOnTheCaller) {
+  std::vector<int> order;
+  const auto caller = std::this_thread::get_id();
+  auto t = weft::spawn([&] {
+    order.push_back(2);
+    return std::this_thread::get_id();
+  });
+  order.push_back(1);
+  EXPECT_EQ(t.sync(), caller);
+  EXPECT_EQ(order, (std::vector<int>{1, 2}));
+  EXPECT_EQ(fib_spawn(15), wt::fib_serial(15));
+  auto bad = weft::spawn([]() -> int { throw std::invalid_argument("outside"); });
+  EXPECT_THROW((void)bad.sync(), std::invalid_argument);
+}
+
+// Misuse ends the process with a message saying what was wrong (the frame cannot be joined safely).
+TEST(SpawnMisuse, SyncOutOfOrderNamesTheRule) {
+  EXPECT_DEATH(([] {
+                 weft::pool p(weft::config{.workers = 1});
+                 p.run([] {
+                   auto older = weft::spawn([] { return 1; });
+                   auto younger = weft::spawn([] { return 2; });
+                   return older.sync() + younger.sync();
+                 });
+               }()),
+               "weft::spawned handle was synced while it was not the youngest open task");
+}
+
+TEST(SpawnMisuse, SyncOnAnotherThreadNamesTheRule) {
+  EXPECT_DEATH(([] {
+                 weft::pool p(weft::config{.workers = 2});
+                 p.run([] {
+                   auto t = weft::spawn([] { return 1; });
+                   int r = 0;
+                   std::thread other([&] { r = t.sync(); });
+                   other.join();
+                   return r;
+                 });
+               }()),
+               "not the youngest open task of this thread");
+}
