@@ -183,6 +183,10 @@ TEST(SpawnOutsideAPool, RunsAtSyncOnTheCaller) {
   EXPECT_EQ(fib_spawn(15), wt::fib_serial(15));
   auto bad = weft::spawn([]() -> int { throw std::invalid_argument("outside"); });
   EXPECT_THROW((void)bad.sync(), std::invalid_argument);
+  // A second sync is an error here too (this thread's top is null: a synced handle must not look
+  // like an open frame to sync's one compare).
+  EXPECT_THROW((void)t.sync(), std::logic_error);
+  EXPECT_THROW((void)bad.sync(), std::logic_error);
 }
 
 // Misuse ends the process with a message saying what was wrong (the frame cannot be joined safely).

@@ -62,7 +62,8 @@ class [[nodiscard]] spawned {
   // unrun, or its thief waited for and what it made dropped, as a join drops its second branch when
   // its first throws (the exception in flight wins).
   ~spawned() noexcept(false) {
-    if (state_ != 0) [[unlikely]] detail::spawn_abandoned<F>(std::exchange(state_, 0), closure_arg());
+    if (state_ != detail::spawn_state::synced) [[unlikely]]
+      detail::spawn_abandoned<F>(std::exchange(state_, detail::spawn_state::synced), closure_arg());
   }
 
  private:
@@ -97,7 +98,7 @@ class [[nodiscard]] spawned {
     // test folds away on every path.  A handle that needs a cleanup after its last call is one gcc
     // does not compile as the serial recursion (detail/join.hpp, cannot_throw): cleared on each path
     // apart, the state was not known at the destructor, and fib ran 1.6× the join form's time.
-    const std::uintptr_t s = std::exchange(state_, 0);
+    const std::uintptr_t s = std::exchange(state_, detail::spawn_state::synced);
     if (reinterpret_cast<std::uintptr_t>(h.top) != s) [[unlikely]]
       return detail::sync_aside<F>(s, closure_arg());  // no frame; or misuse
     detail::frame* fr = reinterpret_cast<detail::frame*>(s) - 1;
@@ -122,8 +123,9 @@ class [[nodiscard]] spawned {
   F f_;  // the owner's copy, run inline at sync; a thief runs the frame's (or, held, this one)
   [[no_unique_address]] typename branch::holder holder_;  // a closure not in the frame: its record
   // While the task's frame is open, the top just above it (sync compares it with the thread's top and
-  // finds the frame one below: no address computed before the test); 0 once synced; or, when the
-  // spawn took no frame, a tagged value (detail::spawn_state; a top is 64-byte aligned).
+  // finds the frame one below: no address computed before the test); spawn_state::synced once
+  // synced; or, when the spawn took no frame, a tagged value (detail::spawn_state; a top is 64-byte
+  // aligned, and never equals one of those: a thread that is no worker has a null top).
   std::uintptr_t state_;
 };
 

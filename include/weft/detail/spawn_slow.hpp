@@ -22,6 +22,9 @@ namespace spawn_state {
 inline constexpr std::uintptr_t tag_mask = 3;
 // On a thread that is no worker: the task runs at sync, on that thread.
 inline constexpr std::uintptr_t deferred = 1;
+// Synced (or dropped): nothing left to do.  Not 0: the top of a thread that is no worker is null,
+// and sync's one compare must not take a synced handle for an open frame there.
+inline constexpr std::uintptr_t synced = 2;
 inline constexpr std::uintptr_t measured_tag = 2;  // | a measured_spawn*: the work/span mode
 inline constexpr std::uintptr_t fibered_tag = 3;   // | a fibered_spawn<F>*: the fiber engine
 }  // namespace spawn_state
@@ -131,19 +134,26 @@ WEFT_NOINLINE std::uintptr_t spawn_slow_held(typename branch_on_stack<F>::holder
 // saying why.
 [[noreturn]] void spawn_out_of_order(bool at_sync) noexcept;
 
-// The sync of a promoted frame (taken back, or waited for): an eager spawn's mark goes first, then
-// it is the join's reclaim (for an eager frame: eager_reclaim, as an unwinding eager join has it).
+// The sync of a promoted frame (taken back, or waited for).  An eager spawn's frame is taken back
+// inline, as the eager join does it (eager_reclaim: the deque's pop); any other, the join's reclaim.
 template <class F>
 WEFT_NOINLINE ret_t<F> sync_promoted(frame* fr, spawn_closure_arg<F> f) {
-  fr->marks &= std::uint8_t(~frame_mark::eager_spawn);
-  if (reclaim(tls_hot, fr) == reclaimed::run_inline) return call(closure_ref<F>(f));
+  hot_state& h = tls_hot;
+  reclaimed how;
+  if (fr->marks == frame_mark::eager_spawn) [[likely]] {
+    fr->marks = 0;
+    how = eager_reclaim(h, fr);
+  } else {
+    how = reclaim(h, fr);
+  }
+  if (how == reclaimed::run_inline) return call(closure_ref<F>(f));
   return stolen_result<F>(fr);
 }
 
 // The sync of a handle whose spawn made no frame.
 template <class F>
 WEFT_NOINLINE ret_t<F> sync_aside(std::uintptr_t s, spawn_closure_arg<F> f) {
-  if (s == 0) spawn_synced_twice();
+  if (s == spawn_state::synced) spawn_synced_twice();
   if ((s & spawn_state::tag_mask) == 0) spawn_out_of_order(true);
   if (s == spawn_state::deferred) return call(closure_ref<F>(f));
   if ((s & spawn_state::tag_mask) == spawn_state::measured_tag) {
