@@ -3,7 +3,7 @@
 
     tools/lace_compare.py --lace LACE_BUILD --ports build/tools/weft-lace-ports
                           [--runs 5] [--workers 1,2] [--policies default,lazy-bf,wool,heartbeat]
-                          [--forms value,ref] fib N | knapsack FILE
+                          [--forms value,ref,spawn] fib N | knapsack FILE
 
 LACE_BUILD is a build folder of trolando/lace made with its own CMake outside this repository
 (the commands: docs/results/fine-grained.md).  Every configuration (the serial elision of the
@@ -13,7 +13,8 @@ alike; each program reports the time of the computation alone ("Time: <s>", as L
 Prints the medians, T/Ts against the port's serial elision, and each weft time over Lace's at
 the same worker count.  --forms picks how the ports write their branches (weft-lace-ports -f:
 `value`, Lace's own semantics — arguments copied, a first branch that cannot throw — or `ref`,
-`[&]` captures); each form is a configuration of its own (label weft-POLICY:FORM).  Exits 3 when
+`[&]` captures; for fib also `spawn`, Lace's SPAWN/CALL/SYNC as a typed weft::spawn handle); each
+form is a configuration of its own (label weft-POLICY:FORM).  Exits 3 when
 two programs disagree on the result.
 """
 from __future__ import annotations
@@ -61,7 +62,7 @@ def main():
     p.add_argument("--runs", type=int, default=5)
     p.add_argument("--workers", default="1,2")
     p.add_argument("--policies", default="default,lazy-bf,wool,heartbeat")
-    p.add_argument("--forms", default="value", help="value, ref or both: value,ref")
+    p.add_argument("--forms", default="value", help="value, ref, spawn (fib only), comma-separated")
     p.add_argument("program", choices=["fib", "knapsack"])
     p.add_argument("input", help="fib: N; knapsack: an input file in Lace's format")
     a = p.parse_args()
@@ -69,8 +70,8 @@ def main():
     a.policies = a.policies.split(",")
     a.forms = a.forms.split(",")
     for f in a.forms:
-        if f not in ("value", "ref"):
-            p.error(f"--forms: '{f}' is not a form (value, ref)")
+        if f not in ("value", "ref", "spawn") or (f == "spawn" and a.program != "fib"):
+            p.error(f"--forms: '{f}' is not a form of {a.program} (value, ref; fib also spawn)")
     confs = configurations(a)
     times = {c[:2]: [] for c in confs}
     results = set()
