@@ -16,8 +16,9 @@
 namespace weft::detail {
 
 // A handle's state: the task stack's top just above its frame while the frame is open (so that
-// sync's test that the frame is the youngest is one compare with the top), 0 once synced, or, when
-// the spawn made no frame, one of these (frames are 64-byte aligned: a top's low bits are 0).
+// sync's test that the frame is the youngest is one compare with the top), `synced` once synced,
+// or, when the spawn made no frame, one of the tagged values below (frames are 64-byte aligned: a
+// top's low bits are 0).
 namespace spawn_state {
 inline constexpr std::uintptr_t tag_mask = 3;
 // On a thread that is no worker: the task runs at sync, on that thread.
