@@ -1,6 +1,6 @@
 // weft tests: randomly generated fork-join programs (shared by test_random.cpp and the soak in
-// test_edges.cpp).  Seeded trees mix join, scope spawn/sync, parallel_for, parallel_reduce and
-// try/catch, nested at random to depth ~8.  Every leaf hashes its path; the parallel evaluation must
+// test_edges.cpp).  Seeded trees mix join, scope spawn/sync, typed spawn (weft::spawn), parallel_for,
+// parallel_reduce and try/catch, nested at random to depth ~8.  Every leaf hashes its path; the parallel evaluation must
 // give the checksum (or the exception) of an independent serial evaluation of the same tree.  With
 // throwing leaves: the exception that leaves each try/catch and the run is the serial elision's
 // (the first thrower in serial order), and when it arrives no leaf below is still running.
@@ -32,7 +32,7 @@ struct leaf_error : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-enum class kind : std::uint8_t { leaf, join, scope, pfor, preduce, trycatch };
+enum class kind : std::uint8_t { leaf, join, scope, pfor, preduce, trycatch, spawn };
 enum class itype : std::uint8_t { i32, i64, u32, usize, i16, mixed };
 
 struct node {
@@ -43,7 +43,7 @@ struct node {
   std::uint32_t grain = 1;
   std::uint32_t work = 0;  // leaf: rounds of hashing
   bool explicit_sync = false;
-  std::vector<node> kids;  // join: 2, scope: n, loops and try: 1 (the body, evaluated per index)
+  std::vector<node> kids;  // join, spawn: 2; scope: n; loops and try: 1 (the body, evaluated per index)
 };
 
 // budget: about how many leaves the subtree may evaluate.
@@ -56,7 +56,10 @@ inline node generate(wt::rng& r, unsigned depth, unsigned max_depth, double budg
   }
   const unsigned roll = r.below(100);
   if (roll < 30) {
-    nd.k = kind::join;
+    // A typed spawn is a join split in two (kid 0 runs between the spawn and the sync, kid 1 is the
+    // spawned task): one in four of the joins, half of them synced by the handle's destructor.
+    nd.k = r.chance(25) ? kind::spawn : kind::join;
+    nd.explicit_sync = r.chance(50);
     const double f = 0.2 + 0.6 * r.below(1000) / 1000.0;
     nd.kids.push_back(generate(r, depth + 1, max_depth, budget * f));
     nd.kids.push_back(generate(r, depth + 1, max_depth, budget * (1 - f)));
@@ -134,7 +137,8 @@ inline hv caught_value(const leaf_error& e) {
 inline hv eval_serial(const node& nd, std::uint64_t path, context& cx, std::atomic<int>& flight) {
   switch (nd.k) {
     case kind::leaf: return leaf_value(nd, path, cx, flight);
-    case kind::join: {
+    case kind::join:
+    case kind::spawn: {
       hv a = eval_serial(nd.kids[0], child_path(path, 0), cx, flight);
       hv b = eval_serial(nd.kids[1], child_path(path, 1), cx, flight);
       return combine(a, b);
@@ -174,6 +178,19 @@ inline hv eval_par(const node& nd, std::uint64_t path, context& cx, std::atomic<
     case kind::join: {
       auto [a, b] = weft::join([&] { return eval_par(nd.kids[0], child_path(path, 0), cx, flight); },
                                [&] { return eval_par(nd.kids[1], child_path(path, 1), cx, flight); });
+      return combine(a, b);
+    }
+    case kind::spawn: {
+      if (nd.explicit_sync) {
+        auto t = weft::spawn([&] { return eval_par(nd.kids[1], child_path(path, 1), cx, flight); });
+        const hv a = eval_par(nd.kids[0], child_path(path, 0), cx, flight);
+        return combine(a, t.sync());
+      }
+      hv a, b;
+      {
+        auto t = weft::spawn([&] { b = eval_par(nd.kids[1], child_path(path, 1), cx, flight); });
+        a = eval_par(nd.kids[0], child_path(path, 0), cx, flight);
+      }  // ~spawned syncs (and throws the task's exception; during unwinding, drops the task)
       return combine(a, b);
     }
     case kind::scope: {
