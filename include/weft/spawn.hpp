@@ -27,9 +27,9 @@ class spawned;
 // are.  A sync out of that order, or on another thread, ends the process with a message saying so
 // (nobody can join that frame safely: a thief may be running it); a second sync throws
 // std::logic_error.  On a thread
-// that is no worker the task runs at sync(), on that thread (the serial order of a join: the code
-// before sync first); in the work/span mode a spawn is measured as a join; under adf, dfd and fifo
-// it forks a thread, as a join does there.
+// that is no worker, and under adf, dfd and fifo, the task runs at sync(), on the thread that syncs
+// (the serial order of a join: the code before sync first; detail::spawn_state::deferred says why
+// not a fiber there); in the work/span mode a spawn is measured as a join.
 template <class F>
 [[nodiscard]] WEFT_INLINE spawned<std::decay_t<F>> spawn(F&& f) {
   return spawned<std::decay_t<F>>(std::forward<F>(f));

@@ -1,6 +1,6 @@
 // weft — weft::spawn's slow paths (the fast path is spawn.hpp): a spawn whose poll found a reason to
-// leave it, the sync of a promoted frame, a spawn that made no frame (no worker, the work/span mode,
-// the fiber engine), misuse, and a handle destroyed unsynced.
+// leave it, the sync of a promoted frame, a spawn that made no frame (no worker, the fiber engine,
+// the work/span mode), misuse, and a handle destroyed unsynced.
 #pragma once
 
 #include <cstdint>
@@ -8,8 +8,8 @@
 #include <new>
 #include <type_traits>
 
+#include "checks.hpp"
 #include "eager.hpp"
-#include "fiber_join.hpp"
 #include "join.hpp"
 #include "slow_path.hpp"
 
@@ -21,13 +21,18 @@ namespace weft::detail {
 // top's low bits are 0).
 namespace spawn_state {
 inline constexpr std::uintptr_t tag_mask = 3;
-// On a thread that is no worker: the task runs at sync, on that thread.
+// On a thread that is no worker, and under the fiber engine (adf, dfd, fifo): the task runs at sync,
+// on the thread that syncs — the serial order of the join it is.  Under the fiber engine a fork is a
+// thread of its own, and a handle destroyed while an exception unwinds would have to wait for it
+// there: the wait may resume the fiber on another worker, and an unwinding that goes on on another
+// thread corrupts both threads' exception state (the count std::uncaught_exceptions() reads is per
+// thread; join_fibered catches before it waits for the same reason).  A scope's spawns run at once
+// there too (README).
 inline constexpr std::uintptr_t deferred = 1;
 // Synced (or dropped): nothing left to do.  Not 0: the top of a thread that is no worker is null,
 // and sync's one compare must not take a synced handle for an open frame there.
 inline constexpr std::uintptr_t synced = 2;
 inline constexpr std::uintptr_t measured_tag = 2;  // | a measured_spawn*: the work/span mode
-inline constexpr std::uintptr_t fibered_tag = 3;   // | a fibered_spawn<F>*: the fiber engine
 }  // namespace spawn_state
 
 template <class F>
@@ -50,34 +55,12 @@ std::uintptr_t spawn_measured(hot_state& h);
 void sync_measured_begin(hot_state& h, std::uintptr_t s) noexcept;  // opens the task's path
 void sync_measured_end(hot_state& h, std::uintptr_t s) noexcept;    // joins; frees the record
 
-// The fiber engine (adf, dfd, fifo): the task is the forked thread (NAR's fork: the child first
-// under adf and dfd), the code up to sync the parent's, sync the wait (fiber_join.hpp).  The record
-// holds what the child runs: a copy of a closure that fits a frame, the handle's own otherwise.
-template <class F>
-struct fibered_spawn {
-  spawn_closure_arg<F> f;
-  fiber_branch<F> child;
-  explicit fibered_spawn(spawn_closure_arg<F> closure) : f(closure), child(&closure_ref<F>(f)) {}
-};
-
-template <class F>
-std::uintptr_t spawn_fibered(spawn_closure_arg<F> f) {
-  auto* r = new fibered_spawn<F>(f);
-  try {
-    fiber_fork(r->child);
-  } catch (...) {  // no stack for the child: nothing forked
-    delete r;
-    throw;
-  }
-  return reinterpret_cast<std::uintptr_t>(r) | spawn_state::fibered_tag;
-}
-
 // A spawn whose poll found a reason to leave the fast path; `store` writes the frame's payload.
 // Returns the handle's state.  As join_slow and join_general do for a join: the eager join of ws
 // and ws-ap (promoted as pushed, marked so that sync knows), a thread that is no worker, the
 // work/span mode, the fiber engine, and otherwise the push and the policy's decision at a poll.
 template <class F, class Store>
-WEFT_INLINE std::uintptr_t spawn_slow_path(Store store, spawn_closure_arg<F>& f) {
+WEFT_INLINE std::uintptr_t spawn_slow_path(Store store) {
   using B = branch_t<F>;
   hot_state& h = tls_hot;
   if (eager_join(h)) [[likely]] {
@@ -93,7 +76,10 @@ WEFT_INLINE std::uintptr_t spawn_slow_path(Store store, spawn_closure_arg<F>& f)
   if (h.self == nullptr) return spawn_state::deferred;
   const std::uint32_t bits = h.poll.load(std::memory_order_relaxed);
   if (bits & poll_bit::measure) return spawn_measured(h);
-  if (bits & poll_bit::fibers) return spawn_fibered<F>(f);
+  if (bits & poll_bit::fibers) {
+    ++h.joins;  // a join, run as its serial elision (spawn_state::deferred)
+    return spawn_state::deferred;
+  }
   frame* fr = h.top;
   store(fr);
   push_frame(h, fr, &B::run);
@@ -117,14 +103,13 @@ WEFT_NOINLINE std::uintptr_t spawn_slow(F f) {
   return spawn_slow_path<F>([&f](frame* fr) {
     typename B::holder none(&f);
     B::store(fr, f, none);
-  }, f);
+  });
 }
 
 // Any other: the frame points at the handle's record (`holder`), which points at its closure.
 template <class F>
 WEFT_NOINLINE std::uintptr_t spawn_slow_held(typename branch_on_stack<F>::holder* holder) {
-  F* f = holder->g;
-  return spawn_slow_path<F>([holder, f](frame* fr) { branch_on_stack<F>::store(fr, *f, *holder); }, f);
+  return spawn_slow_path<F>([holder](frame* fr) { branch_on_stack<F>::store(fr, *holder->g, *holder); });
 }
 
 // A handle synced a second time: std::logic_error.
@@ -157,24 +142,15 @@ WEFT_NOINLINE ret_t<F> sync_aside(std::uintptr_t s, spawn_closure_arg<F> f) {
   if (s == spawn_state::synced) spawn_synced_twice();
   if ((s & spawn_state::tag_mask) == 0) spawn_out_of_order(true);
   if (s == spawn_state::deferred) return call(closure_ref<F>(f));
-  if ((s & spawn_state::tag_mask) == spawn_state::measured_tag) {
-    hot_state& h = tls_hot;
-    sync_measured_begin(h, s);
-    struct end {
-      hot_state& h;
-      std::uintptr_t s;
-      ~end() { sync_measured_end(h, s); }
-    } joined{h, s};
-    return call(closure_ref<F>(f));
-  }
-  auto* r = reinterpret_cast<fibered_spawn<F>*>(s & ~spawn_state::tag_mask);
-  fiber_wait(r->child);
-  struct release {
-    fibered_spawn<F>* r;
-    ~release() { delete r; }
-  } owned{r};
-  if (r->child.error) std::rethrow_exception(r->child.error);
-  return std::move(*r->child.result);
+  WEFT_ASSERT((s & spawn_state::tag_mask) == spawn_state::measured_tag, "a spawn's state neither a frame, deferred nor measured");
+  hot_state& h = tls_hot;
+  sync_measured_begin(h, s);
+  struct end {
+    hot_state& h;
+    std::uintptr_t s;
+    ~end() { sync_measured_end(h, s); }
+  } joined{h, s};
+  return call(closure_ref<F>(f));
 }
 
 // A handle destroyed unsynced (its state taken already): synced, the result discarded, unless an
@@ -206,10 +182,7 @@ WEFT_NOINLINE void spawn_abandoned(std::uintptr_t s, spawn_closure_arg<F> f) {
     return join_unwind<F>(h, fr);
   }
   if (s == spawn_state::deferred) return;  // never run: the code before sync threw
-  if ((s & spawn_state::tag_mask) == spawn_state::measured_tag) return sync_measured_end(h, s);
-  auto* r = reinterpret_cast<fibered_spawn<F>*>(s & ~spawn_state::tag_mask);
-  fiber_wait(r->child);  // the child runs the record's closure: it must be done before the record goes
-  delete r;
+  sync_measured_end(h, s);
 }
 
 }  // namespace weft::detail
