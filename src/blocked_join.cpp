@@ -27,7 +27,12 @@ void runtime::execute_stolen(worker& w, worker& victim, frame* t, task_fn fn) {
   frame* saved = w.base;
   w.base = w.hot->top;
   const std::uint64_t waited_before = w.waited_ns, started = now_ns();
-  fn(t);  // the wrapper catches the task's exception into t->error
+  {
+    // A stolen task run while this thread unwinds (a blocked join or handle waiting for its thief
+    // from inside an exception's cleanup): the task's own scopes and handles are not unwinding.
+    const unwinding_base_guard nested;
+    fn(t);  // the wrapper catches the task's exception into t->error
+  }
   // For the idle loop's steal backoff (idle.cpp): the task's own work, without the time its joins
   // spent waiting for their thieves (wait_stolen): that is no work the theft brought.
   const std::uint64_t wall = now_ns() - started, waited = w.waited_ns - waited_before;

@@ -26,7 +26,10 @@ struct external_job : detail::root_job {
 }  // namespace
 
 void scope::sync_in_destructor() {
-  if (std::uncaught_exceptions() > 0) {
+  if (detail::unwinding_here()) {
+    // The tasks run here are not unwinding themselves: their own scopes and handles behave as
+    // anywhere else (hot_state::unwinding_base).
+    const detail::unwinding_base_guard nested;
     try {
       sync();
     } catch (...) {

@@ -128,6 +128,41 @@ TEST_P(Spawn, ErrorsComeOutOfSync) {
   EXPECT_EQ(pool().run([] { return fib_spawn(15); }), wt::fib_serial(15));
 }
 
+// A scope's destructor runs its tasks while an exception unwinds; such a task is not unwinding
+// itself: a handle it leaves to its destructor runs its task, a scope of its own keeps its error
+// (hot_state::unwinding_base).  With one worker nothing is stolen, so the scope's task surely runs
+// in the destructor.
+TEST(SpawnUnwinding, TasksRunDuringUnwindingAreNotUnwinding) {
+  weft::pool pl(weft::config{.workers = 1});
+  std::atomic<int> ran{0}, inner_error{0};
+  EXPECT_THROW(pl.run([&] {
+                 weft::scope s;
+                 s.spawn([&] {
+                   {
+                     auto t = weft::spawn([&] { ran.fetch_add(1); });
+                   }  // not unwinding here: ~spawned runs the task
+                   try {
+                     weft::scope inner;
+                     inner.spawn([] { throw std::range_error("inner"); });
+                   } catch (const std::range_error&) {
+                     inner_error.fetch_add(1);  // ~scope threw it: not unwinding here either
+                   }
+                 });
+                 throw std::out_of_range("outer");  // ~scope runs the task during this unwinding
+               }),
+               std::out_of_range);
+  EXPECT_EQ(ran.load(), 1) << "a handle in a task run during unwinding dropped its task";
+  EXPECT_EQ(inner_error.load(), 1) << "a scope in a task run during unwinding dropped its error";
+  // And the rule itself: a handle destroyed by the unwinding drops its task.
+  std::atomic<int> dropped_ran{0};
+  EXPECT_THROW(pl.run([&] {
+                 auto t = weft::spawn([&] { dropped_ran.fetch_add(1); });
+                 throw std::out_of_range("outer");
+               }),
+               std::out_of_range);
+  EXPECT_EQ(dropped_ran.load(), 0);
+}
+
 // The code between spawn and sync throws: the exception leaves, the task is dropped unless a thief
 // took it (then it is waited for), and the pool goes on.
 TEST_P(Spawn, ContinuationThrows) {

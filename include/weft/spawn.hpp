@@ -58,9 +58,10 @@ class [[nodiscard]] spawned {
   }
 
   // A handle left unsynced is synced here, its result discarded and its exception thrown — unless an
-  // exception is unwinding the stack (std::uncaught_exceptions() > 0): then the task is taken back
-  // unrun, or its thief waited for and what it made dropped, as a join drops its second branch when
-  // its first throws (the exception in flight wins).
+  // exception is unwinding the stack (std::uncaught_exceptions() > 0, counted from the start of the
+  // task this code runs in: detail::unwinding_here): then the task is taken back unrun, or its thief
+  // waited for and what it made dropped, as a join drops its second branch when its first throws
+  // (the exception in flight wins).
   ~spawned() noexcept(false) {
     if (state_ != detail::spawn_state::synced) [[unlikely]]
       detail::spawn_abandoned<F>(std::exchange(state_, detail::spawn_state::synced), closure_arg());

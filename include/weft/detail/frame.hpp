@@ -128,6 +128,12 @@ struct hot_state {
   // joins nested in them (scope.hpp; a spawn that would reach it runs at once).  Set and cleared
   // with `self`; null on a thread that is no worker.
   frame* spawn_limit = nullptr;
+  // std::uncaught_exceptions() when this thread began running, on the runtime's behalf, a task from
+  // inside an unwinding (a stolen task run while a join or a handle waits for its thief, a scope's
+  // task run by its destructor): 0 otherwise.  The destructors that behave differently during
+  // unwinding (~scope, ~spawned) compare the count with it (unwinding_here, slow_path.hpp), so that
+  // such a task's own scopes and handles are not taken to be unwinding.  Written on slow paths only.
+  int unwinding_base = 0;
 };
 
 // The TLS model of tls_hot.  initial-exec works in any module loaded at start-up (weft itself, a

@@ -161,7 +161,7 @@ WEFT_NOINLINE void spawn_abandoned(std::uintptr_t s, spawn_closure_arg<F> f) {
   hot_state& h = tls_hot;
   const bool is_frame = (s & spawn_state::tag_mask) == 0;
   if (is_frame && reinterpret_cast<std::uintptr_t>(h.top) != s) spawn_out_of_order(false);
-  if (std::uncaught_exceptions() == 0) {
+  if (!unwinding_here()) {
     if (!is_frame) {
       (void)sync_aside<F>(s, f);
       return;
