@@ -63,37 +63,24 @@ template <class F, class Store>
 WEFT_INLINE std::uintptr_t spawn_slow_path(Store store) {
   using B = branch_t<F>;
   hot_state& h = tls_hot;
-  if (eager_join(h)) [[likely]] {
-    frame* fr = h.top;
-    store(fr);
-    push_frame(h, fr, &B::run);
-    if (eager_promote(h, fr)) [[likely]]
-      fr->marks |= frame_mark::eager_spawn;
-    else
-      promote_at_poll(h, fr);  // the deque is full: latent, as join_eager's fallback leaves it
-    return reinterpret_cast<std::uintptr_t>(fr + 1);
-  }
-  if (h.self == nullptr) return spawn_state::deferred;
-  const std::uint32_t bits = h.poll.load(std::memory_order_relaxed);
-  if (bits & poll_bit::measure) return spawn_measured(h);
-  if (bits & poll_bit::fibers) {
-    ++h.joins;  // a join, run as its serial elision (spawn_state::deferred)
-    return spawn_state::deferred;
+  const bool eager = eager_join(h);
+  if (!eager) {
+    if (h.self == nullptr) return spawn_state::deferred;
+    const std::uint32_t bits = h.poll.load(std::memory_order_relaxed);
+    if (bits & poll_bit::measure) return spawn_measured(h);
+    if (bits & poll_bit::fibers) {
+      ++h.joins;  // a join, run as its serial elision (spawn_state::deferred)
+      return spawn_state::deferred;
+    }
   }
   frame* fr = h.top;
   store(fr);
   push_frame(h, fr, &B::run);
-  promote_at_poll(h, fr);
+  if (eager && eager_promote(h, fr)) [[likely]]
+    fr->marks |= frame_mark::eager_spawn;
+  else
+    promote_at_poll(h, fr);  // the policy decides; or the deque was full: latent, as join_eager leaves it
   return reinterpret_cast<std::uintptr_t>(fr + 1);
-}
-
-// The by-value argument of spawn_slow, made in the block that calls it (as join's slow_path_arg,
-// but a copy: the handle keeps its own closure).  Passed as the handle's member itself, the closure
-// stayed in memory for the whole function, and gcc no longer turned the recursion's last call into
-// a loop (fib: 1.6× the time of the join form).
-template <class F>
-WEFT_INLINE F slow_path_copy(const F& f) {
-  return f;
 }
 
 // A closure that fits the frame, by value (its address must not escape the fast path).
