@@ -62,6 +62,9 @@ struct fiber_thread {
   fiber_thread* right = nullptr;
   // adf: the bytes this scheduling may still allocate (NAR §5.3: reset to K at each scheduling).
   std::size_t quota_left = 0;
+  // weft::spawn handles this thread holds open without a frame (hot_state::frameless_handles): the
+  // count moves with the thread from worker to worker.
+  std::uint32_t frameless_handles = 0;
 
   const void* stack_lowest = nullptr;  // this fiber's stack (the sanitizers' switch into it)
 #ifdef WEFT_FIBER_ASAN

@@ -22,6 +22,19 @@ void run_root_body(root_job& job) {
   }
 }
 
+// A root job run on this thread (its own stack or a borrowed one, not a fiber of the fiber engine,
+// which starts each root on a fresh fiber): a task the runtime starts, so unwinding is counted from
+// here (hot_state::unwinding_base) — a job this thread runs while its own code is inside an
+// exception's cleanup (a worker of this pool serving it from a pool::run of another pool called in a
+// destructor; a caller that runs its job on a borrowed slot, or itself under the serial policy)
+// behaves as one run anywhere else.
+namespace {
+void run_root_here(root_job& job) {
+  const unwinding_base_guard fresh;
+  run_root_body(job);
+}
+}  // namespace
+
 // Notify under the lock: the waiter may destroy the job as soon as it sees `done`.
 void finish_root(root_job& job) {
   std::lock_guard lk(job.m);
@@ -73,7 +86,7 @@ void runtime::run_root(worker& w, root_job& job) {
   w.trace_enter(activity::work);
   frame* saved = w.base;
   w.base = w.hot->top;
-  run_root_body(job);
+  run_root_here(job);
   w.trace_leave();
   WEFT_ASSERT(w.hot->top == w.base, "a root job returned with frames left on its task stack");
   w.base = saved;
@@ -87,7 +100,7 @@ void runtime::run_on_caller(root_job& job) {
   worker& ctx = serial_context_acquire();
   {
     acting_as as(ctx, 0, traits_of(cfg.policy).loops, nullptr);
-    run_root_body(job);
+    run_root_here(job);
   }
   serial_context_release(ctx);
   finish_root(job);
@@ -167,7 +180,7 @@ bool runtime::run_on_idle_slot(root_job& job) {
     }
     WEFT_CHAOS_POINT();  // the slot is ours, the job not yet started
     w.trace_enter(activity::work);  // on the slot's lane, above the sleeping worker's idle (PROTOCOLS 11b)
-    run_on_stack(w.borrowed_stack, [](void* j) { run_root_body(*static_cast<root_job*>(j)); }, &job);
+    run_on_stack(w.borrowed_stack, [](void* j) { run_root_here(*static_cast<root_job*>(j)); }, &job);
     w.trace_leave();
     if (beats_by_signal())
       beat_timer_disarm(true);  // before the slot goes back: no beat of ours counts in it after

@@ -555,4 +555,11 @@ const void* running_fiber() noexcept {
   return state_of(*h.self).current;
 }
 
+std::uint32_t& frameless_handles() noexcept {
+  hot_state& h = tls_hot;
+  if (h.self == nullptr || !(h.poll.load(std::memory_order_relaxed) & poll_bit::fibers)) return h.frameless_handles;
+  fiber_thread* const t = state_of(*h.self).current;
+  return t != nullptr ? t->frameless_handles : h.frameless_handles;
+}
+
 }  // namespace weft::detail

@@ -8,6 +8,7 @@
 #include <stdexcept>
 #include <string>
 #include <thread>
+#include <type_traits>
 #include <vector>
 
 #include "common.hpp"
@@ -88,6 +89,35 @@ TEST_P(Spawn, ClosuresAndResultsOfEveryKind) {
   EXPECT_EQ(pool().run([&] { return node::run(d); }), node::serial(d));
 }
 
+// A task that returns a reference: sync returns a copy, by value, as a join returns its branches'
+// results (a reference out of sync would refer to the handle's temporary).  Each node's string
+// is read after the handles of the nodes below it have been synced and destroyed.
+TEST_P(Spawn, ResultsAreValuesWhenTheTaskReturnsAReference) {
+  struct node {
+    static std::size_t run(const std::vector<std::string>& words, int d) {
+      if (d == 0) return 0;
+      auto t_const = weft::spawn([&words, d]() -> const std::string& { return words[std::size_t(d)]; });
+      static_assert(std::is_same_v<decltype(t_const.sync()), std::string>);
+      std::string mutable_word = words[std::size_t(d)];
+      auto t_mut = weft::spawn([&mutable_word]() -> std::string& { return mutable_word; });
+      static_assert(std::is_same_v<decltype(t_mut.sync()), std::string>);
+      const std::size_t below = run(words, d - 1);
+      std::string copy = t_mut.sync();
+      mutable_word.clear();  // the copy does not see it
+      const std::string word = t_const.sync();
+      return below + word.size() + copy.size();
+    }
+  };
+  const int d = wt::pick(14, 9);
+  std::vector<std::string> words;
+  std::size_t expected = 0;
+  for (int i = 0; i <= d; ++i) {
+    words.push_back(std::string(std::size_t(20 + i), char('a' + i % 26)));  // beyond any short-string buffer
+    if (i > 0) expected += 2 * words.back().size();
+  }
+  EXPECT_EQ(pool().run([&] { return node::run(words, d); }), expected);
+}
+
 TEST_P(Spawn, ErrorsComeOutOfSync) {
   // The task's own exception, from sync; the handles after it still synced by their destructors.
   for (int round = 0; round < 3; ++round) {
@@ -161,6 +191,41 @@ TEST(SpawnUnwinding, TasksRunDuringUnwindingAreNotUnwinding) {
                }),
                std::out_of_range);
   EXPECT_EQ(dropped_ran.load(), 0);
+}
+
+// A pool::run called from a destructor while an exception unwinds: its job is a task the runtime
+// starts (run on a borrowed slot, by a worker, on the caller under the serial policy, or on a fiber),
+// so it is not unwinding itself — a handle it leaves to its destructor runs its task and a scope of
+// its own keeps its error, as when no exception is in flight.
+TEST(SpawnUnwinding, RootJobsRunFromACleanupAreNotUnwinding) {
+  for (weft::policy p : {weft::policy::serial, weft::policy::lazy_bf, weft::policy::ws, weft::policy::wool,
+                         weft::policy::heartbeat, weft::policy::adf}) {
+    weft::pool pl(weft::config{.workers = p == weft::policy::serial ? 1u : 2u, .policy = p});
+    std::atomic<int> ran{0}, scope_error{0};
+    auto job = [&] {
+      {
+        auto t = weft::spawn([&] { ran.fetch_add(1); });
+      }  // ~spawned: syncs, unless this job took itself for unwinding
+      try {
+        weft::scope s;
+        s.spawn([] { throw std::range_error("job"); });
+      } catch (const std::range_error&) {
+        scope_error.fetch_add(1);
+      }
+    };
+    struct run_in_destructor {
+      weft::pool& pool;
+      decltype(job)& body;
+      ~run_in_destructor() { pool.run(body); }
+    };
+    try {
+      run_in_destructor d{pl, job};
+      throw std::out_of_range("outer");
+    } catch (const std::out_of_range&) {
+    }
+    EXPECT_EQ(ran.load(), 1) << weft::to_string(p) << ": the job's handle dropped its task";
+    EXPECT_EQ(scope_error.load(), 1) << weft::to_string(p) << ": the job's scope dropped its error";
+  }
 }
 
 // The code between spawn and sync throws: the exception leaves, the task is dropped unless a thief
@@ -249,4 +314,68 @@ TEST(SpawnMisuse, SyncOnAnotherThreadNamesTheRule) {
                  });
                }()),
                "not the youngest open task of this thread");
+}
+
+// The same rule where the spawn made no frame (the task runs at sync): outside a pool, under the
+// fiber engine, in the work/span mode — a sync out of order, or on another thread, ends the process
+// with the same message as where a frame would be popped (a program tested off the pool or under
+// adf behaves as under the deque policies).
+TEST(SpawnMisuse, FramelessSyncOutOfOrderNamesTheRule) {
+  const char* rule = "weft::spawned handle was synced while it was not the youngest open task";
+  EXPECT_DEATH(([] {
+                 auto older = weft::spawn([] { return 1; });
+                 auto younger = weft::spawn([] { return 2; });
+                 std::exit(older.sync() + younger.sync());
+               }()),
+               rule);
+  EXPECT_DEATH(([] {
+                 weft::pool p(weft::config{.workers = 2, .policy = weft::policy::adf});
+                 p.run([] {
+                   auto older = weft::spawn([] { return 1; });
+                   auto younger = weft::spawn([] { return 2; });
+                   return older.sync() + younger.sync();
+                 });
+               }()),
+               rule);
+  EXPECT_DEATH(([] {
+                 weft::pool p(weft::config{.workers = 1, .work_span = weft::work_span_unit::calls});
+                 p.run([] {
+                   auto older = weft::spawn([] { return 1; });
+                   auto younger = weft::spawn([] { return 2; });
+                   return older.sync() + younger.sync();
+                 });
+               }()),
+               rule);
+  // Destroyed unsynced out of order (not unwinding): the destructor's message.
+  EXPECT_DEATH(([] {
+                 using handle = weft::spawned<int (*)()>;
+                 alignas(handle) unsigned char room[sizeof(handle)];
+                 auto* older = ::new (room) handle(weft::spawn(+[] { return 1; }));  // made in place
+                 auto younger = weft::spawn([] { return 2; });
+                 older->~handle();
+                 std::exit(younger.sync());
+               }()),
+               "weft::spawned handle was destroyed unsynced while it was not the youngest open task");
+}
+
+TEST(SpawnMisuse, FramelessSyncOnAnotherThreadNamesTheRule) {
+  EXPECT_DEATH(([] {
+                 auto t = weft::spawn([] { return 1; });
+                 int r = 0;
+                 std::thread other([&] { r = t.sync(); });
+                 other.join();
+                 std::exit(r);
+               }()),
+               "not the youngest open task of this thread");
+}
+
+// In order, frameless handles interleave with ones that made frames (a pool::run between spawn and
+// sync on a thread that is no worker) and nest in any number.
+TEST(SpawnOutsideAPool, HandlesNestAroundPoolRuns) {
+  weft::pool pl(weft::config{.workers = 2});
+  auto outer = weft::spawn([] { return wt::fib_serial(10); });
+  const std::uint64_t inner = pl.run([] { return fib_spawn(14); });
+  auto second = weft::spawn([] { return fib_spawn(12); });  // outside a pool: runs at sync
+  EXPECT_EQ(second.sync(), wt::fib_serial(12));
+  EXPECT_EQ(outer.sync() + inner, wt::fib_serial(10) + wt::fib_serial(14));
 }

@@ -26,9 +26,10 @@ class scope {
   // the destructor runs during stack unwinding (std::uncaught_exceptions() > 0, the rule of oneTBB's
   // task_group), in which case the tasks' errors are dropped: the exception in flight wins.  Code
   // that may itself run during unwinding (a destructor) and wants the tasks' errors calls sync(),
-  // which always throws them.  A task the runtime runs from inside an unwinding (a stolen task run
-  // while a join waits for its thief, a scope's task run by this destructor) is not unwinding
-  // itself: only exceptions thrown since it began count (detail::unwinding_here).
+  // which always throws them.  A task the runtime starts from inside an unwinding (a stolen task run
+  // while a join waits for its thief, a scope's task run by this destructor, a pool::run job) is not
+  // unwinding itself: only exceptions thrown since it began count (detail::unwinding_here); a task
+  // that cleanup code runs inline (a join's branch, an explicit sync()) is part of that cleanup.
   ~scope() noexcept(false) {
     if (has_work()) [[unlikely]] sync_in_destructor();
   }

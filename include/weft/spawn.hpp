@@ -5,7 +5,7 @@
 // run inline).  The handle lives in the caller's frame and knows the task's type, so sync calls the
 // task directly — where weft::scope, untyped, keeps a record per node and calls every task through a
 // runner it finds in the frame: a recursion written with spawn costs what it costs written with join
-// (docs/results/fine-grained.md, "Typed spawn").  Everything that is not that fast path is in
+// (docs/results/fine-grained.md, "A typed spawn").  Everything that is not that fast path is in
 // detail/spawn_slow.hpp.
 #pragma once
 
@@ -25,8 +25,9 @@ class spawned;
 // handle that joins it.  Handles are synced youngest first, on the thread that spawned them and at
 // the nesting level of their spawn (not from inside a join branch opened since), as the joins they
 // are.  A sync out of that order, or on another thread, ends the process with a message saying so
-// (nobody can join that frame safely: a thief may be running it); a second sync throws
-// std::logic_error.  On a thread
+// (nobody can join that frame safely: a thief may be running it) — checked alike where the spawn
+// made no frame; a second sync throws std::logic_error.  sync returns by value, as a join does.
+// On a thread
 // that is no worker, and under adf, dfd and fifo, the task runs at sync(), on the thread that syncs
 // (the serial order of a join: the code before sync first; detail::spawn_state::deferred says why
 // not a fiber there); in the work/span mode a spawn is measured as a join.
@@ -43,7 +44,9 @@ class [[nodiscard]] spawned {
   using value_type = detail::ret_t<F>;
 
  public:
-  using result_type = std::invoke_result_t<F&>;
+  // By value, as a join's results are: a task that returns a reference gives a copy of what it
+  // refers to (a reference out of sync would be bound to the handle's temporary).
+  using result_type = std::conditional_t<std::is_void_v<std::invoke_result_t<F&>>, void, value_type>;
 
   spawned(const spawned&) = delete;
   spawned& operator=(const spawned&) = delete;

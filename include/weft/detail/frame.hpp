@@ -134,6 +134,10 @@ struct hot_state {
   // unwinding (~scope, ~spawned) compare the count with it (unwinding_here, slow_path.hpp), so that
   // such a task's own scopes and handles are not taken to be unwinding.  Written on slow paths only.
   int unwinding_base = 0;
+  // weft::spawn handles open on this thread whose spawn made no frame (spawn_state::deferred and
+  // the work/span mode's measured ones): each keeps its place in this count, and its sync checks
+  // that it is the youngest (spawn.cpp, frameless_handles; a fiber-engine thread keeps its own).
+  std::uint32_t frameless_handles = 0;
 };
 
 // The TLS model of tls_hot.  initial-exec works in any module loaded at start-up (weft itself, a

@@ -35,6 +35,9 @@ bool reclaim_after_throw(hot_state& h, frame* fr);
 // only reads): a scope's constructor calls it on its unlikely path, and the compiler need not
 // reload the fields it has just stored.
 [[gnu::pure]] const void* running_fiber() noexcept;
+// The count of frameless weft::spawn handles of the code running now: the running fiber's under the
+// fiber engine (it may move between workers while a handle is open), else the thread's.
+std::uint32_t& frameless_handles() noexcept;
 
 // Is an exception unwinding the stack of the code running now — not one that was already in flight
 // when the runtime started the task this code belongs to (hot_state::unwinding_base)?  The rule of

@@ -18,9 +18,13 @@ namespace weft::detail {
 // A handle's state: the task stack's top just above its frame while the frame is open (so that
 // sync's test that the frame is the youngest is one compare with the top), `synced` once synced,
 // or, when the spawn made no frame, one of the tagged values below (frames are 64-byte aligned: a
-// top's low bits are 0).
+// top's low bits are 0).  A frameless handle has no top to compare: it keeps its place among the
+// frameless handles open on its thread (frameless_handles(), counted from 1), and its sync checks
+// that it is the last of them — the same rule, youngest first on the spawning thread, checked the
+// same way, with the same message, whether or not the spawn made a frame.
 namespace spawn_state {
 inline constexpr std::uintptr_t tag_mask = 3;
+inline constexpr unsigned place_shift = 2;
 // On a thread that is no worker, and under the fiber engine (adf, dfd, fifo): the task runs at sync,
 // on the thread that syncs — the serial order of the join it is.  Under the fiber engine a fork is a
 // thread of its own, and a handle destroyed while an exception unwinds would have to wait for it
@@ -28,11 +32,14 @@ inline constexpr std::uintptr_t tag_mask = 3;
 // thread corrupts both threads' exception state (the count std::uncaught_exceptions() reads is per
 // thread; join_fibered catches before it waits for the same reason).  A scope's spawns run at once
 // there too (README).
-inline constexpr std::uintptr_t deferred = 1;
+inline constexpr std::uintptr_t deferred_tag = 1;  // | place << place_shift
+inline constexpr std::uintptr_t deferred(std::uint32_t place) noexcept {
+  return std::uintptr_t(place) << place_shift | deferred_tag;
+}
 // Synced (or dropped): nothing left to do.  Not 0: the top of a thread that is no worker is null,
 // and sync's one compare must not take a synced handle for an open frame there.
 inline constexpr std::uintptr_t synced = 2;
-inline constexpr std::uintptr_t measured_tag = 2;  // | a measured_spawn*: the work/span mode
+inline constexpr std::uintptr_t measured_tag = 2;  // | a measured_spawn* (its place inside): the work/span mode
 }  // namespace spawn_state
 
 template <class F>
@@ -50,8 +57,13 @@ WEFT_INLINE F& closure_ref(spawn_closure_arg<F>& f) noexcept {
 // (the task), and the two are joined after it (measured_pair's three steps, apart).
 struct measured_spawn {
   measure_saved outer, first;
+  std::uint32_t place;  // among the thread's frameless handles (spawn_state)
 };
+std::uintptr_t spawn_deferred() noexcept;
 std::uintptr_t spawn_measured(hot_state& h);
+// A frameless handle's sync or destruction: ends the process (spawn_out_of_order) unless it is the
+// youngest frameless handle open here; then it is no longer counted.
+void frameless_closed(std::uintptr_t s, bool at_sync) noexcept;
 void sync_measured_begin(hot_state& h, std::uintptr_t s) noexcept;  // opens the task's path
 void sync_measured_end(hot_state& h, std::uintptr_t s) noexcept;    // joins; frees the record
 
@@ -65,12 +77,12 @@ WEFT_INLINE std::uintptr_t spawn_slow_path(Store store) {
   hot_state& h = tls_hot;
   const bool eager = eager_join(h);
   if (!eager) {
-    if (h.self == nullptr) return spawn_state::deferred;
+    if (h.self == nullptr) return spawn_deferred();
     const std::uint32_t bits = h.poll.load(std::memory_order_relaxed);
     if (bits & poll_bit::measure) return spawn_measured(h);
     if (bits & poll_bit::fibers) {
       ++h.joins;  // a join, run as its serial elision (spawn_state::deferred)
-      return spawn_state::deferred;
+      return spawn_deferred();
     }
   }
   frame* fr = h.top;
@@ -123,12 +135,11 @@ WEFT_NOINLINE ret_t<F> sync_promoted(frame* fr, spawn_closure_arg<F> f) {
   return stolen_result<F>(fr);
 }
 
-// The sync of a handle whose spawn made no frame.
+// The task of a handle whose spawn made no frame (its order checked already): run here, in the
+// work/span mode as the join's second path.
 template <class F>
-WEFT_NOINLINE ret_t<F> sync_aside(std::uintptr_t s, spawn_closure_arg<F> f) {
-  if (s == spawn_state::synced) spawn_synced_twice();
-  if ((s & spawn_state::tag_mask) == 0) spawn_out_of_order(true);
-  if (s == spawn_state::deferred) return call(closure_ref<F>(f));
+ret_t<F> run_frameless(std::uintptr_t s, spawn_closure_arg<F>& f) {
+  if ((s & spawn_state::tag_mask) == spawn_state::deferred_tag) return call(closure_ref<F>(f));
   WEFT_ASSERT((s & spawn_state::tag_mask) == spawn_state::measured_tag, "a spawn's state neither a frame, deferred nor measured");
   hot_state& h = tls_hot;
   sync_measured_begin(h, s);
@@ -140,6 +151,15 @@ WEFT_NOINLINE ret_t<F> sync_aside(std::uintptr_t s, spawn_closure_arg<F> f) {
   return call(closure_ref<F>(f));
 }
 
+// The sync of a handle whose spawn made no frame: synced already, misused, or frameless.
+template <class F>
+WEFT_NOINLINE ret_t<F> sync_aside(std::uintptr_t s, spawn_closure_arg<F> f) {
+  if (s == spawn_state::synced) spawn_synced_twice();
+  if ((s & spawn_state::tag_mask) == 0) spawn_out_of_order(true);
+  frameless_closed(s, true);
+  return run_frameless<F>(s, f);
+}
+
 // A handle destroyed unsynced (its state taken already): synced, the result discarded, unless an
 // exception is unwinding the stack — then the task is dropped as an unwinding join drops its second
 // branch (join_unwind): taken back unrun, or its thief waited for and what it made destroyed.
@@ -148,9 +168,10 @@ WEFT_NOINLINE void spawn_abandoned(std::uintptr_t s, spawn_closure_arg<F> f) {
   hot_state& h = tls_hot;
   const bool is_frame = (s & spawn_state::tag_mask) == 0;
   if (is_frame && reinterpret_cast<std::uintptr_t>(h.top) != s) spawn_out_of_order(false);
+  if (!is_frame) frameless_closed(s, false);
   if (!unwinding_here()) {
     if (!is_frame) {
-      (void)sync_aside<F>(s, f);
+      (void)run_frameless<F>(s, f);
       return;
     }
     frame* fr = reinterpret_cast<frame*>(s) - 1;
@@ -168,7 +189,7 @@ WEFT_NOINLINE void spawn_abandoned(std::uintptr_t s, spawn_closure_arg<F> f) {
     fr->marks &= std::uint8_t(~frame_mark::eager_spawn);  // then reclaim() takes it as an eager join's
     return join_unwind<F>(h, fr);
   }
-  if (s == spawn_state::deferred) return;  // never run: the code before sync threw
+  if ((s & spawn_state::tag_mask) == spawn_state::deferred_tag) return;  // never run: the code before sync threw
   sync_measured_end(h, s);
 }
 
