@@ -79,6 +79,10 @@ bool Simulator::descheduled(unsigned w) {
 void Simulator::step(unsigned w) {
   Worker& k = ws_[w];
   if (descheduled(w)) return;
+  if (k.check_open) {  // a deque check still going on: nothing else before it ends
+    promote_while_short(w);
+    return;
+  }
   if (k.depth == 0) {
     idle_steal(w);
     return;

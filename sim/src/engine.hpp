@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "costs.hpp"
@@ -22,6 +23,8 @@ struct RunConfig {
   // item in promotion order (a pair's second branch, or the loop whose range was split).
   std::vector<std::uint64_t>* node_starts = nullptr;
   std::vector<std::uint32_t>* promoted_nodes = nullptr;
+  // The [lo, hi) of every promoted loop range, in promotion order.
+  std::vector<std::pair<std::uint64_t, std::uint64_t>>* promoted_ranges = nullptr;
 };
 
 struct RunResult {

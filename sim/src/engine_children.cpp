@@ -116,13 +116,21 @@ void Simulator::loop_step(unsigned w, Frame& f) {
       // outermost loop and then nothing for the whole run (uts-geo at P = 1: 6 promotions against
       // the runtime's ~1,900).  Unchunked (chunk_low 0), every iteration is a chunk of its own and
       // the poll comes before each iteration but the first.  The poll may split [next, end).
-      if (chunked()) {
-        if (f.iter != f.first) {
-          next_chunk_size(w, f);
+      if (f.check_pending) {
+        f.check_pending = false;  // the check this poll began has ended (promote_while_short)
+      } else {
+        if (chunked()) {
+          if (f.iter != f.first) {
+            next_chunk_size(w, f);
+            poll(w);
+          }
+        } else if (f.next < f.end && f.next != f.first) {
           poll(w);
         }
-      } else if (f.next < f.end && f.next != f.first) {
-        poll(w);
+        if (k.check_open) {  // the check goes on at the next step: the chunk starts after it
+          f.check_pending = true;
+          return;
+        }
       }
       if (f.next < f.end) {
         // The chunk is taken off the range before it runs: no promotion can give it away.

@@ -56,6 +56,7 @@ struct Frame {
   std::uint64_t chunk = 1, untimed_end = 0;
   Time chunk_clock = 0;
   bool timed = false;
+  bool check_pending = false;  // loop: its poll's deque check goes on (Worker::check_open); then the chunk
   std::uint32_t pending = 0;        // loop: promoted sub-ranges not yet finished
   std::uint64_t chunks = 0;
   bool ap_armed = false;  // ws-ap with Costs::ap_defer: its splits wait until ap_armed_at + ap_defer
@@ -98,6 +99,9 @@ struct Worker {
   // DF under the hold: the frame index a held check would have promoted (the runtime's
   // worker::held_item); -1 none.
   std::int64_t held_item = -1;
+  // A deque check that promoted and found the deque still short: it reads the size again, and may
+  // promote again, at this worker's next step (Simulator::promote_while_short).
+  bool check_open = false;
   Frame& top() { return frames[depth - 1]; }
 };
 
@@ -137,6 +141,7 @@ class Simulator {
   bool on_task_stack(const Frame& f) const;
   void poll(unsigned w);
   bool promote_one(unsigned w);
+  void promote_while_short(unsigned w);
   bool some_processor_spare(unsigned w) const;
   bool no_thief_looking(unsigned w) const;
   static bool held_item_valid(const Worker& k);

@@ -49,6 +49,7 @@ void Simulator::promote(unsigned w, std::uint32_t idx) {
 // processors are woken.
 void Simulator::push_promoted(unsigned w, const Item& it) {
   if (cfg_.promoted_nodes) cfg_.promoted_nodes->push_back(it.node);
+  if (cfg_.promoted_ranges && it.is_range) cfg_.promoted_ranges->emplace_back(it.lo, it.hi);
   ws_[w].deque.push_back(it);
   ++r_.promotions;
   r_.live_items_peak = std::max(r_.live_items_peak, ++live_items_);
@@ -130,6 +131,20 @@ bool Simulator::no_thief_looking(unsigned w) const {
   return waiting != 0;
 }
 
+// LS §6.2: a check that finds the deque short promotes until it holds THR items or nothing more
+// can be promoted, reading the deque's size again after each push.  The deque is shared: a thief
+// may take the item just pushed before the owner looks again — the runtime's loop re-reads the
+// shared size (src/sched_deque.cpp, promote_below_threshold), and this window is the "delay" that
+// LS credits for DF2-LS's scaling ("this second push of a TD gives thieves some time to steal the
+// first TD … the worker will notice that theft and subsequently keep pushing outer tasks").  So
+// each push is one step: the check goes on at the owner's next step (Worker::check_open), after
+// every processor whose clock is earlier has acted, instead of in one instant that no thief could
+// interleave with (the model before stop 31, where DF2-LS always pushed exactly two).
+void Simulator::promote_while_short(unsigned w) {
+  Worker& k = ws_[w];
+  k.check_open = k.deque.size() < pol_.threshold && promote_one(w) && k.deque.size() < pol_.threshold;
+}
+
 void Simulator::poll(unsigned w) {
   Worker& k = ws_[w];
   switch (pol_.trigger) {
@@ -154,8 +169,7 @@ void Simulator::poll(unsigned w) {
         k.held_item = -1;
         if (valid && k.deque.empty() && on_task_stack(k.frames[i]) && latent(k.frames[i])) promote(w, i);
       }
-      while (k.deque.size() < pol_.threshold && promote_one(w)) {
-      }
+      promote_while_short(w);
       return;
     }
     case Trigger::heartbeat:  // HB §2: the oldest promotable frame, at most once per N units

@@ -77,6 +77,36 @@ TEST(Policy, LazyThresholdTwoKeepsTwoItemsPublished) {
   EXPECT_EQ(run(n.dag, "lazy-df2", 2, c).promoted, (std::vector<std::uint32_t>{n.r1, n.r2}));
 }
 
+TEST(Policy, ACheckReadsTheDequeAgainAfterEachPush) {
+  // One loop of 16 iterations of 100 units, DF2-LS on 2 processors, a push costs 10.  At the poll
+  // after iteration 0 (t = 100) the deque is empty: the owner pushes [8,16) and, still short of 2,
+  // reads the size again after the push (t = 110), as the runtime's loop re-reads the shared deque
+  // (LS §6.2's delay).  A thief that looks every unit takes [8,16) inside that window, so the same
+  // check pushes [4,8) and then [2,4) — outer halves — before iteration 1 runs.  A thief that looks
+  // every 30 units comes at t = 120, after the check filled the deque with [8,16) and [4,8): the
+  // next push is at the poll after iteration 1, half of what is left, [3,4).  (Before stop 31 the
+  // check was one instant: [8,16), [4,8), then [3,4) whatever the thief did.)
+  const Dag loop = make_nested_loops(1, 16, 100);
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> quick, slow;
+  Costs c = zero_costs();
+  c.promote = 10;
+  c.steal = 5000;
+  RunConfig cfg{&loop, &policy_by_name("lazy-df2"), c, 2, 1};
+  cfg.costs.probe = 1;
+  cfg.promoted_ranges = &quick;
+  const RunResult rq = simulate(cfg);
+  cfg.costs.probe = 30;
+  cfg.promoted_ranges = &slow;
+  const RunResult rs = simulate(cfg);
+  using range = std::pair<std::uint64_t, std::uint64_t>;
+  ASSERT_GE(quick.size(), 3u);
+  ASSERT_GE(slow.size(), 3u);
+  EXPECT_EQ(std::vector<range>(quick.begin(), quick.begin() + 3), (std::vector<range>{{8, 16}, {4, 8}, {2, 4}}));
+  EXPECT_EQ(std::vector<range>(slow.begin(), slow.begin() + 3), (std::vector<range>{{8, 16}, {4, 8}, {3, 4}}));
+  EXPECT_EQ(rq.raw_work, 1600.0);
+  EXPECT_EQ(rs.raw_work, 1600.0);
+}
+
 TEST(Policy, LazyPoliciesNeverPromoteOnOneProcessor) {
   // LS's trigger keeps items for thieves; one processor has none (src/sched_deque.cpp's rule).
   const Nest n = nested_joins(0);
