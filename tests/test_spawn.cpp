@@ -316,34 +316,28 @@ TEST(SpawnMisuse, SyncOnAnotherThreadNamesTheRule) {
                "not the youngest open task of this thread");
 }
 
+// Two handles synced oldest first: the misuse the frameless tests below make in each setting.
+static int sync_older_first() {
+  auto older = weft::spawn([] { return 1; });
+  auto younger = weft::spawn([] { return 2; });
+  return older.sync() + younger.sync();
+}
+
 // The same rule where the spawn made no frame (the task runs at sync): outside a pool, under the
 // fiber engine, in the work/span mode — a sync out of order, or on another thread, ends the process
 // with the same message as where a frame would be popped (a program tested off the pool or under
 // adf behaves as under the deque policies).
 TEST(SpawnMisuse, FramelessSyncOutOfOrderNamesTheRule) {
   const char* rule = "weft::spawned handle was synced while it was not the youngest open task";
-  EXPECT_DEATH(([] {
-                 auto older = weft::spawn([] { return 1; });
-                 auto younger = weft::spawn([] { return 2; });
-                 std::exit(older.sync() + younger.sync());
-               }()),
-               rule);
+  EXPECT_DEATH(std::exit(sync_older_first()), rule);  // outside a pool
   EXPECT_DEATH(([] {
                  weft::pool p(weft::config{.workers = 2, .policy = weft::policy::adf});
-                 p.run([] {
-                   auto older = weft::spawn([] { return 1; });
-                   auto younger = weft::spawn([] { return 2; });
-                   return older.sync() + younger.sync();
-                 });
+                 p.run(sync_older_first);
                }()),
                rule);
   EXPECT_DEATH(([] {
                  weft::pool p(weft::config{.workers = 1, .work_span = weft::work_span_unit::calls});
-                 p.run([] {
-                   auto older = weft::spawn([] { return 1; });
-                   auto younger = weft::spawn([] { return 2; });
-                   return older.sync() + younger.sync();
-                 });
+                 p.run(sync_older_first);
                }()),
                rule);
   // Destroyed unsynced out of order (not unwinding): the destructor's message.
