@@ -19,6 +19,6 @@ for k in nqueens uts-geo uts-bin; do
   WEFT_BENCH_RECORD="$out/dags/$k.dag" "$build/bench/weft-bench-record" --kernel "$k" --size quick --workers 1 > /dev/null
 done
 "$python" "$root/sim/fit_costs.py" "$build/sim/weft-sim" "$out/fib_ratio.txt" "$out/kernels.jsonl" "$out/dags" \
-    --steal-cost "$out/steal_cost.txt" --out "$out/costs.txt"
-RUNS=${SIM_RUNS:-2} bash "$root/sim/calibrate_sim.sh" "$build/sim/weft-sim" "$out/dags" "$out/sim" "file:$out/costs.txt" 2> /dev/null
+    --steal-cost "$out/steal_cost.txt" --out "$out/costs.txt" --fib-dag "$out/fib_dag.txt"
+FIB_DAG=$(cat "$out/fib_dag.txt") RUNS=${SIM_RUNS:-2} bash "$root/sim/calibrate_sim.sh" "$build/sim/weft-sim" "$out/dags" "$out/sim" "file:$out/costs.txt" 2> /dev/null
 "$python" "$root/sim/calibration_table.py" "$out" "$out/sim" | tee "$out/table.md"

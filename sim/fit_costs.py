@@ -21,10 +21,11 @@ the two are not separable at P = 1).
       after the few splits of pieces that outlast the deferral (Costs::ap_defer).
 
 usage: sim/fit_costs.py WEFT_SIM FIB_RATIO_TXT KERNELS_JSONL DAG_DIR [FIB_N]
-                        [--steal-cost STEAL_COST_TXT] [--out COSTS_FILE]
+                        [--steal-cost STEAL_COST_TXT] [--out COSTS_FILE] [--fib-dag FILE]
        (DAG_DIR: nqueens.dag, uts-geo.dag and uts-bin.dag recorded by weft-bench-record --size quick;
        STEAL_COST_TXT: tools/weft-overhead steal's output, whose median over the deque and Wool
-       policies gives `steal`; COSTS_FILE: the fit as weft-sim's `--costs file:COSTS_FILE`)
+       policies gives `steal`; COSTS_FILE: the fit as weft-sim's `--costs file:COSTS_FILE`; FILE: the
+       fib:N:W the fit used, W the measured serial time per call, which the check must simulate)
 """
 import argparse
 import json
@@ -125,6 +126,8 @@ def main():
     ap.add_argument("fib_n", nargs="?", type=int, default=32)
     ap.add_argument("--steal-cost", help="tools/weft-overhead steal's output")
     ap.add_argument("--out", help="write the fit as a weft-sim cost file")
+    ap.add_argument("--fib-dag", help="write the fib DAG the fit used (fib:N:W, W from the measured Ts), "
+                                      "for sim/calibrate_sim.sh's check")
     args = ap.parse_args()
     weft_sim, fib_txt, kernels, dag_dir, n = args.weft_sim, args.fib_ratio, args.kernels, args.dag_dir, args.fib_n
     ts_fib, fib_ratio = real_fib(fib_txt)
@@ -132,6 +135,9 @@ def main():
     loop_kernels = ("nqueens", "uts-geo", "uts-bin")
     ratios = {k: real_kernel(kernels, k) for k in loop_kernels}
     fib = sim_counts(weft_sim, f"fib:{n}:{w}")
+    if args.fib_dag:
+        with open(args.fib_dag, "w") as out:
+            out.write(f"fib:{n}:{w}\n")
     counts = {k: sim_counts(weft_sim, f"file:{dag_dir}/{k}.dag") for k in loop_kernels}
     print(f"fib({n}): Ts = {ts_fib * 1e3:.2f} ms, {fib_calls(n)} calls: W = {w} (0.1 ns)")
     print("| group | fib T1/Ts (per policy) | nqueens T1/Ts | uts-geo T1/Ts | uts-bin T1/Ts | join | loop | iter | promote | split |")
