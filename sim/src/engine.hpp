@@ -47,6 +47,10 @@ struct RunResult {
   std::uint64_t pops = 0;           // promoted items the owner took back at its join
   std::uint64_t beats = 0;          // heartbeats that promoted something
   std::uint64_t steal_backoffs = 0; // idle waits after a small theft (Costs::backoff)
+  // Thefts from the idle loop (not leapfrogs) that ran to their end, and the time their thieves
+  // spent on them less their blocked joins' waits: their mean is how big a stolen piece is.
+  std::uint64_t idle_thefts_done = 0;
+  double idle_theft_time = 0;
   std::uint64_t trip_wires = 0;     // wool: public windows grown
   std::uint64_t loop_splits = 0;    // loop ranges split in two (ws-ap's chunks - 1 per loop)
   std::uint64_t memory_peak = 0;    // heap high-water of node allocations

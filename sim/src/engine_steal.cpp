@@ -278,6 +278,8 @@ bool Simulator::back_off_after_steal(unsigned w) {
   k.theft_open = false;
   const Time ran = k.clock - k.theft_start, waited = k.waited - k.waited_at_theft;
   const Time own = ran > waited ? ran - waited : 0;
+  ++r_.idle_thefts_done;
+  r_.idle_theft_time += double(own);
   if (costs_.backoff == 0 || own >= costs_.backoff_small) {
     k.backoff_now = 0;
     return false;

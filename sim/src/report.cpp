@@ -63,6 +63,8 @@ std::string to_json(const RunRecord& r) {
   field("pops", num(double(x.pops)));
   field("beats", num(double(x.beats)));
   field("steal_backoffs", num(double(x.steal_backoffs)));
+  field("idle_thefts_done", num(double(x.idle_thefts_done)));
+  field("idle_theft_time", num(x.idle_theft_time));
   field("trip_wires", num(double(x.trip_wires)));
   field("loop_splits", num(double(x.loop_splits)));
   field("memory_peak", num(double(x.memory_peak)));

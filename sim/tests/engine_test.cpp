@@ -178,6 +178,31 @@ TEST(Engine, FailedStealAttemptsCostProbe) {
   EXPECT_EQ(cheap.makespan, dear.makespan);
 }
 
+TEST(Engine, AnIdleTheftCountsTheTimeItsThiefSpentOnIt) {
+  // pair(leaf 1000, leaf 300) on 2 processors under eager ws: the second branch is pushed at the
+  // join, the other processor steals it (a steal costs 50) and runs its 300 units, then goes back to
+  // its idle loop: one idle theft done, 300 units of its own.  A leapfrog is no idle theft.
+  Dag d;
+  const auto left = d.add_leaf(1000);
+  const auto right = d.add_leaf(300);
+  d.add_pair(0, left, right);
+  Costs c = zero_costs();
+  c.steal = 50;
+  const RunResult r = run(d, "ws", 2, c);
+  EXPECT_EQ(r.thefts, 1u);
+  EXPECT_EQ(r.leapfrogs, 0u);
+  EXPECT_EQ(r.idle_thefts_done, 1u);
+  EXPECT_EQ(r.idle_theft_time, 300.0);
+  for (const char* spec : {"fib:14", "nqueens:7", "uts-bin:20:4:0.2:3"}) {
+    const Dag g = make_dag(spec);
+    for (const std::string& policy : {std::string("lazy-df"), std::string("lazy-bf"), std::string("wool")}) {
+      const RunResult x = run(g, policy, 8);
+      EXPECT_LE(x.idle_thefts_done, x.thefts - x.leapfrogs) << spec << " " << policy;
+      EXPECT_LE(x.idle_theft_time, double(x.makespan) * 8) << spec << " " << policy;
+    }
+  }
+}
+
 TEST(Engine, CostPresets) {
   const Costs cal = cost_preset("calibrated", "lazy-bf");
   EXPECT_GT(cal.probe, 0u);
