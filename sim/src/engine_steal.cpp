@@ -306,6 +306,7 @@ void Simulator::blocked_step(unsigned w, Frame& f) {
     for (unsigned hops = 0; v >= 0 && v != std::int32_t(w) && hops < P_; ++hops) {
       if (steal_from(w, unsigned(v))) {
         ++r_.leapfrogs;
+        if (hops == 0) ++r_.leapfrogs_from_thief;
         return;
       }
       v = ws_[unsigned(v)].blocked_on;

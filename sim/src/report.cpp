@@ -60,6 +60,7 @@ std::string to_json(const RunRecord& r) {
   field("thefts", num(double(x.thefts)));
   field("steal_attempts", num(double(x.steal_attempts)));
   field("leapfrogs", num(double(x.leapfrogs)));
+  field("leapfrogs_from_thief", num(double(x.leapfrogs_from_thief)));
   field("pops", num(double(x.pops)));
   field("beats", num(double(x.beats)));
   field("steal_backoffs", num(double(x.steal_backoffs)));

@@ -198,6 +198,7 @@ TEST(Engine, AnIdleTheftCountsTheTimeItsThiefSpentOnIt) {
     for (const std::string& policy : {std::string("lazy-df"), std::string("lazy-bf"), std::string("wool")}) {
       const RunResult x = run(g, policy, 8);
       EXPECT_LE(x.idle_thefts_done, x.thefts - x.leapfrogs) << spec << " " << policy;
+      EXPECT_LE(x.leapfrogs_from_thief, x.leapfrogs) << spec << " " << policy;
       EXPECT_LE(x.idle_theft_time, double(x.makespan) * 8) << spec << " " << policy;
     }
   }
