@@ -134,10 +134,11 @@ def main():
     w = max(1, round(ts_fib * 1e10 / fib_calls(n)))
     loop_kernels = ("nqueens", "uts-geo", "uts-bin")
     ratios = {k: real_kernel(kernels, k) for k in loop_kernels}
-    fib = sim_counts(weft_sim, f"fib:{n}:{w}")
+    fib_dag = f"fib:{n}:{w}"
+    fib = sim_counts(weft_sim, fib_dag)
     if args.fib_dag:
         with open(args.fib_dag, "w") as out:
-            out.write(f"fib:{n}:{w}\n")
+            out.write(fib_dag + "\n")
     counts = {k: sim_counts(weft_sim, f"file:{dag_dir}/{k}.dag") for k in loop_kernels}
     print(f"fib({n}): Ts = {ts_fib * 1e3:.2f} ms, {fib_calls(n)} calls: W = {w} (0.1 ns)")
     print("| group | fib T1/Ts (per policy) | nqueens T1/Ts | uts-geo T1/Ts | uts-bin T1/Ts | join | loop | iter | promote | split |")

@@ -45,7 +45,7 @@ static measured_spawn& measured_of(std::uintptr_t s) noexcept {
 }
 
 void frameless_closed(std::uintptr_t s, bool at_sync) noexcept {
-  const std::uint32_t place = (s & spawn_state::tag_mask) == spawn_state::deferred_tag
+  const std::uint32_t place = spawn_state::is_deferred(s)
                                   ? std::uint32_t(s >> spawn_state::place_shift)
                                   : measured_of(s).place;
   std::uint32_t& open = frameless_handles();

@@ -36,6 +36,7 @@ inline constexpr std::uintptr_t deferred_tag = 1;  // | place << place_shift
 inline constexpr std::uintptr_t deferred(std::uint32_t place) noexcept {
   return std::uintptr_t(place) << place_shift | deferred_tag;
 }
+inline constexpr bool is_deferred(std::uintptr_t s) noexcept { return (s & tag_mask) == deferred_tag; }
 // Synced (or dropped): nothing left to do.  Not 0: the top of a thread that is no worker is null,
 // and sync's one compare must not take a synced handle for an open frame there.
 inline constexpr std::uintptr_t synced = 2;
@@ -139,7 +140,7 @@ WEFT_NOINLINE ret_t<F> sync_promoted(frame* fr, spawn_closure_arg<F> f) {
 // work/span mode as the join's second path.
 template <class F>
 ret_t<F> run_frameless(std::uintptr_t s, spawn_closure_arg<F>& f) {
-  if ((s & spawn_state::tag_mask) == spawn_state::deferred_tag) return call(closure_ref<F>(f));
+  if (spawn_state::is_deferred(s)) return call(closure_ref<F>(f));
   WEFT_ASSERT((s & spawn_state::tag_mask) == spawn_state::measured_tag, "a spawn's state neither a frame, deferred nor measured");
   hot_state& h = tls_hot;
   sync_measured_begin(h, s);
@@ -189,7 +190,7 @@ WEFT_NOINLINE void spawn_abandoned(std::uintptr_t s, spawn_closure_arg<F> f) {
     fr->marks &= std::uint8_t(~frame_mark::eager_spawn);  // then reclaim() takes it as an eager join's
     return join_unwind<F>(h, fr);
   }
-  if ((s & spawn_state::tag_mask) == spawn_state::deferred_tag) return;  // never run: the code before sync threw
+  if (spawn_state::is_deferred(s)) return;  // never run: the code before sync threw
   sync_measured_end(h, s);
 }
 
