@@ -11,6 +11,11 @@ A configuration is LABEL=BINARY:WORKERS; label and worker count name it, so two 
 need two labels (weft-before=..., weft-after=...).
 Used for docs/results/loops.md, "bfs at 2 workers" (the same kernel from two builds) and the full-size
 bfs/tsp/quickhull table.  A binary that fails its check (exit 3) stops the script.
+
+--stat min: each configuration's fastest run over all rounds and reps instead (with --reps 9, say).
+On a shared host whose memory speed swings by 1.5x within minutes, the medians of two runs of the
+same binary differed by 15 % (docs/results/loops.md, "A loop's head"); the minimum, what the code
+does when nothing else interferes, moved by a few percent.
 """
 from __future__ import annotations
 
@@ -26,6 +31,9 @@ def main() -> int:
     ap.add_argument("--kernels", required=True, help="comma-separated")
     ap.add_argument("--size", default="quick")
     ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--reps", type=int, default=3, help="runs per process")
+    ap.add_argument("--stat", choices=["median", "min"], default="median",
+                    help="median: the median over rounds of each process's median; min: the fastest run")
     ap.add_argument("configs", nargs="+", help="LABEL=BINARY:WORKERS, the first the baseline")
     a = ap.parse_args()
     confs = []
@@ -41,15 +49,20 @@ def main() -> int:
     for _ in range(a.rounds):
         for k in a.kernels.split(","):
             for label, binary, workers in confs:
-                out = subprocess.run([binary, "--kernel", k, "--size", a.size, "--workers", workers, "--reps", "3"],
+                out = subprocess.run([binary, "--kernel", k, "--size", a.size, "--workers", workers, "--reps", str(a.reps)],
                                      capture_output=True, text=True, check=True).stdout
                 runs = [json.loads(line)["time_s"] for line in out.splitlines() if line.startswith("{")]
-                times[(k, label, workers)].append(statistics.median(runs))
-    print(f"size {a.size}, medians of {a.rounds} rounds; speed = baseline time / time")
+                if a.stat == "min":
+                    times[(k, label, workers)].extend(runs)
+                else:
+                    times[(k, label, workers)].append(statistics.median(runs))
+    stat = min if a.stat == "min" else statistics.median
+    what = f"fastest of {a.rounds} x {a.reps} runs" if a.stat == "min" else f"medians of {a.rounds} rounds"
+    print(f"size {a.size}, {what}; speed = baseline time / time")
     for k in a.kernels.split(","):
-        base = statistics.median(times[(k, confs[0][0], confs[0][2])])
+        base = stat(times[(k, confs[0][0], confs[0][2])])
         for label, _, workers in confs:
-            m = statistics.median(times[(k, label, workers)])
+            m = stat(times[(k, label, workers)])
             print(f"{k:10} {label:14} P={workers:<3} {m:.4f} s  speed {base / m:.2f}")
     return 0
 

@@ -120,7 +120,7 @@ WEFT_INLINE std::optional<T> run_loop_frame(I lo, I hi, Map& map, Combine& combi
                                             bool partitioned) {
   WEFT_ASSERT(tls_hot.self != nullptr, "a loop-frame style on a thread that is no pool worker (loops_run_as is set with self)");
   using L = adaptive_loop<I, T, Map, Combine>;
-  typename L::shared_state sh{{std::uint64_t(grain), &L::run_child, std::uint64_t(lo) & (loop_align - 1)}, lo, &map, &combine};
+  typename L::shared_state sh = L::shared(lo, map, combine, grain);
   return L::run_piece(tls_hot, sh, 0, std::uint64_t(range_size(lo, hi)), 0, partitioned);
 }
 
@@ -147,6 +147,16 @@ struct unit_combine {
   unit operator()(unit, unit) const noexcept { return {}; }
 };
 
+// parallel_for's loop frame on its fast path: run_loop_frame's, its first chunks inlined here
+// (adaptive_loop::run_for).
+template <class I, class Body>
+WEFT_INLINE void run_for_frame(I lo, I hi, Body& each, unit_combine& none, std::size_t grain) {
+  WEFT_ASSERT(tls_hot.self != nullptr, "a loop-frame style on a thread that is no pool worker (loops_run_as is set with self)");
+  using L = adaptive_loop<I, unit, Body, unit_combine>;
+  typename L::shared_state sh = L::shared(lo, each, none, grain);
+  L::run_for(tls_hot, sh, each, lo, std::uint64_t(range_size(lo, hi)));
+}
+
 // parallel_for and parallel_reduce off their fast path (a pool worker whose policy runs loops as
 // loop frames: the lazy policies, heartbeat, serial): a thread outside any pool enters the global
 // one; a halving policy (ws, wool, the space-efficient ones) splits the range by joins; ws-ap and the
@@ -169,7 +179,7 @@ void parallel_for(L lo, H hi, Body&& body, grain g = grain{}) {
   if (detail::tls_hot.loops_run_as == detail::loop_style::loop_frame) [[likely]] {
     detail::loop_body<unit, B, I> each{body};
     detail::unit_combine none;
-    detail::run_loop_frame<unit>(I(lo), I(hi), each, none, g.value, false);
+    detail::run_for_frame(I(lo), I(hi), each, none, g.value);
     return;
   }
   detail::parallel_for_off_fast_path<I, B>(I(lo), I(hi), body, g);

@@ -137,6 +137,11 @@ struct adaptive_loop {
     bool skipped(std::uint64_t k) const noexcept { return k > failed_at.load(std::memory_order_relaxed); }
   };
 
+  // The shared state of a loop over [lo, ...) (built in place: it holds an atomic).
+  static shared_state shared(I lo, Map& map, Combine& combine, std::size_t grain) noexcept {
+    return shared_state{{std::uint64_t(grain), &run_child, std::uint64_t(lo) & (loop_align - 1)}, lo, &map, &combine};
+  }
+
   static I index(I lo, std::uint64_t k) noexcept {
     using U = std::make_unsigned_t<I>;
     return I(U(U(lo) + U(k)));
@@ -201,19 +206,32 @@ struct adaptive_loop {
                                                 std::uint64_t first_chunk = 0) {
     WEFT_ASSERT(b < e, "a loop piece with no iterations (loops start, and splits leave, only non-empty ranges)");
     loop_record rec(b, e, &sh);
+    frame* fr = push_loop_frame(h, rec);
+    return run_pushed(h, sh, rec, fr, chunks, partitioned, first_chunk, 0);
+  }
+
+  // The loop frame of `rec`, pushed on this worker's task stack (loop frames nest like joins' frames).
+  WEFT_INLINE static frame* push_loop_frame(hot_state& h, loop_record& rec) noexcept {
     frame* fr = h.top;
     WEFT_ASSERT(!task_state::is_stolen(fr->state.load(std::memory_order_relaxed)), "a loop frame pushed over a frame its thief still runs (STOLEN, not DONE)");
     ::new (fr->payload) loop_record*(&rec);
     fr->state.store(task_state::loop, std::memory_order_relaxed);
     h.top = fr + 1;
+    return fr;
+  }
 
+  // A piece whose frame is pushed: its chunks from rec.next, then its children; pops the frame.
+  // `next_chunk`: not 0 after run_for's head, whose untimed ramp the chunks go on with.
+  WEFT_INLINE static std::optional<T> run_pushed(hot_state& h, shared_state& sh, loop_record& rec, frame* fr,
+                                                 std::uint64_t chunks, bool partitioned, std::uint64_t first_chunk,
+                                                 std::uint64_t next_chunk) {
     std::optional<T> acc;
     if constexpr (valueless) acc.emplace();
     std::uint64_t executed = 0;
     bool complete;  // acc covers [b, rec.next): nothing skipped
     try {
       if (partitioned) loop_arm(h, fr, chunks);
-      complete = run_chunks(h, sh, rec, fr, partitioned, first_chunk, acc, executed);
+      complete = run_chunks(h, sh, rec, fr, partitioned, first_chunk, acc, executed, next_chunk);
     } catch (...) {
       // The parts split off are joined before the exception leaves: their thieves use sh.
       h.loop_iterations += executed;
@@ -234,6 +252,87 @@ struct adaptive_loop {
     return acc;
   }
 
+  using uindex_t = std::make_unsigned_t<I>;
+  // run_for's head ends after 1 + 4 + 16 = 21 iterations.
+  static constexpr std::uint64_t head_last = 21;
+
+  // parallel_for's loop as its caller starts it under the policies that run loops as plain loop
+  // frames (the lazy ones, heartbeat, serial): its head, the untimed chunks of 1, 4 and 16
+  // iterations, inlined where the loop is written; a loop longer than that goes on out of line
+  // (finish_for).  Why a head of its own: inside run_piece a short loop paid for the whole chunk
+  // machinery (the timed ramp's values, the ws-ap and failure checks, the peeled first iteration)
+  // in spilled registers at every chunk, and read its body's captures back through the shared state
+  // after the frame's stores: bfs's ten-iteration inner loops cost ~190 instructions each beyond
+  // their iterations, against ~16 for the serial loop's own control (issue 10 item 2;
+  // docs/results/loops.md, "A loop's head").  Here the body is copied from the caller's object
+  // before any store (its captures stay in the registers they arrived in) and a chunk is its
+  // bounds, the record's next, the loop and a poll.  Nothing else changes: the frame is pushed
+  // before the first iteration, so a poll nested in the body finds the loop as before; a chunk is
+  // taken off the range (rec.next) before it runs (LS Alg. 3 lines 3-4), and rec.end, which a
+  // promotion at any poll may lower, is read again for every chunk.
+  WEFT_INLINE static void run_for(hot_state& h, shared_state& sh, const Map& each, I lo, std::uint64_t n) {
+    static_assert(valueless, "run_for is parallel_for's: a reduction's chunks fold values");
+    const Map map = each;
+    loop_record rec(0, n, &sh);
+    frame* fr = push_loop_frame(h, rec);
+    // Chunk j covers [k, 4k + 1): 1, 4 and 16 iterations for k = 0, 1, 5 (the untimed ramp), with
+    // no chunk size or count to keep.  rec.next holds k; i is always iteration k (so lo is not
+    // needed either: few live values, none spilled around the body).
+    I i = lo;
+    std::uint64_t stop;
+    try {
+      do {
+        const std::uint64_t k = rec.next;
+        stop = std::min(4 * k + 1, rec.end);
+        rec.next = stop;
+        const I i_stop = I(uindex_t(uindex_t(i) + uindex_t(stop - k)));
+        for (; i < i_stop; ++i) map(i);
+        if (poll_pending(h)) [[unlikely]] promote_at_poll(h, fr);
+      } while (stop < rec.end && stop < head_last);
+    } catch (...) {
+      head_failed(h, sh, rec, fr, std::uint64_t(uindex_t(uindex_t(i) - uindex_t(sh.lo))));
+      throw;
+    }
+    // Outside the try: finish_for joins the children itself, also when it throws.
+    if (stop < rec.end) [[unlikely]] {
+      finish_for(h, sh, rec, fr, stop);
+      return;
+    }
+    h.loop_iterations += stop;
+    h.top = fr;
+    if (rec.children != nullptr) [[unlikely]] join_for_children(h, sh, rec.children);
+  }
+
+  // run_for's iteration k threw (or, k the end of a chunk, its poll did): the parts split off are
+  // joined before the exception leaves (their thieves use sh), and pieces skip what lies above k.
+  WEFT_NOINLINE static void head_failed(hot_state& h, shared_state& sh, loop_record& rec, frame* fr,
+                                        std::uint64_t k) noexcept {
+    sh.fail_at(k);
+    h.loop_iterations += k;
+    h.top = fr;
+    std::optional<T> acc;
+    std::exception_ptr err = std::current_exception();
+    bool folded = false;
+    join_children(h, sh, rec.children, acc, err, folded);
+  }
+
+  // run_for's loop after its head: chunks from rec.next (== head_done, 21), the next one 3 * 21 + 1
+  // = 64 iterations long as the head's rule gives, then the children.
+  WEFT_NOINLINE static void finish_for(hot_state& h, shared_state& sh, loop_record& rec, frame* fr,
+                                       std::uint64_t head_done) {
+    h.loop_iterations += head_done;
+    run_pushed(h, sh, rec, fr, 0, false, 0, 3 * head_done + 1);
+  }
+
+  WEFT_NOINLINE static void join_for_children(hot_state& h, shared_state& sh, loop_child* children) {
+    std::optional<T> acc;
+    acc.emplace();
+    std::exception_ptr err;
+    bool complete = true;
+    join_children(h, sh, children, acc, err, complete);
+    if (err) std::rethrow_exception(err);
+  }
+
   // The piece's own iterations, chunk by chunk.  Chunks are removed from the range before they run
   // (a promotion never gives them away: LS Alg. 3 lines 3-4), and a poll follows each.  The chunk
   // grows by untimed_growth, untimed, up to 64 iterations in all (a short loop never reads the
@@ -241,7 +340,8 @@ struct adaptive_loop {
   // Returns false when it stopped early because a lower iteration failed; on a throw, records the
   // failing iteration.
   WEFT_INLINE static bool run_chunks(hot_state& h, shared_state& sh, loop_record& rec, frame* fr, bool partitioned,
-                                     std::uint64_t first_chunk, std::optional<T>& acc, std::uint64_t& executed) {
+                                     std::uint64_t first_chunk, std::optional<T>& acc, std::uint64_t& executed,
+                                     std::uint64_t next_chunk) {
     // Locals whose addresses do not escape: the compiler keeps them (and a copied body's captures,
     // see loop_body) in registers across the polls instead of reloading them per iteration.
     const Map map = *sh.map;
@@ -253,6 +353,11 @@ struct adaptive_loop {
     // run are k - b: no counter of its own.
     const std::uint64_t b = rec.next;
     std::uint64_t k = b, chunk = 1, last = 0, untimed_end = b + untimed_iterations;
+    if (next_chunk != 0) [[unlikely]] {
+      // After run_for's head: the untimed ramp goes on where it was.
+      chunk = next_chunk;
+      untimed_end = untimed_iterations;
+    }
     if (first_chunk != 0) [[unlikely]] {
       // A part split off a timed piece: its iterations are the same loop's, so it starts with that
       // piece's chunk, timed from its first, instead of ramping up again (1, 4, 16, ...: a dozen
@@ -278,8 +383,8 @@ struct adaptive_loop {
         if (valueless && chunk >= 2 * loop_align) {
           // A long chunk of a parallel_for is the serial loop, nothing peeled off it, so that its
           // vectorized loop starts at the aligned cut (with the first iteration peeled, an array in
-          // cache swept ~1.25x slower).  Short chunks keep the peeled form: bfs's ten-iteration
-          // loops (chunks of 1, 4, 5) ran 7 % slower in the plain one (docs/results/loops.md).
+          // cache swept ~1.25x slower).  Short chunks (a split-off part's first ones; a loop's own
+          // first ones run in run_for's head) keep the peeled form.
           for (; i < i_stop; ++i) map(i);
         } else {
           T part = map(i);
