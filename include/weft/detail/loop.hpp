@@ -102,7 +102,8 @@ inline std::uint64_t cycle_count() noexcept {
 #endif
 }
 
-// Chunks: 1, 4, 16 (a reduction's 1, 2, 4, ...: adaptive_loop::untimed_growth) iterations, untimed,
+// Chunks: parallel_for's 1 and 20 (its head, adaptive_loop::run_for), then 64; a split-off part's
+// 1, 4, 16, 64, a reduction's 1, 2, 4, ... (adaptive_loop::untimed_growth) iterations, untimed,
 // for the first `untimed_iterations` (short loops, like a search's per-row loop, never read the
 // clock); after that, the chunk doubles while a chunk takes less than about 1 us of work and halves
 // when it takes more than about 4 us, one cycle-counter read per chunk: a poll comes every few
@@ -253,11 +254,11 @@ struct adaptive_loop {
   }
 
   using uindex_t = std::make_unsigned_t<I>;
-  // run_for's head ends after 1 + 4 + 16 = 21 iterations.
+  // run_for's head ends after 1 + 20 = 21 iterations.
   static constexpr std::uint64_t head_last = 21;
 
   // parallel_for's loop as its caller starts it under the policies that run loops as plain loop
-  // frames (the lazy ones, heartbeat, serial): its head, the untimed chunks of 1, 4 and 16
+  // frames (the lazy ones, heartbeat, serial): its head, two untimed chunks of 1 and 20
   // iterations, inlined where the loop is written; a loop longer than that goes on out of line
   // (finish_for).  Why a head of its own: inside run_piece a short loop paid for the whole chunk
   // machinery (the timed ramp's values, the ws-ap and failure checks, the peeled first iteration)
@@ -275,15 +276,21 @@ struct adaptive_loop {
     const Map map = each;
     loop_record rec(0, n, &sh);
     frame* fr = push_loop_frame(h, rec);
-    // Chunk j covers [k, 4k + 1): 1, 4 and 16 iterations for k = 0, 1, 5 (the untimed ramp), with
-    // no chunk size or count to keep.  rec.next holds k; i is always iteration k (so lo is not
-    // needed either: few live values, none spilled around the body).
+    // Two chunks, [0, 1) and [1, 21): k = rec.next gives each its end (20k + 1) with no chunk size or
+    // count to keep; i is always iteration k (so lo is not needed either: few live values, none
+    // spilled around the body).  Why 1 and 20 rather than the chunk loop's ramp of 1, 4 and 16: a
+    // poll after the first iteration is what a loop of a few long iterations needs (it splits there:
+    // Adaptive.AShortLoopOfLongIterationsPollsAfterItsFirst), the untimed head is bounded by its
+    // iteration count either way (20 against 16 iterations between polls at worst), and a loop of
+    // 6 to 21 iterations then ends after its second chunk, every time: one chunk less, and the
+    // head's loop exits at the same place for all of them (bfs: T1/Ts 1.28 -> 1.20 against the ramp,
+    // docs/results/loops.md, "A loop's head").
     I i = lo;
     std::uint64_t stop;
     try {
       do {
         const std::uint64_t k = rec.next;
-        stop = std::min(4 * k + 1, rec.end);
+        stop = std::min(20 * k + 1, rec.end);
         rec.next = stop;
         const I i_stop = I(uindex_t(uindex_t(i) + uindex_t(stop - k)));
         for (; i < i_stop; ++i) map(i);
@@ -316,8 +323,9 @@ struct adaptive_loop {
     join_children(h, sh, rec.children, acc, err, folded);
   }
 
-  // run_for's loop after its head: chunks from rec.next (== head_done, 21), the next one 3 * 21 + 1
-  // = 64 iterations long as the head's rule gives, then the children.
+  // run_for's loop after its head: chunks from rec.next (== head_done, 21), the untimed ramp going
+  // on at 3 * 21 + 1 = 64 iterations (the chunk loop's 1, 4, 16, 64 reach 85 there too), then the
+  // children.
   WEFT_NOINLINE static void finish_for(hot_state& h, shared_state& sh, loop_record& rec, frame* fr,
                                        std::uint64_t head_done) {
     h.loop_iterations += head_done;
@@ -383,8 +391,8 @@ struct adaptive_loop {
         if (valueless && chunk >= 2 * loop_align) {
           // A long chunk of a parallel_for is the serial loop, nothing peeled off it, so that its
           // vectorized loop starts at the aligned cut (with the first iteration peeled, an array in
-          // cache swept ~1.25x slower).  Short chunks (a split-off part's first ones; a loop's own
-          // first ones run in run_for's head) keep the peeled form.
+          // cache swept ~1.25x slower).  Short chunks (a split-off part's first ones, a
+          // reduction's; parallel_for's own first ones run in run_for's head) keep the peeled form.
           for (; i < i_stop; ++i) map(i);
         } else {
           T part = map(i);
