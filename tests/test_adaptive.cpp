@@ -236,7 +236,7 @@ TEST(Adaptive, DepthFirstPromotesTheInnermostBreadthFirstTheOldest) {
   }
 }
 
-// The same with parallel_for, whose first chunks (1, 4 and 16 iterations) run in a head of their own,
+// The same with parallel_for, whose first chunks (1 and 20 iterations) run in a head of their own,
 // inlined where the loop is written (adaptive_loop::run_for): the outer loop is in its head (its first
 // iteration) when the inner loop's first poll promotes, and must be found there like any loop frame.
 // Every iteration runs once, whatever the loops' lengths around the head's end (21 iterations).
