@@ -158,6 +158,7 @@ class runtime {
   std::atomic<std::uint64_t> heap_peak{0};
 
   weft::stats collect_stats() const;
+  std::uint64_t beats_requested_now() const noexcept;  // detail::beats_requested_now
   void reset_stats();
 
   // trace.cpp / trace_pool.cpp: writes the workers' (and the heartbeat timer's) buffers as the trace

@@ -68,6 +68,22 @@ void reset_counters_of(worker& w) {
 
 }  // namespace
 
+// The one counter safe to read during a run: each worker's beats_requested is an atomic the timer
+// bumps (heartbeat.cpp), so relaxed loads race with nothing; a sum of them is no snapshot of one
+// instant, only a count that never runs ahead of the beats sent.
+std::uint64_t runtime::beats_requested_now() const noexcept {
+  std::uint64_t n = 0;
+  if (runs_on_caller) {
+    std::lock_guard lk(serial_mu_);
+    for (const auto& w : serial_all_) n += w->beats_requested.load(std::memory_order_relaxed);
+  } else {
+    for (const auto& w : workers) n += w->beats_requested.load(std::memory_order_relaxed);
+  }
+  return n;
+}
+
+std::uint64_t beats_requested_now(const weft::pool& p) noexcept { return p.rt_->beats_requested_now(); }
+
 weft::stats runtime::collect_stats() const {
   weft::stats s;
   // The pool's heap mark (memory.cpp): exact under the fiber engine; otherwise the largest view a

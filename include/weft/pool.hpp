@@ -56,6 +56,7 @@ class pool {
 
  private:
   friend detail::runtime* detail::global_runtime();
+  friend std::uint64_t detail::beats_requested_now(const pool&) noexcept;
   std::unique_ptr<detail::runtime> rt_;
 };
 

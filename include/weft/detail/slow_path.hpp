@@ -10,6 +10,10 @@
 
 #include "frame.hpp"
 
+namespace weft {
+class pool;
+}
+
 namespace weft::detail {
 
 class runtime;
@@ -107,5 +111,9 @@ void wait_for(root_job& job);              // sleeps until the job's body has fi
 // sleeping worker when there is one; otherwise submit and wait_for.
 void submit_and_wait(runtime* rt, root_job& job);
 runtime* global_runtime();  // pool::global()'s runtime
+// The beats the timer has requested from `p`'s workers since the last reset_stats, read atomically:
+// unlike pool::stats(), safe while a run is in progress (the heartbeat delivery tests watch a
+// window inside a run).
+std::uint64_t beats_requested_now(const weft::pool& p) noexcept;
 
 }  // namespace weft::detail
