@@ -147,6 +147,11 @@ struct adaptive_loop {
     using U = std::make_unsigned_t<I>;
     return I(U(U(lo) + U(k)));
   }
+  // index's inverse: the offset of iteration i from lo.
+  static std::uint64_t offset(I lo, I i) noexcept {
+    using U = std::make_unsigned_t<I>;
+    return std::uint64_t(U(U(i) - U(lo)));
+  }
 
   static constexpr bool result_in_place = sizeof(T) <= sizeof(loop_child::result) && alignof(T) <= 16;
 
@@ -234,12 +239,7 @@ struct adaptive_loop {
       if (partitioned) loop_arm(h, fr, chunks);
       complete = run_chunks(h, sh, rec, fr, partitioned, first_chunk, acc, executed, next_chunk);
     } catch (...) {
-      // The parts split off are joined before the exception leaves: their thieves use sh.
-      h.loop_iterations += executed;
-      h.top = fr;
-      std::exception_ptr err = std::current_exception();
-      bool folded = false;
-      join_children(h, sh, rec.children, acc, err, folded);
+      unwind_piece(h, sh, rec, fr, executed, acc);
       throw;
     }
     h.loop_iterations += executed;
@@ -253,7 +253,6 @@ struct adaptive_loop {
     return acc;
   }
 
-  using uindex_t = std::make_unsigned_t<I>;
   // run_for's head ends after 1 + 20 = 21 iterations.
   static constexpr std::uint64_t head_last = 21;
 
@@ -292,12 +291,12 @@ struct adaptive_loop {
         const std::uint64_t k = rec.next;
         stop = std::min(20 * k + 1, rec.end);
         rec.next = stop;
-        const I i_stop = I(uindex_t(uindex_t(i) + uindex_t(stop - k)));
+        const I i_stop = index(i, stop - k);
         for (; i < i_stop; ++i) map(i);
         if (poll_pending(h)) [[unlikely]] promote_at_poll(h, fr);
       } while (stop < rec.end && stop < head_last);
     } catch (...) {
-      head_failed(h, sh, rec, fr, std::uint64_t(uindex_t(uindex_t(i) - uindex_t(sh.lo))));
+      head_failed(h, sh, rec, fr, offset(sh.lo, i));
       throw;
     }
     // Outside the try: finish_for joins the children itself, also when it throws.
@@ -310,17 +309,24 @@ struct adaptive_loop {
     if (rec.children != nullptr) [[unlikely]] join_for_children(h, sh, rec.children);
   }
 
-  // run_for's iteration k threw (or, k the end of a chunk, its poll did): the parts split off are
-  // joined before the exception leaves (their thieves use sh), and pieces skip what lies above k.
-  WEFT_NOINLINE static void head_failed(hot_state& h, shared_state& sh, loop_record& rec, frame* fr,
-                                        std::uint64_t k) noexcept {
-    sh.fail_at(k);
-    h.loop_iterations += k;
+  // A piece's own iterations threw (inside the handler): its frame is popped and the parts split off
+  // are joined before the exception leaves, since their thieves use sh.
+  WEFT_NOINLINE static void unwind_piece(hot_state& h, shared_state& sh, loop_record& rec, frame* fr,
+                                         std::uint64_t executed, std::optional<T>& acc) noexcept {
+    h.loop_iterations += executed;
     h.top = fr;
-    std::optional<T> acc;
     std::exception_ptr err = std::current_exception();
     bool folded = false;
     join_children(h, sh, rec.children, acc, err, folded);
+  }
+
+  // run_for's iteration k threw (or, k the end of a chunk, its poll did): pieces skip what lies
+  // above k, and the piece unwinds.
+  WEFT_NOINLINE static void head_failed(hot_state& h, shared_state& sh, loop_record& rec, frame* fr,
+                                        std::uint64_t k) noexcept {
+    sh.fail_at(k);
+    std::optional<T> acc;
+    unwind_piece(h, sh, rec, fr, k, acc);
   }
 
   // run_for's loop after its head: chunks from rec.next (== head_done, 21), the untimed ramp going
@@ -429,8 +435,7 @@ struct adaptive_loop {
     } catch (...) {
       // A throw from an iteration: i is it.  (From fold's combine or the poll, after a chunk: i is
       // then i_stop, the chunk's end, as k is.)
-      using U = std::make_unsigned_t<I>;
-      k = std::uint64_t(U(U(i) - U(lo)));
+      k = offset(lo, i);
       executed = k - b;
       sh.fail_at(k);
       throw;
