@@ -8,6 +8,9 @@
 # usage: sim/calibrate.sh BUILD_DIR OUT_DIR [RUNS]   (BUILD_DIR configured with -DWEFT_BUILD_BENCH=ON
 #        and built; x86-64, where weft-bench-record exists; ~4 minutes at RUNS = 7 on 2 cores, and no
 #        other load: the real runs are timed)
+#        SCALE_P="4 8 16": the three recorded kernels also at those worker counts, real and simulated,
+#        and a second table comparing T1/TP and steals there (a machine with that many cores;
+#        sim/device_calibrate.sh runs this on the device tool's 16-core machine)
 set -euo pipefail
 build=${1:?build dir}; out=${2:?output dir}; runs=${3:-7}
 root=$(cd "$(dirname "$0")/.." && pwd)

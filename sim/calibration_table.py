@@ -7,6 +7,9 @@ then the verdict on dedicated processors: the rows whose T1/Ts and T1/T2 are wit
 the real ones, the rows with a real range whose simulated steals fall inside it, and the rows
 whose simulated steals are within STEAL_FACTOR of the real median (either way: a count of a few
 to a few hundred events per run, which varies 2-20x between real runs of one program).
+Where the real runs include more worker counts (calibrate_real.sh's SCALE_P, e.g. on a 16-core
+machine: issue 13 item 4), a second table compares T1/TP and steals per run at each of them, with
+its own verdict.
 
 usage: sim/calibration_table.py REAL_DIR SIM_DIR
 """
@@ -38,6 +41,48 @@ def real_kernels(path):
                            f"{med(steals):.0f} [{min(steals)}-{max(steals)}]", (min(steals), max(steals)),
                            med(steals))
     return out
+
+
+def real_scaling(path):
+    """(kernel, policy, P) -> (T1/TP median ratio, steals median, (min, max)) for P > 2."""
+    runs = defaultdict(list)
+    for line in open(path):
+        r = json.loads(line)
+        runs[(r["kernel"], r["policy"], r["workers"])].append(r)
+    out = {}
+    for (k, p, w), rs in runs.items():
+        if w <= 2 or p == "":
+            continue
+        steals = [r["stats"]["steals"] for r in rs]
+        t1 = med(r["time_s"] for r in runs[(k, p, 1)])
+        out[(k, p, w)] = (t1 / med(r["time_s"] for r in rs), med(steals), (min(steals), max(steals)))
+    return out
+
+
+def scaling_table(real_dir, sim_dir):
+    real = real_scaling(f"{real_dir}/kernels.jsonl")
+    if not real:
+        return
+    procs = sorted({w for (_, _, w) in real})
+    print(f"\n### At P = {', '.join(map(str, procs))} (dedicated processors)\n")
+    print("| program | policy | P | T1/TP real | sim | steals real | sim |")
+    print("|" + "---|" * 7)
+    rows = t_ok = steals_near = 0
+    for prog in ("nqueens", "uts-geo", "uts-bin"):
+        d = sim_medians(f"{sim_dir}/{prog}.json")
+        for p in POLICIES:
+            for w in procs:
+                if (prog, p, w) not in real or (p, w) not in d:
+                    continue
+                speedup, steals, (lo, hi) = real[(prog, p, w)]
+                sim_speedup = med(r["makespan"] for r in d[(p, 1)]) / med(r["makespan"] for r in d[(p, w)])
+                th = med(r["thefts"] for r in d[(p, w)])
+                print(f"| {prog} | {p} | {w} | {speedup:.2f} | {sim_speedup:.2f} | {steals:.0f} [{lo}-{hi}] | {th:.0f} |")
+                rows += 1
+                t_ok += abs(sim_speedup / speedup - 1) <= TOLERANCE
+                steals_near += steals > 0 and 1 / STEAL_FACTOR <= th / steals <= STEAL_FACTOR
+    print(f"\nVerdict at P = {', '.join(map(str, procs))}: T1/TP within {TOLERANCE:.0%} in {t_ok} of {rows} rows, "
+          f"steals within {STEAL_FACTOR:g}x of the real median in {steals_near} of {rows}")
 
 
 def real_fib(path):
@@ -88,6 +133,7 @@ def main():
     print(f"\nVerdict (dedicated processors): T1/Ts within {TOLERANCE:.0%} in {t1_ok} of {rows} rows, "
           f"T1/T2 in {t2_ok} of {rows}, steals inside the real [min-max] in {steals_ok} of {ranged}, "
           f"steals within {STEAL_FACTOR:g}x of the real median in {steals_near} of {rows}")
+    scaling_table(real_dir, sim_dir)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,54 @@
+"""Tests of sim/calibration_table.py's comparison at P > 2 (SCALE_P; run:
+.venv/bin/python -m pytest -q tools/tests)."""
+import json
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "sim"))
+import calibration_table  # noqa: E402
+
+KERNELS = ("nqueens", "uts-geo", "uts-bin")
+
+
+def write_real(path, times, steals):
+    """kernels.jsonl: serial runs and every policy's at each P in `times` ({P: [time_s, ...]})."""
+    with open(path, "w") as f:
+        for k in KERNELS:
+            f.write(json.dumps({"kernel": k, "policy": "", "workers": 1, "time_s": 1.0}) + "\n")
+            for p in calibration_table.POLICIES:
+                for w, ts in times.items():
+                    for t, s in zip(ts, steals.get(w, [0] * len(ts))):
+                        f.write(json.dumps({"kernel": k, "policy": p, "workers": w, "time_s": t,
+                                            "stats": {"steals": s}}) + "\n")
+
+
+def write_sim(path, makespans, thefts):
+    runs = [{"policy": p, "P": w, "makespan": m, "thefts": thefts.get(w, 0), "dag_work": 100.0}
+            for p in calibration_table.POLICIES for w, m in makespans.items()]
+    with open(path, "w") as f:
+        json.dump({"runs": runs}, f)
+
+
+def test_scaling_rows_compare_speedups_and_steals_at_each_p(tmp_path, capsys):
+    # Real: T1 = 2 s; T4 = 0.5 s (speedup 4) and T8 = 0.5 s (speedup 4), medians of three runs.
+    write_real(tmp_path / "kernels.jsonl", {1: [2.0, 2.1, 1.9], 2: [1.0, 1.0, 1.0], 4: [0.4, 0.5, 0.6],
+                                            8: [0.5, 0.5, 0.5]},
+               {4: [10, 30, 20], 8: [100, 100, 100]})
+    # Simulated: speedup 4 at P = 4 (agrees), 7.5 at P = 8 (does not); 25 and 150 thefts.
+    sim = tmp_path / "sim"
+    sim.mkdir()
+    for k in KERNELS:
+        write_sim(sim / f"{k}.json", {1: 300.0, 2: 150.0, 4: 75.0, 8: 40.0}, {4: 25, 8: 150})
+    calibration_table.scaling_table(str(tmp_path), str(sim))
+    out = capsys.readouterr().out
+    assert "| nqueens | ws | 4 | 4.00 | 4.00 | 20 [10-30] | 25 |" in out
+    assert "| uts-bin | heartbeat | 8 | 4.00 | 7.50 | 100 [100-100] | 150 |" in out
+    rows = 3 * len(calibration_table.POLICIES) * 2
+    half = rows // 2
+    assert f"T1/TP within 15% in {half} of {rows} rows, steals within 2x of the real median in {rows} of {rows}" in out
+
+
+def test_no_scaling_table_without_runs_above_two_workers(tmp_path, capsys):
+    write_real(tmp_path / "kernels.jsonl", {1: [1.0], 2: [0.5]}, {})
+    calibration_table.scaling_table(str(tmp_path), str(tmp_path))
+    assert capsys.readouterr().out == ""
