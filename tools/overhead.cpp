@@ -1,10 +1,11 @@
 // weft-overhead — the single-worker cost of a join, and the cost of a steal.
 //
-//   weft-overhead ratio N RUNS [POLICY...]
+//   weft-overhead ratio N RUNS [POLICY|value:POLICY...]
 //       fib(N) with no cutoff: the serial elision and weft on 1 worker for each policy (default
 //       serial ws wool), alternated run by run (A B C A B C ...), RUNS times; prints the median
 //       times and T1/Ts, the 2-worker speedup over 1 worker, and the median steals and promotions
-//       per run (weft-sim's calibration, docs/results/sim.md).
+//       per run (weft-sim's calibration, docs/results/sim.md).  value:POLICY runs fib as README
+//       "Cheap joins" writes it (tools::fib_value) under POLICY.
 //   weft-overhead once elision|twocalls|POLICY|scope:POLICY|value:POLICY|spawn:POLICY N
 //       one run of fib(N), for `valgrind --tool=callgrind` (instruction counts are deterministic);
 //       see tools/join_cost.sh, which differences two sizes to cancel start-up costs.  scope:POLICY
@@ -64,13 +65,27 @@ std::vector<std::string> policies_or_default(int argc, char** argv, int first) {
 }
 
 int usage() {
-  std::fputs("usage: weft-overhead ratio N RUNS [POLICY...] | once elision|twocalls|POLICY|scope:POLICY|value:POLICY|spawn:POLICY N | steal LEAF REPS RUNS [POLICY...]\n", stderr);
+  std::fputs("usage: weft-overhead ratio N RUNS [POLICY|value:POLICY...] | once elision|twocalls|POLICY|scope:POLICY|value:POLICY|spawn:POLICY N | steal LEAF REPS RUNS [POLICY...]\n", stderr);
   return 2;
 }
 
+int run(int argc, char** argv);
+
 }  // namespace
 
+// A bad policy name (weft::parse_policy's std::invalid_argument) is reported, not a terminate.
 int main(int argc, char** argv) {
+  try {
+    return run(argc, argv);
+  } catch (const std::invalid_argument& e) {
+    std::fprintf(stderr, "weft-overhead: %s\n", e.what());
+    return usage();
+  }
+}
+
+namespace {
+
+int run(int argc, char** argv) {
   if (argc < 3) return usage();
   const std::string mode = argv[1];
   if (mode == "once" && argc == 4) {
@@ -107,21 +122,26 @@ int main(int argc, char** argv) {
       std::unique_ptr<weft::pool> pool;
       std::vector<double> times;
       std::vector<double> steals, promotions;  // per run (the pool's counters)
+      bool value_form = false;                  // tools::fib_value instead of fib_weft
     };
     std::vector<column> cols;
     cols.push_back({"serial-elision", nullptr, {}});
     cols.push_back({"two-calls", nullptr, {}});
-    for (const auto& p : policies)
+    for (const auto& p : policies) {
+      const bool value_form = p.starts_with("value:");
+      const std::string policy = value_form ? p.substr(6) : p;
       for (unsigned w : {1u, 2u}) {
-        if (p == "serial" && w == 2) continue;
+        if (policy == "serial" && w == 2) continue;
         cols.push_back({p + "@" + std::to_string(w),
-                        std::make_unique<weft::pool>(weft::config{.workers = w, .policy = weft::parse_policy(p)}), {}});
+                        std::make_unique<weft::pool>(weft::config{.workers = w, .policy = weft::parse_policy(policy)}),
+                        {}, {}, {}, value_form});
       }
+    }
     for (int r = 0; r < runs; ++r)
       for (auto& c : cols) {
         if (c.pool) c.pool->reset_stats();
         const auto t0 = std::chrono::steady_clock::now();
-        const long v = c.pool ? c.pool->run([&] { return fib_weft(n); })
+        const long v = c.pool ? c.pool->run([&] { return c.value_form ? tools::fib_value(n) : fib_weft(n); })
                        : c.name == "two-calls" ? fib_twocalls(n) : fib_serial(n);
         c.times.push_back(seconds_since(t0));
         if (c.pool) {
@@ -193,3 +213,5 @@ int main(int argc, char** argv) {
   }
   return usage();
 }
+
+}  // namespace
