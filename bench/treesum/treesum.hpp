@@ -49,9 +49,10 @@ inline std::vector<node> input(const args& a) {
 }
 
 // One join per node: the left branch sums the left child's subtree, the right branch the right
-// child's (as chili's benchmark writes it; Spice forks only where both children exist).
+// child's (as chili's benchmark writes it; Spice forks only where both children exist).  Declared
+// inline as fib is (bench/fib/fib.hpp).
 template <class S>
-std::uint64_t sum(const node* tree, std::uint32_t i) {
+inline std::uint64_t sum(const node* tree, std::uint32_t i) {
     const node& n = tree[i];
     auto [l, r] = S::join([&] { return n.left == no_child ? 0 : sum<S>(tree, n.left); },
                           [&] { return n.right == no_child ? 0 : sum<S>(tree, n.right); });
