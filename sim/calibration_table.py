@@ -34,8 +34,7 @@ def real_runs(path):
     return runs
 
 
-def real_kernels(path):
-    runs = real_runs(path)
+def real_kernels(runs):
     out = {}
     for k in ("nqueens", "uts-geo", "uts-bin"):
         ts = med(r["time_s"] for r in runs[(k, "", 1)])
@@ -49,9 +48,8 @@ def real_kernels(path):
     return out
 
 
-def real_scaling(path):
+def real_scaling(runs):
     """(kernel, policy, P) -> (T1/TP median ratio, steals median, (min, max)) for P > 2."""
-    runs = real_runs(path)
     out = {}
     for (k, p, w), rs in runs.items():
         if w <= 2 or p == "":
@@ -62,8 +60,9 @@ def real_scaling(path):
     return out
 
 
-def scaling_table(real_dir, sim_dir):
-    real = real_scaling(f"{real_dir}/kernels.jsonl")
+def scaling_table(runs, sim_dir):
+    """The second table, from real_runs' runs; nothing when no run had more than 2 workers."""
+    real = real_scaling(runs)
     if not real:
         return
     sims = {prog: sim_medians(f"{sim_dir}/{prog}.json") for prog in ("nqueens", "uts-geo", "uts-bin")}
@@ -112,7 +111,8 @@ def sim_medians(path):
 
 def main():
     real_dir, sim_dir = sys.argv[1:3]
-    real = real_kernels(f"{real_dir}/kernels.jsonl") | real_fib(f"{real_dir}/fib_ratio.txt")
+    runs = real_runs(f"{real_dir}/kernels.jsonl")
+    real = real_kernels(runs) | real_fib(f"{real_dir}/fib_ratio.txt")
     print("| program | policy | T1/Ts real | sim | T1/T2 real | sim | sim, shared | steals P=2 real "
           "| sim | sim, shared |")
     print("|" + "---|" * 10)
@@ -140,7 +140,7 @@ def main():
     print(f"\nVerdict (dedicated processors): T1/Ts within {TOLERANCE:.0%} in {t1_ok} of {rows} rows, "
           f"T1/T2 in {t2_ok} of {rows}, steals inside the real [min-max] in {steals_ok} of {ranged}, "
           f"steals within {STEAL_FACTOR:g}x of the real median in {steals_near} of {rows}")
-    scaling_table(real_dir, sim_dir)
+    scaling_table(runs, sim_dir)
 
 
 if __name__ == "__main__":

@@ -39,7 +39,7 @@ def test_scaling_rows_compare_speedups_and_steals_at_each_p(tmp_path, capsys):
     sim.mkdir()
     for k in KERNELS:
         write_sim(sim / f"{k}.json", {1: 300.0, 2: 150.0, 4: 75.0, 8: 40.0}, {4: 25, 8: 150})
-    calibration_table.scaling_table(str(tmp_path), str(sim))
+    calibration_table.scaling_table(calibration_table.real_runs(str(tmp_path / "kernels.jsonl")), str(sim))
     out = capsys.readouterr().out
     assert "| nqueens | ws | 4 | 4.00 | 4.00 | 20 [10-30] | 25 |" in out
     assert "| uts-bin | heartbeat | 8 | 4.00 | 7.50 | 100 [100-100] | 150 |" in out
@@ -50,5 +50,5 @@ def test_scaling_rows_compare_speedups_and_steals_at_each_p(tmp_path, capsys):
 
 def test_no_scaling_table_without_runs_above_two_workers(tmp_path, capsys):
     write_real(tmp_path / "kernels.jsonl", {1: [1.0], 2: [0.5]}, {})
-    calibration_table.scaling_table(str(tmp_path), str(tmp_path))
+    calibration_table.scaling_table(calibration_table.real_runs(str(tmp_path / "kernels.jsonl")), str(tmp_path))
     assert capsys.readouterr().out == ""
