@@ -50,11 +50,13 @@ inline std::vector<node> input(const args& a) {
 
 // One join per node: the left branch sums the left child's subtree, the right branch the right
 // child's (as chili's benchmark writes it; Spice forks only where both children exist).  Declared
-// inline as fib is (bench/fib/fib.hpp).
+// inline as fib is (bench/fib/fib.hpp), and its first branch `noexcept` (it cannot throw), so that
+// the join needs no exception cleanup around it (README "Cheap joins"): with both, weft's T1/Ts
+// 1.44 -> 1.35 at quick size (docs/results/fine-grained.md, "treesum's first branch noexcept").
 template <class S>
 inline std::uint64_t sum(const node* tree, std::uint32_t i) {
     const node& n = tree[i];
-    auto [l, r] = S::join([&] { return n.left == no_child ? 0 : sum<S>(tree, n.left); },
+    auto [l, r] = S::join([&]() noexcept { return n.left == no_child ? 0 : sum<S>(tree, n.left); },
                           [&] { return n.right == no_child ? 0 : sum<S>(tree, n.right); });
     return n.value + l + r;
 }
