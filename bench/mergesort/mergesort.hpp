@@ -60,7 +60,9 @@ struct arrays {
 
 // The second branches capture their arguments computed, by value (as the Rust kernel's closures
 // own their subslices): 40 bytes or less, so weft copies them into its frame instead of pointing
-// at seven variables kept in memory (README "Cheap joins").
+// at seven variables kept in memory (README "Cheap joins").  The first branches are `noexcept`
+// (nothing here throws): a join then needs no exception cleanup around its first call, 5-6 % of
+// weft's time at 1 worker (docs/results/fine-grained.md, "mergesort's first branches noexcept").
 template <class S>
 void merge(const key* x, std::size_t nx, const key* y, std::size_t ny, key* out) {
     if (nx < ny) {
@@ -72,7 +74,7 @@ void merge(const key* x, std::size_t nx, const key* y, std::size_t ny, key* out)
     const key p = x[mx];
     const std::size_t my = lower(y, ny, p);
     out[mx + my] = p;
-    S::join([=] { merge<S>(x, mx, y, my, out); },
+    S::join([=]() noexcept { merge<S>(x, mx, y, my, out); },
             [x2 = x + mx + 1, nx2 = nx - mx - 1, y2 = y + my, ny2 = ny - my, out2 = out + mx + my + 1] {
                 merge<S>(x2, nx2, y2, ny2, out2);
             });
@@ -85,7 +87,7 @@ void sort(key* a, key* b, std::size_t n, bool to_b) {
         return;
     }
     const std::size_t h = n / 2;
-    S::join([=] { sort<S>(a, b, h, !to_b); }, [a2 = a + h, b2 = b + h, n2 = n - h, to_b] { sort<S>(a2, b2, n2, !to_b); });
+    S::join([=]() noexcept { sort<S>(a, b, h, !to_b); }, [a2 = a + h, b2 = b + h, n2 = n - h, to_b] { sort<S>(a2, b2, n2, !to_b); });
     if (to_b)
         merge<S>(a, h, a + h, n - h, b);
     else
