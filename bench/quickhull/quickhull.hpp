@@ -173,10 +173,9 @@ struct sweep {
 };
 
 // The sweeps cannot throw, and their first branches say so (`noexcept`, README "Cheap joins"):
-// a join whose first branch may throw needs an exception cleanup around it, and gcc then neither
-// tests the base case before the prologue nor turns the second call into a loop.  weft at full
-// size: 6 % less time at 1 worker, 7 % at 2 (docs/results/loops.md, "Stop 34"); the other systems
-// compile the same source.
+// a join whose first branch may throw keeps an exception cleanup around that call, which every
+// join of the recursion pays (weft: 6 % of the instructions, 6-7 % of the time at full size;
+// docs/results/loops.md, "Stop 34").  The other systems compile the same source.
 template <class S>
 pair_count up(const sweep* w, index lo, index hi) {
     if (hi - lo == 1) return w->s.side(w->P[lo]);
