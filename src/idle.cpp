@@ -47,11 +47,14 @@ void runtime::worker_main(worker& w) {
   }
   end_idle(w);
   if (w.trace) w.trace->replace(activity::shutdown);
-  // A spare sender still in its loop may be writing this thread's poll word (its TLS block, which
-  // ends with the thread): wait for it; any later sender sees `stopping_` (send_beat_if_due).
-  if (beats_from_spare()) {
-    std::lock_guard lk(lend_mu_);
-  }
+  // A writer of other workers' poll words still in its loop — a spare heartbeat sender, or a worker
+  // re-arming the lazy checks (rearm_held_checks) — may be about to write this thread's poll word
+  // (its TLS block, which ends with the thread, and with it the native stack it lies at the top
+  // of, unmapped as soon as the pool joins this thread): wait for it; any later writer sees
+  // `stopping_` (for_each_poll_word).  Under every policy: it was made for the heartbeat's spare
+  // senders only, so a lazy worker's re-arming could write into a joined worker's unmapped TLS —
+  // the likely cause of the TSan SEGVs of stops 33 and 34 (docs/PROTOCOLS.md §5 and §6).
+  std::lock_guard lk(lend_mu_);
 }
 
 // The steal backoff (config::steal_backoff; README, "Small work").  A theft costs its victim more
