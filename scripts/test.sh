@@ -44,11 +44,11 @@ ASAN_OPTIONS="detect_leaks=1:detect_stack_use_after_return=1" UBSAN_OPTIONS="pri
 # thread is often descheduled inside a protocol's window (a thief between its CAS and its STOLEN
 # store, a sleeper between announcing and checking), which a multi-core run rarely shows.  The
 # invariant checks (WEFT_CHECKS) are on.  About 1.5 min on the 2-core machine.
-stage "chaos: random programs, exceptions, loop failures; 8/16/32 workers on one core, random delays at protocol points"
+stage "chaos: random programs, exceptions, loop failures, shutdown races; 8/16/32 workers on one core, random delays at protocol points"
 cmake -S . -B build-chaos -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DWEFT_CHAOS=ON -DWEFT_BUILD_TOOLS=OFF \
   -DWEFT_TEST_WORKERS=8,16,32 -DWEFT_TEST_SCALE=1 >/dev/null
 ninja -C build-chaos weft_tests
-taskset -c 0 ctest --test-dir build-chaos --output-on-failure -j 2 -R '(RandomPrograms|Exceptions|LoopFailures)'
+taskset -c 0 ctest --test-dir build-chaos --output-on-failure -j 2 -R '(RandomPrograms|Exceptions|LoopFailures|ShutdownRace)'
 
 stage "Rust peers"
 (cd bench/rust && cargo test --release --quiet)

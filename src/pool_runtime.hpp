@@ -248,7 +248,10 @@ class runtime {
   bool for_each_poll_word(F&& f) {
     std::lock_guard lk(lend_mu_);
     if (stopping_.load(std::memory_order_acquire)) return false;
-    for (auto& w : workers) f(*w);
+    for (auto& w : workers) {
+      WEFT_CHAOS_DESCHEDULED();  // a worker may leave its loop meanwhile (test ShutdownRace)
+      f(*w);
+    }
     return true;
   }
   std::atomic<std::uint32_t> lent_slots_{0};  // slots lent now (the heartbeat keeps beating for them)

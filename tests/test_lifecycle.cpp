@@ -208,4 +208,28 @@ TEST_P(Lifecycle, IdleWorkersCostLittleMemory) {
   EXPECT_LT(per_worker, 256) << "KiB resident per idle worker";
 }
 
+// Shutdown while workers write each other's poll words (docs/PROTOCOLS.md §5).  A lazy worker that
+// finds a held promotion re-arms every other worker's checks (rearm_held_checks), and heartbeat's
+// spare senders deliver beats, both through for_each_poll_word; a poll word lies in its worker's
+// TLS, at the top of the native stack the pool unmaps when it joins that thread.  So a worker
+// leaving its loop must pass through lend_mu_, which such a writer holds for its whole loop: before
+// stop 34 only the heartbeat's workers did, and a lazy worker's re-arming could write into a joined
+// worker's unmapped TLS (the TSan SEGVs of stops 33-34, one run in thousands).  Each round ends a
+// pool right after runs of small joins, whose checks hold promotions while the other workers back
+// off, so that some worker is often in that loop when the destructor stops the pool; the chaos
+// build (8-32 workers on one core, a random yield at each worker of the loop: WEFT_CHAOS_POINT in
+// for_each_poll_word) makes the window wide.  The failure is a crash of this test's process.
+class ShutdownRace : public testing::TestWithParam<weft::policy> {};
+INSTANTIATE_TEST_SUITE_P(All, ShutdownRace, testing::ValuesIn(wt::parallel_policies()), wt::policy_name);
+
+TEST_P(ShutdownRace, PoolEndsWhileWorkersWritePollWords) {
+  for (unsigned workers : {WEFT_TEST_WORKERS_LIST}) {
+    if (workers < 2) continue;
+    for (int round = 0; round < 20; ++round) {
+      weft::pool p(weft::config{.workers = workers, .policy = GetParam()});
+      for (int r = 0; r < 20; ++r) ASSERT_EQ(p.run([] { return wt::fib(9); }), wt::fib_serial(9));
+    }
+  }
+}
+
 }  // namespace

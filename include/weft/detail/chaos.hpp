@@ -15,6 +15,7 @@
 #if defined(WEFT_CHAOS) && WEFT_CHAOS
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <thread>
 
@@ -53,9 +54,21 @@ inline void point() noexcept {
   }
 }
 
+// A point whose window only a whole lost time slice opens: a thread in the middle of a loop over
+// other threads' state while they may end (for_each_poll_word).  A yield does not open it (the
+// scheduler may run the yielder again at once); 1 in 4 such points sleep 50-305 us, longer than a
+// peer on the same core needs to leave its loop and be joined.  Used sparingly: these points are on
+// slow paths only.
+inline void descheduled() noexcept {
+  const std::uint64_t r = next_random();
+  if ((r & 3) == 0) std::this_thread::sleep_for(std::chrono::microseconds(50 + ((r >> 8) & 255)));
+}
+
 }  // namespace weft::detail::chaos
 
 #define WEFT_CHAOS_POINT() ::weft::detail::chaos::point()
+#define WEFT_CHAOS_DESCHEDULED() ::weft::detail::chaos::descheduled()
 #else
 #define WEFT_CHAOS_POINT() static_cast<void>(0)
+#define WEFT_CHAOS_DESCHEDULED() static_cast<void>(0)
 #endif
