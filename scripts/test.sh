@@ -30,15 +30,20 @@ stage "release tests (unit tests, install test, every benchmark variant at test 
 ctest --test-dir build --output-on-failure -j "$jobs"
 (cd build-clang && ctest --output-on-failure -j "$jobs")
 
+# The sanitizer stages leave out the tests that only compile (tests/compile: what must and must not
+# compile) and the install test (a consumer project built against an installed copy): both run the
+# compiler, not weft, and the release stage has run them (~2 min of the two stages' time).
+compiler_only='^(compile_|install_consumer$)'
+
 stage "ThreadSanitizer"
 cmake -S . -B build-tsan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DWEFT_SANITIZE=thread -DWEFT_BUILD_TOOLS=OFF -DWEFT_BUILD_SIM=OFF >/dev/null
 ninja -C build-tsan
-TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 die_after_fork=0" ctest --test-dir build-tsan --output-on-failure -j "$jobs"
+TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 die_after_fork=0" ctest --test-dir build-tsan --output-on-failure -j "$jobs" -E "$compiler_only"
 
 stage "AddressSanitizer + UndefinedBehaviorSanitizer"
 cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DWEFT_SANITIZE=address -DWEFT_BUILD_TOOLS=OFF >/dev/null
 ninja -C build-asan
-ASAN_OPTIONS="detect_leaks=1:detect_stack_use_after_return=1" UBSAN_OPTIONS="print_stacktrace=1" ctest --test-dir build-asan --output-on-failure -j "$jobs"
+ASAN_OPTIONS="detect_leaks=1:detect_stack_use_after_return=1" UBSAN_OPTIONS="print_stacktrace=1" ctest --test-dir build-asan --output-on-failure -j "$jobs" -E "$compiler_only"
 
 # Every protocol point (src/chaos.hpp) yields or spins at random; with up to 32 workers on one core a
 # thread is often descheduled inside a protocol's window (a thief between its CAS and its STOLEN
