@@ -217,8 +217,10 @@ TEST_P(Lifecycle, IdleWorkersCostLittleMemory) {
 // worker's unmapped TLS (the TSan SEGVs of stops 33-34, one run in thousands).  Each round ends a
 // pool right after runs of small joins, whose checks hold promotions while the other workers back
 // off, so that some worker is often in that loop when the destructor stops the pool; the chaos
-// build (8-32 workers on one core, a random yield at each worker of the loop: WEFT_CHAOS_POINT in
-// for_each_poll_word) makes the window wide.  The failure is a crash of this test's process.
+// build (8-32 workers on one core; WEFT_CHAOS_DESCHEDULED in for_each_poll_word's loop sleeps now
+// and then) makes the window wide: with stop 34's change reverted, this test crashed there in 3
+// runs of 3 (and never in 3 runs with a yield there instead).  The failure is a crash of this
+// test's process.
 class ShutdownRace : public testing::TestWithParam<weft::policy> {};
 INSTANTIATE_TEST_SUITE_P(All, ShutdownRace, testing::ValuesIn(wt::parallel_policies()), wt::policy_name);
 
