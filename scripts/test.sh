@@ -7,7 +7,7 @@
 #   2. the unit tests under ThreadSanitizer
 #   3. the unit tests under AddressSanitizer + UndefinedBehaviorSanitizer
 #   4. chaos: random yields and spins at every protocol point (-DWEFT_CHAOS=ON), the random-program,
-#      exception and loop-failure tests with 8, 16 and 32 workers pinned to one core
+#      exception, loop-failure and shutdown-race tests with 8, 16 and 32 workers pinned to one core
 #   5. the Rust peers (Rayon, chili): cargo test, every kernel at test size
 #   6. the benchmark driver: its own tests, and a test-mode run over every system
 set -euo pipefail
