@@ -147,6 +147,17 @@ struct unit_combine {
   unit operator()(unit, unit) const noexcept { return {}; }
 };
 
+// parallel_reduce's combine as the loop engine calls it (two values by value, one back).  A named
+// type, not a lambda in each caller: the engine is a template over it, and a lambda would be a new
+// type in parallel_reduce (once for each reference kind of its arguments: the global pool's
+// re-entry passes lvalues) and in parallel_reduce_off_fast_path, so each call site compiled the
+// whole adaptive_loop three times (70 % of the loop code in an object file of many reductions).
+template <class T, class Combine>
+struct value_combine {
+  Combine& combine;
+  T operator()(T x, T y) const { return combine(std::move(x), std::move(y)); }
+};
+
 // parallel_for's loop frame on its fast path: run_loop_frame's, its first chunks inlined here
 // (adaptive_loop::run_for).
 template <class I, class Body>
@@ -195,7 +206,7 @@ T parallel_reduce(L lo, H hi, T init, Map&& map, Combine&& combine, grain g = gr
   using C = std::remove_reference_t<Combine>;
   if (detail::tls_hot.loops_run_as == detail::loop_style::loop_frame) [[likely]] {
     detail::loop_body<T, M, I> each{map};
-    auto both = [&](T x, T y) -> T { return combine(std::move(x), std::move(y)); };
+    detail::value_combine<T, C> both{combine};
     std::optional<T> rest = detail::reduce_loop_frame<T>(I(lo), I(hi), each, both, g.value);
     return combine(std::move(init), std::move(*rest));
   }
@@ -228,7 +239,7 @@ T parallel_reduce_off_fast_path(I lo, I hi, T init, Map& map, Combine& combine, 
     return combine(std::move(init), std::move(rest));
   }
   loop_body<T, Map, I> each{map};
-  auto both = [&](T x, T y) -> T { return combine(std::move(x), std::move(y)); };
+  value_combine<T, Combine> both{combine};
   std::optional<T> rest = run_loop_otherwise<T>(lo, hi, each, both, g.value);
   return combine(std::move(init), std::move(*rest));
 }
