@@ -91,19 +91,19 @@ void runtime::back_off_after_steal(worker& w, std::uint64_t ran_ns, std::uint64_
     send_spare_beat(w);
     std::this_thread::yield();
   }
-  end_backoff(w);
+  end_backoff();
 }
 
 // Looking again: a lazy check that held its promotion back meanwhile (hold_promotion) cleared its
-// `notify` bit; set every other worker's again so that the check comes back at its next poll.
-void runtime::end_backoff(const worker& w) {
+// `notify` bit; set every worker's again so that the check comes back at its next poll.
+void runtime::end_backoff() {
   backing_off_.fetch_sub(1, std::memory_order_seq_cst);
-  rearm_held_checks(w);
+  rearm_held_checks();
 }
 
 void runtime::search_round(worker& w) {
   w.search_rounds.store(w.search_rounds.load(std::memory_order_relaxed) + 1, std::memory_order_seq_cst);
-  rearm_held_checks(w);
+  rearm_held_checks();
 }
 
 std::uint64_t runtime::search_rounds_of_others(const worker& w) const noexcept {
@@ -113,13 +113,18 @@ std::uint64_t runtime::search_rounds_of_others(const worker& w) const noexcept {
   return sum;
 }
 
-// Sets every other worker's `notify` bit when a lazy check held its promotion meanwhile.
-void runtime::rearm_held_checks(const worker& w) {
+// Sets every worker's `notify` bit when a lazy check held its promotion meanwhile — the caller's
+// own too: the check that held may be its own (a blocked join makes search rounds, and an owner
+// whose check held may go idle and search), and `promotion_held_` is consumed here, so no later
+// re-arm would come for it.  Until stop 36 the caller skipped itself: such an owner kept its
+// `notify` bit clear with nothing left to set it (its deque empty, so neither a pop nor a theft
+// would), and offered nothing more for the rest of its work while every other worker slept
+// (seen as a 30 s stall of Edges.NonStdExceptionsFromStolenLoopPieces under lazy-df2 at 8 workers
+// and ThreadSanitizer; test Adaptive.ASearchRoundOfTheHoldingWorkerItselfRearmsItsCheck).
+void runtime::rearm_held_checks() {
   if (!promotion_held_.load(std::memory_order_seq_cst) || !promotion_held_.exchange(false, std::memory_order_seq_cst))
     return;
-  for_each_poll_word([&](worker& v) {
-    if (&v != &w) v.hot->poll.fetch_or(poll_bit::notify, std::memory_order_seq_cst);
-  });
+  for_each_poll_word([](worker& v) { v.hot->poll.fetch_or(poll_bit::notify, std::memory_order_seq_cst); });
 }
 
 void runtime::begin_search(worker& w) noexcept {
@@ -191,7 +196,7 @@ void runtime::sleep(worker& w) {
   if (w.searching) {
     w.searching = false;
     searching_.fetch_sub(1, std::memory_order_seq_cst);
-    rearm_held_checks(w);  // a check holding its offers for this searcher promotes (and wakes) again
+    rearm_held_checks();  // a check holding its offers for this searcher promotes (and wakes) again
   }
   w.tenure.store(slot_tenure::lendable, std::memory_order_release);  // the slot's last write before it
   sleepers_.fetch_add(1, std::memory_order_seq_cst);

@@ -101,7 +101,7 @@ class runtime {
   // A thief's steal backoff begins and ends (idle.cpp back_off_after_steal; component tests drive
   // them by hand).  The end re-arms the lazy checks if one held its promotion meanwhile.
   void begin_backoff() noexcept { backing_off_.fetch_add(1, std::memory_order_seq_cst); }
-  void end_backoff(const worker& w);
+  void end_backoff();
   // Offers nobody takes.  A lazy check promotes because some thief is searching (not waiting out a
   // backoff); but a thread counted as searching may not be running at all (descheduled: on a shared
   // 2-vCPU VM, for milliseconds), and a running one may never catch items that its victim takes
@@ -169,7 +169,7 @@ class runtime {
   work_span_report collect_work_span() const;
 
  private:
-  void rearm_held_checks(const worker& w);
+  void rearm_held_checks();
   // lifecycle.cpp
   void start_workers();
   void stop_threads() noexcept;  // wakes every thread of the pool and joins it

@@ -362,7 +362,7 @@ TEST(Adaptive, NoPromotionWhileEveryOtherWorkerBacksOffAndItsReturnRearmsTheChec
       }
       {
         EXPECT_EQ(as.as.hot().poll.load() & notify, 0u) << weft::to_string(p) << ": the check was not cleared";
-        m.rt.end_backoff(m.w(1));
+        m.rt.end_backoff();
         EXPECT_NE(as.as.hot().poll.load() & notify, 0u) << weft::to_string(p) << ": the thief's return did not re-arm";
         loop_iterations_run = 0;
         weft::parallel_for(0, 400, [](int) { loop_iterations_run.fetch_add(1, std::memory_order_relaxed); });
@@ -424,6 +424,44 @@ TEST(Adaptive, OffersNobodyTakesWaitForASearchRound) {
   }
 }
 
+// The hold's flag (promotion_held_) is one for the pool, and whoever re-arms consumes it — the
+// holding worker too, when it makes a search round itself (its blocked join does, blocked_join.cpp;
+// so does its idle loop once its work is done).  That re-arm must set its own `notify` bit as well:
+// skipping itself (until stop 36) left its check cleared with the flag gone, so no later round of
+// the real searcher re-armed it, and it offered nothing more — with every other worker asleep, for
+// the rest of its work (Edges.NonStdExceptionsFromStolenLoopPieces stalled 30 s under lazy-df2).
+TEST(Adaptive, ASearchRoundOfTheHoldingWorkerItselfRearmsItsCheck) {
+  const std::uint32_t notify = weft::detail::poll_bit::notify;
+  auto run_loops = [](int n) {
+    for (int i = 0; i < n; ++i)
+      weft::parallel_for(0, 400, [](int) { loop_iterations_run.fetch_add(1, std::memory_order_relaxed); });
+  };
+  for (weft::policy p : lazy_policies()) {
+    hook_guard g;
+    loop_iterations_run = 0;
+    wt::manual_runtime m(p, 2, 256);
+    {
+      wt::acting_as_worker as(m, 0);
+      weft::detail::hot_state* const own = m.w(0).hot;
+      m.w(0).hot = &as.as.hot();
+      m.rt.begin_search(m.w(1));  // worker 1 searches, and never takes anything
+      run_loops(40);              // offers nobody takes: worker 0's checks hold
+      ASSERT_EQ(as.as.hot().poll.load() & notify, 0u) << weft::to_string(p) << ": the check did not hold";
+      m.rt.search_round(m.w(0));  // worker 0 itself looks for work (a blocked join of its own)
+      EXPECT_NE(as.as.hot().poll.load() & notify, 0u)
+          << weft::to_string(p) << ": the holding worker's own round consumed the hold and left its check cleared";
+      run_loops(1);  // the check comes back; worker 1 has still made no round: it holds again
+      const std::size_t held = promotions_seen.load();
+      m.rt.search_round(m.w(1));  // now the searcher proves it looks
+      run_loops(1);
+      EXPECT_GT(promotions_seen.load(), held) << weft::to_string(p) << ": no offer after the searcher's round";
+      m.rt.end_idle(m.w(1));
+      m.w(0).hot = own;
+    }
+    EXPECT_EQ(loop_iterations_run.load(), 400L * 42) << weft::to_string(p);
+  }
+}
+
 // DF-LS under the hold (src/sched_deque.cpp, promote_below_threshold): the check that held its
 // promotion would have promoted the innermost item then; the first check after the thief's return
 // promotes that item — by then deep below the owner's current work, older and larger, as it would
@@ -437,7 +475,7 @@ std::size_t promoted_while_held = 0;
 long chain(int depth) {
   if (depth == 5) {
     promoted_while_held = promotions_seen.load();
-    rig->rt.end_backoff(rig->w(1));
+    rig->rt.end_backoff();
   }
   if (depth == 8) return 1;
   auto [a, b] = weft::join([depth] { return chain(depth + 1); }, [] { return 1L; });
