@@ -47,7 +47,8 @@ inline constexpr bool sanitized =
 
 // ---------------------------------------------------------------------------------------------
 // Parameters: every implemented policy x workers {1, 2, 4, 8} (serial: 1 only).  The worker counts
-// are the CMake setting WEFT_TEST_WORKERS (the chaos build: 8, 16, 32 on one core).
+// are the CMake setting WEFT_TEST_WORKERS (scripts/test.sh: ThreadSanitizer 2, 8; AddressSanitizer
+// 1, 8; the chaos build 8, 16, 32 on one core).
 
 #ifndef WEFT_TEST_WORKERS_LIST
 #define WEFT_TEST_WORKERS_LIST 1, 2, 4, 8
