@@ -92,49 +92,56 @@ void expect_monotone(const json& t, int lanes) {
 
 // Each worker's lane starts with startup and ends with shutdown; the instants are the counters'
 // events one for one (nothing is dropped at this size).
-TEST(Trace, LanesAgreeWithCounters) {
+// One test per policy (each reads a whole trace back: ~5 s a policy under ThreadSanitizer, and one
+// test of all of them was the stage's longest, 51 s).
+class TraceLanes : public testing::TestWithParam<weft::policy> {};
+INSTANTIATE_TEST_SUITE_P(All, TraceLanes,
+                         testing::ValuesIn(wt::implemented_where([](const auto& row) {
+                           return row.runs_on != weft::detail::mechanism::caller;
+                         })),
+                         wt::policy_name);
+
+TEST_P(TraceLanes, AgreeWithCounters) {
   wt::clean_env clean;
-  for (weft::policy p : wt::implemented_where([](const auto& row) { return row.runs_on != weft::detail::mechanism::caller; })) {
-    SCOPED_TRACE(std::string(weft::to_string(p)));
-    temp_path tp("counters");
-    const traced_run r = run_fib(p, 2, 20, tp.path);
-    const json& t = r.trace;
-    EXPECT_EQ(t["otherData"]["dropped_events"], 0);
-    EXPECT_EQ(t["otherData"]["policy"], std::string(weft::to_string(p)));
-    std::uint64_t work_lanes = 0;
-    for (int w = 0; w < 2; ++w) {
-      const weft::counters& c = r.stats.workers[std::size_t(w)];
-      const std::set<std::string> acts = activities(t, w);
-      EXPECT_TRUE(acts.count("startup")) << "worker " << w;
-      EXPECT_TRUE(acts.count("shutdown")) << "worker " << w;
-      EXPECT_TRUE(acts.count("stealing")) << "worker " << w;  // every worker looks for work first
-      work_lanes += acts.count("work");
-      const auto x = events(t, w, "X");
-      EXPECT_EQ(x.front()["name"], "startup");
-      EXPECT_EQ(x.back()["name"], "shutdown");
-      EXPECT_EQ(count(t, w, "promotion"), c.promotions) << "worker " << w;
-      EXPECT_EQ(count(t, w, "steal"), c.steals) << "worker " << w;
-      EXPECT_EQ(count(t, w, "heartbeat"), c.heartbeats_delivered) << "worker " << w;
-      std::size_t leapfrogs = 0;
-      for (const json& e : events(t, w, "i", "steal")) {
-        leapfrogs += e["args"]["leapfrog"].get<bool>();
-        EXPECT_EQ(e["args"]["thief"], w);
-      }
-      EXPECT_EQ(leapfrogs, c.leapfrogs) << "worker " << w;
-      // Work taken by leapfrogging shows as leapfrog-work, inside a leapfrogging interval.
-      EXPECT_EQ(acts.count("leapfrog-work") != 0, c.leapfrogs != 0) << "worker " << w;
-      if (c.leapfrogs != 0) EXPECT_TRUE(acts.count("leapfrogging"));
+  const weft::policy p = GetParam();
+  temp_path tp("counters");
+  const traced_run r = run_fib(p, 2, 20, tp.path);
+  const json& t = r.trace;
+  EXPECT_EQ(t["otherData"]["dropped_events"], 0);
+  EXPECT_EQ(t["otherData"]["policy"], std::string(weft::to_string(p)));
+  std::uint64_t work_lanes = 0;
+  for (int w = 0; w < 2; ++w) {
+    const weft::counters& c = r.stats.workers[std::size_t(w)];
+    const std::set<std::string> acts = activities(t, w);
+    EXPECT_TRUE(acts.count("startup")) << "worker " << w;
+    EXPECT_TRUE(acts.count("shutdown")) << "worker " << w;
+    EXPECT_TRUE(acts.count("stealing")) << "worker " << w;  // every worker looks for work first
+    work_lanes += acts.count("work");
+    const auto x = events(t, w, "X");
+    EXPECT_EQ(x.front()["name"], "startup");
+    EXPECT_EQ(x.back()["name"], "shutdown");
+    EXPECT_EQ(count(t, w, "promotion"), c.promotions) << "worker " << w;
+    EXPECT_EQ(count(t, w, "steal"), c.steals) << "worker " << w;
+    EXPECT_EQ(count(t, w, "heartbeat"), c.heartbeats_delivered) << "worker " << w;
+    std::size_t leapfrogs = 0;
+    for (const json& e : events(t, w, "i", "steal")) {
+      leapfrogs += e["args"]["leapfrog"].get<bool>();
+      EXPECT_EQ(e["args"]["thief"], w);
     }
-    EXPECT_GE(work_lanes, 1u);  // the root job ran on some worker
-    // Each steal is mirrored on its victim's lane.
-    std::size_t steals = 0, stolen = 0;
-    for (int w = 0; w < 2; ++w) {
-      steals += count(t, w, "steal");
-      stolen += count(t, w, "stolen-from");
-    }
-    EXPECT_EQ(steals, stolen);
-    expect_monotone(t, 2);
+    EXPECT_EQ(leapfrogs, c.leapfrogs) << "worker " << w;
+    // Work taken by leapfrogging shows as leapfrog-work, inside a leapfrogging interval.
+    EXPECT_EQ(acts.count("leapfrog-work") != 0, c.leapfrogs != 0) << "worker " << w;
+    if (c.leapfrogs != 0) EXPECT_TRUE(acts.count("leapfrogging"));
   }
+  EXPECT_GE(work_lanes, 1u);  // the root job ran on some worker
+  // Each steal is mirrored on its victim's lane.
+  std::size_t steals = 0, stolen = 0;
+  for (int w = 0; w < 2; ++w) {
+    steals += count(t, w, "steal");
+    stolen += count(t, w, "stolen-from");
+  }
+  EXPECT_EQ(steals, stolen);
+  expect_monotone(t, 2);
 }
 
 // The heartbeat policy: each beat sent is a beat-sent instant in its sender's lane — the timer's
