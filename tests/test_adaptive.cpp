@@ -377,6 +377,14 @@ TEST(Adaptive, NoPromotionWhileEveryOtherWorkerBacksOffAndItsReturnRearmsTheChec
   }
 }
 
+namespace {
+// n loops of 400 iterations on the calling thread (the rig's worker 0), each counted.
+void run_loops(int n) {
+  for (int i = 0; i < n; ++i)
+    weft::parallel_for(0, 400, [](int) { loop_iterations_run.fetch_add(1, std::memory_order_relaxed); });
+}
+}  // namespace
+
 // Offers nobody takes (runtime::futile_offers): a worker counted as searching may not be running
 // (descheduled), or may never catch items that their owner takes back within ~100 ns; LS's rule
 // would promote at every check for it.  On the two-worker rig worker 1 counts as searching and
@@ -388,10 +396,6 @@ TEST(Adaptive, OffersNobodyTakesWaitForASearchRound) {
   const std::uint32_t notify = weft::detail::poll_bit::notify;
   constexpr int loops = 40;
   const std::size_t futile = weft::detail::runtime::futile_offers;
-  auto run_loops = [](int n) {
-    for (int i = 0; i < n; ++i)
-      weft::parallel_for(0, 400, [](int) { loop_iterations_run.fetch_add(1, std::memory_order_relaxed); });
-  };
   for (weft::policy p : lazy_policies()) {
     hook_guard g;
     loop_iterations_run = 0;
@@ -432,10 +436,6 @@ TEST(Adaptive, OffersNobodyTakesWaitForASearchRound) {
 // the rest of its work (Edges.NonStdExceptionsFromStolenLoopPieces stalled 30 s under lazy-df2).
 TEST(Adaptive, ASearchRoundOfTheHoldingWorkerItselfRearmsItsCheck) {
   const std::uint32_t notify = weft::detail::poll_bit::notify;
-  auto run_loops = [](int n) {
-    for (int i = 0; i < n; ++i)
-      weft::parallel_for(0, 400, [](int) { loop_iterations_run.fetch_add(1, std::memory_order_relaxed); });
-  };
   for (weft::policy p : lazy_policies()) {
     hook_guard g;
     loop_iterations_run = 0;
