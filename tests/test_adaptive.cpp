@@ -304,6 +304,11 @@ void record_iterations(const weft::detail::promotion_event&) {
   std::lock_guard lk(events_mutex);
   iterations_at_promotion.push_back(loop_iterations_run.load());
 }
+// n loops of 400 iterations on the calling thread (the rig's worker 0), each counted.
+void run_loops(int n) {
+  for (int i = 0; i < n; ++i)
+    weft::parallel_for(0, 400, [](int) { loop_iterations_run.fetch_add(1, std::memory_order_relaxed); });
+}
 }  // namespace
 
 TEST(Adaptive, AShortDequeIsFilledToThrAtOneCheck) {
@@ -322,7 +327,7 @@ TEST(Adaptive, AShortDequeIsFilledToThrAtOneCheck) {
     wt::manual_runtime m(p, 2, 256);
     {
       wt::acting_as_worker as(m, 0);
-      weft::parallel_for(0, 400, [](int) { loop_iterations_run.fetch_add(1, std::memory_order_relaxed); });
+      run_loops(1);
     }
     weft::detail::set_promotion_hook(nullptr);
     EXPECT_EQ(loop_iterations_run.load(), 400) << weft::to_string(p);
@@ -355,7 +360,7 @@ TEST(Adaptive, NoPromotionWhileEveryOtherWorkerBacksOffAndItsReturnRearmsTheChec
       weft::detail::hot_state* const own = m.w(0).hot;
       m.w(0).hot = &as.as.hot();  // as on a lent slot: the worker's poll word is the acting thread's
       m.rt.begin_backoff();       // worker 1 waits out a backoff
-      weft::parallel_for(0, 400, [](int) { loop_iterations_run.fetch_add(1, std::memory_order_relaxed); });
+      run_loops(1);
       {
         std::lock_guard lk(events_mutex);
         EXPECT_TRUE(iterations_at_promotion.empty()) << weft::to_string(p) << ": promoted while no thief looked";
@@ -365,7 +370,7 @@ TEST(Adaptive, NoPromotionWhileEveryOtherWorkerBacksOffAndItsReturnRearmsTheChec
         m.rt.end_backoff();
         EXPECT_NE(as.as.hot().poll.load() & notify, 0u) << weft::to_string(p) << ": the thief's return did not re-arm";
         loop_iterations_run = 0;
-        weft::parallel_for(0, 400, [](int) { loop_iterations_run.fetch_add(1, std::memory_order_relaxed); });
+        run_loops(1);
       }
       m.w(0).hot = own;
     }
@@ -376,14 +381,6 @@ TEST(Adaptive, NoPromotionWhileEveryOtherWorkerBacksOffAndItsReturnRearmsTheChec
     EXPECT_EQ(iterations_at_promotion[0], 1) << weft::to_string(p);
   }
 }
-
-namespace {
-// n loops of 400 iterations on the calling thread (the rig's worker 0), each counted.
-void run_loops(int n) {
-  for (int i = 0; i < n; ++i)
-    weft::parallel_for(0, 400, [](int) { loop_iterations_run.fetch_add(1, std::memory_order_relaxed); });
-}
-}  // namespace
 
 // Offers nobody takes (runtime::futile_offers): a worker counted as searching may not be running
 // (descheduled), or may never catch items that their owner takes back within ~100 ns; LS's rule
