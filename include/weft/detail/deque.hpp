@@ -12,7 +12,6 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
-#include <cstdlib>
 #include <memory>
 #include <new>
 
@@ -21,16 +20,21 @@
 
 namespace weft::detail {
 
+// `bytes` of fresh zero pages, committed only as they are touched (src/zero_pages.cpp: a mapping of
+// its own, since calloc's memory is that only sometimes); throws std::bad_alloc.
+void* map_zero_pages(std::size_t bytes);
+void unmap_zero_pages(void* p, std::size_t bytes) noexcept;
+
 class chase_lev_deque {
  public:
-  // The slots are plain pointers from calloc, accessed through std::atomic_ref: a large calloc is
-  // fresh zero pages, committed only as pushes reach them (a pool of 1024 idle workers must not
-  // touch 1024 deques up front), and a slot is always written before it is read (a thief reads slot
-  // t only when t < bottom, after the push that wrote it).
+  // The slots are plain pointers in fresh zero pages, accessed through std::atomic_ref: committed
+  // only as pushes reach them (a pool of 1024 idle workers must not touch 1024 deques up front, nor
+  // a pool made after another one: tests/test_lifecycle.cpp IdleWorkersCostLittleMemory), and a slot
+  // is always written before it is read (a thief reads slot t only when t < bottom, after the push
+  // that wrote it).
   explicit chase_lev_deque(std::size_t capacity)
-      : mask_(round_up(capacity) - 1), slots_(static_cast<frame**>(std::calloc(mask_ + 1, sizeof(frame*)))) {
-    if (slots_ == nullptr) throw std::bad_alloc();
-  }
+      : mask_(round_up(capacity) - 1),
+        slots_(static_cast<frame**>(map_zero_pages((mask_ + 1) * sizeof(frame*))), free_slots{(mask_ + 1) * sizeof(frame*)}) {}
 
   // Owner.  False when full: the item then simply stays latent (promotion is always optional).
   // `was_empty`: the deque held nothing (as far as the owner can tell) before this push.
@@ -112,7 +116,8 @@ class chase_lev_deque {
   }
   std::atomic_ref<frame*> slot(std::size_t i) const noexcept { return std::atomic_ref<frame*>(slots_[i & mask_]); }
   struct free_slots {
-    void operator()(frame** p) const noexcept { std::free(p); }
+    std::size_t bytes;
+    void operator()(frame** p) const noexcept { unmap_zero_pages(p, bytes); }
   };
   const std::size_t mask_;
   std::unique_ptr<frame*[], free_slots> slots_;
