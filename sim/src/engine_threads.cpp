@@ -36,7 +36,8 @@ struct Thread {
 
 // A deque's ready threads: a vector and the index of its bottom.  std::deque allocated a 512-byte
 // block and its map for every deque made, and a steal makes one: with K = 1 (a dummy thread per
-// unit of an allocation) that was half of the engine's time, 14x more under AddressSanitizer.
+// unit of an allocation) malloc and free were a third of the engine's time (nar:3:3:9's quota test
+// 5.5 s -> 3.3 s without them; 143 -> 47 s under AddressSanitizer, docs/results/ci-time.md).
 class ThreadQueue {
  public:
   bool empty() const { return bottom_ == items_.size(); }
