@@ -2,10 +2,10 @@
 #include "task_stack.hpp"
 
 #include "stack_guard.hpp"
+#include "weft/detail/zero_pages.hpp"
 
 #include <sys/mman.h>
 
-#include <new>
 
 namespace weft::detail {
 
@@ -13,8 +13,7 @@ task_stack::task_stack(std::size_t capacity) : capacity_(capacity) {
   const std::size_t page = 4096;
   const std::size_t bytes = (capacity * sizeof(frame) + page - 1) / page * page;
   mapped_bytes_ = bytes + page;
-  void* p = ::mmap(nullptr, mapped_bytes_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-  if (p == MAP_FAILED) throw std::bad_alloc();
+  void* p = map_zero_pages(mapped_bytes_);
   // The guard page: a join nested deeper than `capacity` faults here.
   ::mprotect(static_cast<char*>(p) + bytes, page, PROT_NONE);
   // The frames are not constructed one by one: that would touch (commit) the whole array at pool
@@ -30,7 +29,7 @@ task_stack::task_stack(std::size_t capacity) : capacity_(capacity) {
 // mapping goes without running their destructors (which would touch every page).
 task_stack::~task_stack() {
   unregister_guard(guard_handle_);
-  ::munmap(frames_, mapped_bytes_);
+  unmap_zero_pages(frames_, mapped_bytes_);
 }
 
 }  // namespace weft::detail

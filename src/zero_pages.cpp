@@ -1,5 +1,5 @@
 // weft — memory that is fresh zero pages, committed as it is touched.
-#include "weft/detail/deque.hpp"
+#include "weft/detail/zero_pages.hpp"
 
 #include <sys/mman.h>
 

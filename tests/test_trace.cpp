@@ -92,8 +92,8 @@ void expect_monotone(const json& t, int lanes) {
 
 // Each worker's lane starts with startup and ends with shutdown; the instants are the counters'
 // events one for one (nothing is dropped at this size).
-// One test per policy (each reads a whole trace back: ~5 s a policy under ThreadSanitizer, and one
-// test of all of them was the stage's longest, 51 s).
+// One test per policy, so that a failure names its policy (each reads a whole trace back: ~5 s a
+// policy under ThreadSanitizer; ctest runs them in one process, cmake/WeftTestGroups.cmake).
 class TraceLanes : public testing::TestWithParam<weft::policy> {};
 INSTANTIATE_TEST_SUITE_P(All, TraceLanes,
                          testing::ValuesIn(wt::implemented_where([](const auto& row) {

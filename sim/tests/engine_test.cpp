@@ -82,7 +82,8 @@ TEST(Engine, EveryNodeRunsExactlyAsOftenAsSeriallyAndWorkIsConserved) {
   }
 }
 
-// One test per DAG (they run in parallel under ctest: together ~2.5 min under ASan on one core).
+// One test per DAG, so that a failure names its DAG.  (ctest runs them in one process since stop
+// 37, cmake/WeftTestGroups.cmake: ~47 s under ASan.)
 class EngineQuota : public testing::TestWithParam<const char*> {};
 
 TEST_P(EngineQuota, ThreadSchedulersWithAQuotaStillRunEveryNodeOnce) {

@@ -17,13 +17,9 @@
 
 #include "chaos.hpp"
 #include "frame.hpp"
+#include "zero_pages.hpp"
 
 namespace weft::detail {
-
-// `bytes` of fresh zero pages, committed only as they are touched (src/zero_pages.cpp: a mapping of
-// its own, since calloc's memory is that only sometimes); throws std::bad_alloc.
-void* map_zero_pages(std::size_t bytes);
-void unmap_zero_pages(void* p, std::size_t bytes) noexcept;
 
 class chase_lev_deque {
  public:
