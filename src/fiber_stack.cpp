@@ -44,8 +44,9 @@ void fiber_stack_pool::map_arena() {
         "weft: no address space for more fiber stacks (" + std::to_string(in_use_) + " stacks of " +
         std::to_string(usable_) + " bytes in use): the program has too many live threads for this machine's "
         "limits (address space, or the kernel's vm.max_map_count: each stack is two mappings). Lower "
-        "WEFT_FIBER_STACK_BYTES / weft::config::fiber_stack_bytes, raise vm.max_map_count, or use a policy "
-        "that keeps fewer threads live (adf, dfd)");
+        "WEFT_FIBER_STACK_BYTES / weft::config::fiber_stack_bytes (address space), raise vm.max_map_count "
+        "(mappings), or nest joins less deeply: adf and dfd keep about one live thread per level of nesting "
+        "and per worker, fifo one per join not yet run (use adf or dfd there)");
   }
   const int handle = register_guard(reinterpret_cast<std::uintptr_t>(base),
                                     reinterpret_cast<std::uintptr_t>(base + bytes), guard_kind::fiber_stack, usable_);

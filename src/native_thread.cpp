@@ -3,12 +3,13 @@
 
 #include <signal.h>
 #include <sys/mman.h>
-#include <ucontext.h>
 
 #include <cerrno>
 #include <cstdint>
 #include <memory>
 #include <system_error>
+
+#include <boost/context/fiber.hpp>
 
 #include "stack_guard.hpp"
 
@@ -50,16 +51,13 @@ native_stack::~native_stack() { unmap(); }
 
 namespace {
 
-struct stack_call {
-  void (*fn)(void*);
-  void* arg;
+// The stack to run on, as Boost.Context's fiber takes one: given, not allocated (the native_stack
+// owns it and outlives the call).
+struct given_stack {
+  boost::context::stack_context sc;
+  boost::context::stack_context allocate() noexcept { return sc; }
+  void deallocate(boost::context::stack_context&) noexcept {}
 };
-
-// makecontext passes int arguments only: the call record's address travels in two halves.
-void trampoline(unsigned hi, unsigned lo) {
-  auto* call = reinterpret_cast<stack_call*>((std::uintptr_t(hi) << 32) | std::uintptr_t(lo));
-  call->fn(call->arg);
-}
 
 // The calling thread's alternate signal stack for the overflow handler, made on first use and kept
 // until the thread exits; none when the thread has one of its own (it is left alone).
@@ -75,17 +73,19 @@ void ensure_alternate_signal_stack() {
 
 }  // namespace
 
+// A Boost.Context fiber on the given stack, resumed once: it runs fn(arg) and switches back.  Until
+// stop 38 this was ucontext's makecontext/swapcontext, whose two switches save and restore the signal
+// mask with a system call each: 0.6 us of a warm serial `run` (0.1 us on the caller's own stack).
 void run_on_stack(native_stack& stack, void (*fn)(void*), void* arg) {
   ensure_alternate_signal_stack();
-  stack_call call{fn, arg};
-  ucontext_t caller, callee;
-  ::getcontext(&callee);
-  callee.uc_stack.ss_sp = stack.lowest();
-  callee.uc_stack.ss_size = stack.size();
-  callee.uc_link = &caller;
-  const auto addr = reinterpret_cast<std::uintptr_t>(&call);
-  ::makecontext(&callee, reinterpret_cast<void (*)()>(&trampoline), 2, unsigned(addr >> 32), unsigned(addr));
-  ::swapcontext(&caller, &callee);
+  boost::context::stack_context sc;
+  sc.size = stack.size();
+  sc.sp = static_cast<char*>(stack.lowest()) + stack.size();
+  boost::context::fiber on_stack(std::allocator_arg, given_stack{sc}, [fn, arg](boost::context::fiber&& caller) {
+    fn(arg);
+    return std::move(caller);
+  });
+  std::move(on_stack).resume();
 }
 
 void native_thread::start(std::size_t stack_bytes, std::function<void()> body) {

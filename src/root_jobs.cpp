@@ -94,13 +94,37 @@ void runtime::run_root(worker& w, root_job& job) {
   finish_root(job);
 }
 
-// The serial policy: the caller runs the job itself, on a task stack of its own (a serial
-// context), and its thread's hot state is restored afterwards.
+// A run on a native stack of weft's own: the borrower of a sleeping worker's slot runs its job on
+// the slot's second native stack, and the serial policy's caller on its serial context's, each of
+// config::stack_bytes with a registered guard, so that a run gets the stack (and the overflow
+// message) the pool promises whichever thread runs it.  Sanitizer runtimes track one stack per
+// thread and do not follow a stack switch, and the caller's own stack is not the pool's (under TSan
+// a run with a 1 MiB result overflowed the main thread's): sanitized builds do not switch stacks —
+// they do not lend slots at all (every run is queued), and a serial run stays on the caller's stack.
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define WEFT_SWITCH_STACKS 0
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define WEFT_SWITCH_STACKS 0
+#endif
+#endif
+#ifndef WEFT_SWITCH_STACKS
+#define WEFT_SWITCH_STACKS 1
+#endif
+
+// The serial policy: the caller runs the job itself, on a task stack and a native stack of its own
+// (a serial context's: config::max_depth frames, config::stack_bytes), and its thread's hot state
+// is restored afterwards.  On the caller's own stack a chain of 10^6 joins overflowed an 8 MiB
+// `ulimit -s` with a bare SIGSEGV; on the context's, it fits, and an overflow names the setting.
+// (No memory for the stack: the job runs on the caller's, as in sanitized builds.)
 void runtime::run_on_caller(root_job& job) {
   worker& ctx = serial_context_acquire();
   {
     acting_as as(ctx, 0, traits_of(cfg.policy).loops, nullptr);
-    run_root_here(job);
+    if (WEFT_SWITCH_STACKS && (ctx.borrowed_stack.mapped() || ctx.borrowed_stack.map(cfg.stack_bytes)))
+      run_on_stack(ctx.borrowed_stack, [](void* j) { run_root_here(*static_cast<root_job*>(j)); }, &job);
+    else
+      run_root_here(job);
   }
   serial_context_release(ctx);
   finish_root(job);
@@ -132,26 +156,10 @@ void runtime::return_slot(worker& w) noexcept {
   w.tenure.notify_one();
 }
 
-// The borrower runs the job on the slot's own second native stack, of config::stack_bytes with a
-// registered guard, so that a run gets the stack (and the overflow message) the pool promises
-// whichever thread runs it.  Sanitizer runtimes track one stack per thread and do not follow a
-// stack switch, and the caller's own stack is not the pool's (under TSan a run with a 1 MiB result
-// overflowed the main thread's): sanitized builds do not lend slots at all, and queue every run.
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-#define WEFT_LEND_SLOTS 0
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
-#define WEFT_LEND_SLOTS 0
-#endif
-#endif
-#ifndef WEFT_LEND_SLOTS
-#define WEFT_LEND_SLOTS 1
-#endif
-
 bool runtime::run_on_idle_slot(root_job& job) {
   // serial: submit runs it on a serial context; the fiber engine: every job is a root thread, which
   // only the pool's workers run (the caller's thread has no scheduler loop).
-  if (runs_on_caller || uses_fibers || !WEFT_LEND_SLOTS) return false;
+  if (runs_on_caller || uses_fibers || !WEFT_SWITCH_STACKS) return false;
   check_fork_generation();
   if (beats_by_signal() && !beat_timer_prepare()) return false;  // no timer for this thread: queue the run
   worker* slot = borrow_slot();

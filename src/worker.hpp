@@ -104,8 +104,9 @@ struct worker {
 
   std::uint64_t rng;
   native_thread thread;  // its own native stack of config::stack_bytes
-  // The native stack a borrower of this slot runs its job on (config::stack_bytes, mapped on the
-  // first lend; owner-private: used by whoever holds the slot, see slot_tenure).
+  // The native stack a borrower of this slot runs its job on, or, a serial context, the serial
+  // policy's caller (config::stack_bytes, mapped on first use; owner-private: used by whoever
+  // holds the slot, see slot_tenure, or the context).
   native_stack borrowed_stack;
   std::uint64_t idle_since = 0;  // when this worker last became idle (0: busy)
   bool searching = false;        // counted in runtime::searching_ (owner-private)

@@ -162,4 +162,35 @@ TEST_P(RunEntry, ACallerRunsStackOverflowNamesTheSetting) {
                "native stack \\(262144 bytes\\) overflowed.*WEFT_STACK_BYTES");
 }
 
+// Under `serial` every run is the caller's, and it too gets the native stack the pool promises: a
+// chain of 400,000 joins from a thread whose own stack is 1 MiB (until stop 38 it ran on that
+// stack: a bare SIGSEGV), and an overflow of config.stack_bytes names the setting.
+TEST(SerialRun, RunsOnThePoolsNativeStack) {
+  if (wt::sanitized) GTEST_SKIP() << "sanitized builds run a serial job on the caller's stack (root_jobs.cpp)";
+  weft::pool p(weft::config{.workers = 1, .policy = weft::policy::serial});
+  long got = -1;
+  bool on_caller = false;
+  wt::on_thread_with_stack(std::size_t(1) << 20, [&] {
+    const auto caller = std::this_thread::get_id();
+    got = p.run([&] {
+      on_caller = std::this_thread::get_id() == caller;
+      return wt::join_chain(400'000);
+    });
+  });
+  EXPECT_TRUE(on_caller) << "serial runs the job on the calling thread";
+  EXPECT_EQ(got, 200'000);
+  // Nested runs each take a serial context of their own, with its own stack.
+  EXPECT_EQ(p.run([&] { return p.run([] { return wt::join_chain(300'000); }) + 1; }), 150'001);
+}
+
+TEST(SerialRun, StackOverflowNamesTheSetting) {
+  if (wt::sanitized) GTEST_SKIP() << "sanitized builds run a serial job on the caller's stack (root_jobs.cpp)";
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_DEATH(([&] {
+                 weft::pool p(weft::config{.workers = 1, .policy = weft::policy::serial, .stack_bytes = 256 << 10});
+                 p.run([] { return wt::join_chain(200'000); });
+               }()),
+               "native stack \\(262144 bytes\\) overflowed.*WEFT_STACK_BYTES");
+}
+
 }  // namespace
