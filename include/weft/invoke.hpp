@@ -44,17 +44,21 @@ auto invoke_span(Refs& fs) {
 
 }  // namespace detail
 
-// Runs f1(), ..., fn() (n >= 1) as a balanced tree of joins; returns their results as a std::tuple.
-// Called from a thread that is no worker, it runs in the global pool, as a join does: with two or
-// more callables the root join takes it there; a single one (no join) is sent there here.
+// Runs f1(), ..., fn() as a balanced tree of joins; returns their results as a std::tuple.  Called
+// from a thread that is no worker, it runs in the global pool, as a join does: with two or more
+// callables the root join takes it there; a single one (no join) is sent there here.  With none it
+// returns an empty tuple and touches no pool (a variadic caller's empty pack: nothing to run).
 template <class... F>
-  requires(sizeof...(F) >= 1 && (std::invocable<std::remove_reference_t<F>&> && ...))
+  requires(std::invocable<std::remove_reference_t<F>&> && ...)
 auto parallel_invoke(F&&... fs) {
+  if constexpr (sizeof...(F) == 0) return std::tuple<>{};
+  else {
   std::tuple<F&&...> refs(std::forward<F>(fs)...);
   if constexpr (sizeof...(F) == 1) {
     if (detail::tls_hot.self == nullptr) return pool::global().run([&refs] { return detail::invoke_span<0, 1>(refs); });
   }
   return detail::invoke_span<0, sizeof...(F)>(refs);
+  }
 }
 
 }  // namespace weft
