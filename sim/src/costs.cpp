@@ -42,7 +42,8 @@ struct CostFlag {
 };
 
 constexpr CostFlag kFlags[] = {
-    {"leapfrog", &Costs::leapfrog}, {"hb_thread_credit", &Costs::hb_thread_credit}, {"hb_spare", &Costs::hb_spare}};
+    {"leapfrog", &Costs::leapfrog}, {"detach", &Costs::detach}, {"hb_thread_credit", &Costs::hb_thread_credit},
+    {"hb_spare", &Costs::hb_spare}};
 
 std::string accepted() {
   std::string s;

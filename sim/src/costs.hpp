@@ -64,6 +64,13 @@ struct Costs {
   std::uint64_t wool_public = 4;  // wool: initial public descriptors per worker
   std::uint64_t wool_step = 4;    // wool: descriptors made public when the trip wire is stolen
   bool leapfrog = true;    // blocked joins steal only from the thief chain (WOOL §I.b)
+  // TBB's continuation-passing loops (LS's implementation, LS §7): a loop piece (a split-off range)
+  // whose own part is done while sub-ranges it gave away still run does not wait for them: its
+  // worker goes on (below it, or to the idle loop), and the last sub-range to finish completes the
+  // piece, as TBB's finish_for continuation runs on whichever thread finishes last.  Only a loop's
+  // own frame (the parallel_for call, a blocking wait in TBB too) and pairs still wait.  Off: every
+  // piece waits, as the runtime's loops do (they are joins).
+  bool detach = false;
   // Heartbeat credit per worker (false: the runtime's per-worker beat) or per thread (true: HB
   // §3.4's semantics, where every promoted thread and continuation counts its own N).
   bool hb_thread_credit = false;

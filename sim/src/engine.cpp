@@ -112,6 +112,7 @@ Frame& Simulator::push_frame(unsigned w, std::uint32_t node, Time span) {
   f = Frame{};
   f.thieves = std::move(keep);
   f.node = node;
+  f.gen = ++frame_gen_;
   f.span = span;
   r_.max_stack = std::max<std::uint64_t>(r_.max_stack, k.depth);
   return f;
@@ -210,7 +211,12 @@ void Simulator::finish_frame(unsigned w) {
 }
 
 void Simulator::notify(const JoinRef& ref, Time span_end, unsigned completer, std::uint64_t retained) {
+  if (!detached_.empty()) {
+    const auto d = detached_.find(ref.gen);
+    if (d != detached_.end()) return notify_detached(d->second, ref, span_end, completer, retained);
+  }
   Frame& p = ws_[unsigned(ref.worker)].frames[ref.frame];
+  if (p.gen != ref.gen) throw std::logic_error("simulator: a finished item's join is gone");
   p.held += retained;
   p.span_join = std::max(p.span_join, span_end);
   if (dag_.node(p.node).kind == NodeKind::pair) {
@@ -223,6 +229,36 @@ void Simulator::notify(const JoinRef& ref, Time span_end, unsigned completer, st
   if (std::int32_t(completer) != ref.worker) charge_overhead(completer, costs_.sync);
   --live_items_;
   wake_all(ws_[completer].clock);
+}
+
+// Costs::detach: the piece on top of w's stack, its own part done and sub-ranges still running
+// elsewhere (none is left in the deque: take_own_item found none), leaves the stack; its join lives
+// on in a record, found by the frame's incarnation from the JoinRefs its sub-ranges hold.
+void Simulator::detach(unsigned w) {
+  Worker& k = ws_[w];
+  Frame& f = k.frames[k.depth - 1];
+  detached_.emplace(f.gen, Detached{f.pending, f.parent, std::max(f.span, f.span_join), f.held});
+  ++r_.detached;
+  if (f.stolen) k.base = f.saved_base;
+  k.blocked_on = -1;
+  --k.depth;
+}
+
+// A sub-range of a detached piece finished; the last one completes the piece as finish_frame would
+// have: its completer notifies the join below.
+void Simulator::notify_detached(Detached& d, const JoinRef& ref, Time span_end, unsigned completer,
+                                std::uint64_t retained) {
+  d.held += retained;
+  d.span = std::max(d.span, span_end);
+  charge_overhead(completer, costs_.sync);
+  --live_items_;
+  if (--d.pending > 0) {
+    wake_all(ws_[completer].clock);
+    return;
+  }
+  const Detached done = d;
+  detached_.erase(ref.gen);
+  notify(done.parent, done.span, completer, done.held);
 }
 
 void Simulator::park(unsigned w) {

@@ -46,6 +46,7 @@ struct RunResult {
   std::uint64_t leapfrogs = 0;
   std::uint64_t leapfrogs_from_thief = 0;  // taken from the blocked join's own thief (no hop down the chain)
   std::uint64_t pops = 0;           // promoted items the owner took back at its join
+  std::uint64_t detached = 0;       // loop pieces that did not wait for their sub-ranges (Costs::detach)
   std::uint64_t beats = 0;          // heartbeats that promoted something
   std::uint64_t steal_backoffs = 0; // idle waits after a small theft (Costs::backoff)
   // Thefts from the idle loop (not leapfrogs) that ran to their end, and the time their thieves

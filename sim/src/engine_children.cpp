@@ -162,6 +162,10 @@ void Simulator::loop_step(unsigned w, Frame& f) {
         run_item(w, it, it.span_start);
         return;
       }
+      if (costs_.detach && f.is_range) {  // TBB: the piece's continuation waits, not its worker
+        detach(w);
+        return;
+      }
       blocked_step(w, f);
       return;
     }

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <deque>
+#include <unordered_map>
 #include <vector>
 
 #include "engine.hpp"
@@ -24,6 +25,18 @@ inline constexpr std::uint32_t kWoolPrivatizeAfter = 64;  // sched_wool.cpp: pri
 struct JoinRef {
   std::int32_t worker = -1;
   std::uint32_t frame = 0;  // index in that worker's frame stack; stable until the join completes
+  // The frame's incarnation (Frame::gen): under Costs::detach a piece may leave its worker's stack
+  // before its join completes, and its slot be reused; the join then lives in Simulator::detached_.
+  std::uint64_t gen = 0;
+};
+
+// A loop piece that stopped waiting for its stolen sub-ranges (Costs::detach): what its frame kept
+// for the join, completed by the last sub-range to finish.
+struct Detached {
+  std::uint32_t pending = 0;  // sub-ranges not finished
+  JoinRef parent;
+  Time span = 0;              // the piece's span and its finished sub-ranges' ends, the latest
+  std::uint64_t held = 0;
 };
 
 // A promoted (stealable) piece of work: a pair's second branch or a loop's sub-range.
@@ -41,6 +54,7 @@ struct Item {
 
 struct Frame {
   std::uint32_t node = kNoNode;
+  std::uint64_t gen = 0;  // this incarnation of the slot, unique in the run (JoinRef::gen)
   Stage stage = Stage::enter;
   std::uint8_t sub = 0;
   Right right = Right::latent;
@@ -123,6 +137,8 @@ class Simulator {
   void run_work(unsigned w, Frame& f, Stage next);
   void finish_frame(unsigned w);
   void notify(const JoinRef& ref, Time span_end, unsigned completer, std::uint64_t retained);
+  void detach(unsigned w);
+  void notify_detached(Detached& d, const JoinRef& ref, Time span_end, unsigned completer, std::uint64_t retained);
   void wake_all(Time now);
   void park(unsigned w);
   // engine_children.cpp: pairs and loops
@@ -166,6 +182,9 @@ class Simulator {
   const bool chunked_;
   Rng rng_;
   std::vector<Worker> ws_;
+  std::uint64_t frame_gen_ = 0;
+  // Costs::detach: the pieces whose sub-ranges still run elsewhere, by their frame's incarnation.
+  std::unordered_map<std::uint64_t, Detached> detached_;
   RunResult r_;
   std::uint64_t live_mem_ = 0, live_items_ = 0;
   unsigned parked_count_ = 0;

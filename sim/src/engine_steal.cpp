@@ -38,7 +38,7 @@ void Simulator::promote(unsigned w, std::uint32_t idx) {
   }
   Item it;
   it.node = dag_.node(f.node).right;
-  it.parent = {std::int32_t(w), idx};
+  it.parent = {std::int32_t(w), idx, f.gen};
   it.span_start = f.span_fork + costs_.promote;  // HB's cost graph: the branch forks at the pair
   it.trip_wire = pol_.trigger == Trigger::public_window && trip_position(w, f.spawn_index);
   f.right = Right::promoted;
@@ -71,7 +71,7 @@ void Simulator::split_range(unsigned w, std::uint32_t idx) {
   it.hi = f.end;
   it.chunks = f.chunks;
   it.chunk = f.timed ? f.chunk : 0;
-  it.parent = {std::int32_t(w), idx};
+  it.parent = {std::int32_t(w), idx, f.gen};
   it.span_start = f.span + costs_.promote;
   f.end = mid;
   ++f.pending;

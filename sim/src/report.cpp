@@ -62,6 +62,7 @@ std::string to_json(const RunRecord& r) {
   field("leapfrogs", num(double(x.leapfrogs)));
   field("leapfrogs_from_thief", num(double(x.leapfrogs_from_thief)));
   field("pops", num(double(x.pops)));
+  field("detached", num(double(x.detached)));
   field("beats", num(double(x.beats)));
   field("steal_backoffs", num(double(x.steal_backoffs)));
   field("idle_thefts_done", num(double(x.idle_thefts_done)));

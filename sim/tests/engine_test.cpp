@@ -82,6 +82,40 @@ TEST(Engine, EveryNodeRunsExactlyAsOftenAsSeriallyAndWorkIsConserved) {
   }
 }
 
+// Costs::detach (TBB's continuation-passing loops): a loop piece that does not wait for its stolen
+// sub-ranges still has every node run once, its work conserved and its memory freed, with and
+// without leapfrogging; and pieces do detach (the rule acts) wherever a loop piece is stolen.
+TEST(Engine, DetachedLoopPiecesStillRunEveryNodeOnce) {
+  for (const char* spec : {"nqueens:7", "loops:5:37:3", "uts-geo:7:3:2:10", "alg5:20:50", "fib:12"}) {
+    const Dag d = make_dag(spec);
+    const auto totals = d.root_totals();
+    const auto expected = serial_starts(d);
+    for (const char* policy : {"ws", "ws-ap", "lazy-df", "lazy-df2", "lazy-bf", "heartbeat"})
+      for (bool leapfrog : {true, false})
+        for (unsigned p : {1u, 2u, 8u, 64u}) {
+          SCOPED_TRACE(std::string(spec) + " " + policy + " P=" + std::to_string(p) +
+                       (leapfrog ? " leapfrog" : " random"));
+          Costs c;
+          c.detach = true;
+          c.leapfrog = leapfrog;
+          std::vector<std::uint64_t> starts(d.size(), 0);
+          const RunResult r = run(d, policy, p, c, 3, &starts);
+          EXPECT_EQ(starts, expected);
+          EXPECT_EQ(r.raw_work, totals.work);
+          EXPECT_EQ(r.memory_at_end, 0u);
+          EXPECT_GE(r.exec_span, totals.span);
+          if (p == 1) EXPECT_EQ(r.detached, 0u);
+        }
+  }
+  // nqueens's nested loops under ws at 8 processors: stolen pieces that split again are the rule.
+  Costs c;
+  c.detach = true;
+  const RunResult r = run(make_dag("nqueens:8"), "ws", 8, c);
+  EXPECT_GT(r.detached, 0u);
+  c.detach = false;
+  EXPECT_EQ(run(make_dag("nqueens:8"), "ws", 8, c).detached, 0u);
+}
+
 // One test per DAG, so that a failure names its DAG.  (ctest runs them in one process since stop
 // 37, cmake/WeftTestGroups.cmake: ~47 s under ASan.)
 class EngineQuota : public testing::TestWithParam<const char*> {};
