@@ -51,13 +51,14 @@ auto invoke_span(Refs& fs) {
 template <class... F>
   requires(std::invocable<std::remove_reference_t<F>&> && ...)
 auto parallel_invoke(F&&... fs) {
-  if constexpr (sizeof...(F) == 0) return std::tuple<>{};
-  else {
-  std::tuple<F&&...> refs(std::forward<F>(fs)...);
-  if constexpr (sizeof...(F) == 1) {
-    if (detail::tls_hot.self == nullptr) return pool::global().run([&refs] { return detail::invoke_span<0, 1>(refs); });
-  }
-  return detail::invoke_span<0, sizeof...(F)>(refs);
+  if constexpr (sizeof...(F) == 0) {
+    return std::tuple<>{};
+  } else {
+    std::tuple<F&&...> refs(std::forward<F>(fs)...);
+    if constexpr (sizeof...(F) == 1) {
+      if (detail::tls_hot.self == nullptr) return pool::global().run([&refs] { return detail::invoke_span<0, 1>(refs); });
+    }
+    return detail::invoke_span<0, sizeof...(F)>(refs);
   }
 }
 
