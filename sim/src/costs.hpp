@@ -68,8 +68,8 @@ struct Costs {
   // whose own part is done while sub-ranges it gave away still run does not wait for them: its
   // worker goes on (below it, or to the idle loop), and the last sub-range to finish completes the
   // piece, as TBB's finish_for continuation runs on whichever thread finishes last.  Only a loop's
-  // own frame (the parallel_for call, a blocking wait in TBB too) and pairs still wait.  Off: every
-  // piece waits, as the runtime's loops do (they are joins).
+  // own frame (the parallel_for call, a blocking wait in TBB too), pairs and wool's halves (joins on
+  // its task stack) still wait.  Off: every piece waits, as the runtime's loops do (they are joins).
   bool detach = false;
   // Heartbeat credit per worker (false: the runtime's per-worker beat) or per thread (true: HB
   // §3.4's semantics, where every promoted thread and continuation counts its own N).

@@ -242,6 +242,7 @@ void Simulator::detach(unsigned w) {
   if (f.stolen) k.base = f.saved_base;
   k.blocked_on = -1;
   --k.depth;
+  if (costs_.hb_thread_credit) k.next_beat = k.clock + k.frames[k.depth].saved_beat;  // as finish_frame
 }
 
 // A sub-range of a detached piece finished; the last one completes the piece as finish_frame would

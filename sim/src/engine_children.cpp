@@ -162,7 +162,9 @@ void Simulator::loop_step(unsigned w, Frame& f) {
         run_item(w, it, it.span_start);
         return;
       }
-      if (costs_.detach && f.is_range) {  // TBB: the piece's continuation waits, not its worker
+      // TBB: the piece's continuation waits, not its worker.  Not wool's halves: those are joins on
+      // its task stack (their slots are freed in order), not TBB's range tasks.
+      if (costs_.detach && f.is_range && pol_.loops != LoopSplit::public_halves) {
         detach(w);
         return;
       }

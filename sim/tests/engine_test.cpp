@@ -112,6 +112,7 @@ TEST(Engine, DetachedLoopPiecesStillRunEveryNodeOnce) {
   c.detach = true;
   const RunResult r = run(make_dag("nqueens:8"), "ws", 8, c);
   EXPECT_GT(r.detached, 0u);
+  EXPECT_EQ(run(make_dag("nqueens:8"), "wool", 8, c).detached, 0u);  // wool's halves are joins
   c.detach = false;
   EXPECT_EQ(run(make_dag("nqueens:8"), "ws", 8, c).detached, 0u);
 }
