@@ -23,6 +23,8 @@ class native_stack {
   // nothing mapped, when there is no memory for it.
   bool map(std::size_t stack_bytes) noexcept;
   bool mapped() const noexcept { return mapping_ != nullptr; }
+  // Mapped already, or mapped now (a stack kept for later runs); false when there is no memory.
+  bool map_once(std::size_t stack_bytes) noexcept { return mapped() || map(stack_bytes); }
   void* lowest() const noexcept;  // the lowest usable address (the stack grows down towards it)
   std::size_t size() const noexcept { return usable_; }
   void unmap() noexcept;

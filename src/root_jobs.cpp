@@ -33,6 +33,11 @@ void run_root_here(root_job& job) {
   const unwinding_base_guard fresh;
   run_root_body(job);
 }
+
+// The same on `stack`, one of weft's native stacks (a lent slot's, a serial context's).
+void run_root_on(native_stack& stack, root_job& job) {
+  run_on_stack(stack, [](void* j) { run_root_here(*static_cast<root_job*>(j)); }, &job);
+}
 }  // namespace
 
 // Notify under the lock: the waiter may destroy the job as soon as it sees `done`.
@@ -121,8 +126,8 @@ void runtime::run_on_caller(root_job& job) {
   worker& ctx = serial_context_acquire();
   {
     acting_as as(ctx, 0, traits_of(cfg.policy).loops, nullptr);
-    if (WEFT_SWITCH_STACKS && (ctx.borrowed_stack.mapped() || ctx.borrowed_stack.map(cfg.stack_bytes)))
-      run_on_stack(ctx.borrowed_stack, [](void* j) { run_root_here(*static_cast<root_job*>(j)); }, &job);
+    if (WEFT_SWITCH_STACKS && ctx.run_stack.map_once(cfg.stack_bytes))
+      run_root_on(ctx.run_stack, job);
     else
       run_root_here(job);
   }
@@ -165,7 +170,7 @@ bool runtime::run_on_idle_slot(root_job& job) {
   worker* slot = borrow_slot();
   if (slot == nullptr) return false;
   worker& w = *slot;
-  if (!w.borrowed_stack.mapped() && !w.borrowed_stack.map(cfg.stack_bytes)) {
+  if (!w.run_stack.map_once(cfg.stack_bytes)) {
     return_slot(w);  // no memory for the stack: a worker runs the job (queued) instead
     return false;
   }
@@ -188,7 +193,7 @@ bool runtime::run_on_idle_slot(root_job& job) {
     }
     WEFT_CHAOS_POINT();  // the slot is ours, the job not yet started
     w.trace_enter(activity::work);  // on the slot's lane, above the sleeping worker's idle (PROTOCOLS 11b)
-    run_on_stack(w.borrowed_stack, [](void* j) { run_root_here(*static_cast<root_job*>(j)); }, &job);
+    run_root_on(w.run_stack, job);
     w.trace_leave();
     if (beats_by_signal())
       beat_timer_disarm(true);  // before the slot goes back: no beat of ours counts in it after

@@ -6,7 +6,6 @@
 
 #include <sys/mman.h>
 
-
 namespace weft::detail {
 
 task_stack::task_stack(std::size_t capacity) : capacity_(capacity) {

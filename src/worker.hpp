@@ -107,7 +107,7 @@ struct worker {
   // The native stack a borrower of this slot runs its job on, or, a serial context, the serial
   // policy's caller (config::stack_bytes, mapped on first use; owner-private: used by whoever
   // holds the slot, see slot_tenure, or the context).
-  native_stack borrowed_stack;
+  native_stack run_stack;
   std::uint64_t idle_since = 0;  // when this worker last became idle (0: busy)
   bool searching = false;        // counted in runtime::searching_ (owner-private)
   // The steal backoff (idle.cpp; owner-private): the work of the last task this worker stole — its

@@ -45,6 +45,20 @@ RunResult run(const Dag& d, const std::string& policy, unsigned p, const Costs& 
   return simulate(cfg);
 }
 
+// Runs `policy` on `d` and checks what every schedule keeps: each template node started as often
+// as in the serial execution (`expected`), the DAG's work done, all memory freed, the executed span
+// at least the DAG's.
+RunResult run_checked(const Dag& d, const std::vector<std::uint64_t>& expected, const NodeTotals& totals,
+                      const std::string& policy, unsigned p, const Costs& c, std::uint64_t seed) {
+  std::vector<std::uint64_t> starts(d.size(), 0);
+  const RunResult r = run(d, policy, p, c, seed, &starts);
+  EXPECT_EQ(starts, expected);
+  EXPECT_EQ(r.raw_work, totals.work);
+  EXPECT_EQ(r.memory_at_end, 0u);
+  EXPECT_GE(r.exec_span, totals.span);
+  return r;
+}
+
 std::vector<std::string> simulated_policies() {
   std::vector<std::string> out;
   for (const auto& p : kPolicies)
@@ -62,17 +76,12 @@ TEST(Engine, EveryNodeRunsExactlyAsOftenAsSeriallyAndWorkIsConserved) {
     for (const auto& policy : simulated_policies())
       for (unsigned p : kWorkers) {
         SCOPED_TRACE(std::string(spec) + " " + policy + " P=" + std::to_string(p));
-        std::vector<std::uint64_t> starts(d.size(), 0);
-        const RunResult r = run(d, policy, p, Costs{}, 7, &starts);
-        EXPECT_EQ(starts, expected);
-        EXPECT_EQ(r.raw_work, totals.work);
+        const RunResult r = run_checked(d, expected, totals, policy, p, Costs{}, 7);
         EXPECT_EQ(double(r.instances), totals.instances);
-        EXPECT_EQ(r.memory_at_end, 0u);
         EXPECT_GE(double(r.memory_peak), totals.serial_peak * (p == 1 ? 1.0 : 0.0));
         // Time is accounted: the P workers' busy and idle time fill P × makespan.
         EXPECT_GE(r.idle, 0.0);
         EXPECT_GE(double(r.makespan), totals.work / p);
-        EXPECT_GE(r.exec_span, totals.span);
         if (p == 1 && policy != "fifo") {  // fifo: breadth-first, every take from its queue
           EXPECT_EQ(r.thefts, 0u);
           EXPECT_EQ(double(r.makespan), r.raw_work + r.overhead);  // nothing else happens
@@ -98,12 +107,7 @@ TEST(Engine, DetachedLoopPiecesStillRunEveryNodeOnce) {
           Costs c;
           c.detach = true;
           c.leapfrog = leapfrog;
-          std::vector<std::uint64_t> starts(d.size(), 0);
-          const RunResult r = run(d, policy, p, c, 3, &starts);
-          EXPECT_EQ(starts, expected);
-          EXPECT_EQ(r.raw_work, totals.work);
-          EXPECT_EQ(r.memory_at_end, 0u);
-          EXPECT_GE(r.exec_span, totals.span);
+          const RunResult r = run_checked(d, expected, totals, policy, p, c, 3);
           if (p == 1) EXPECT_EQ(r.detached, 0u);
         }
   }
