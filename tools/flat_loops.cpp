@@ -8,10 +8,16 @@
 //              stencil (a 2-D 5-point Jacobi sweep, 2048 x 2048, parallel over rows)
 //              spmv    (CSR sparse matrix times vector, parallel over 2^18 rows, 4-16 nonzeros a row)
 //     SYSTEM   serial | weft (the pool's policy: WEFT_POLICY, else the default) | omp-static |
-//              omp-dynamic (schedule(dynamic): libgomp's chunk of 1) | omp-dynamic64
+//              omp-dynamic (schedule(dynamic): libgomp's chunk of 1) | omp-dynamic64 |
+//              paired (the serial loop and weft's parallel_for alternated sweep by sweep in one
+//                      process, inside one pool.run: see below)
 //   Prints: kernel system workers median_seconds checksum — the median of REPS timed sweeps after
 //   one untimed warm-up sweep.  Every system runs the same body; only the loop construct differs.
 //   tools/flat_loops.sh alternates the systems process by process and reports medians of ratios.
+//   `paired` prints: kernel paired workers weft_median_seconds checksum serial_median_seconds
+//   median_of_ratios — each ratio weft's sweep over the serial sweep just before it.  On a shared
+//   host whose speed swings by 2x within minutes (docs/results/loops.md, "The flat CSR spmv at one
+//   worker"), a ratio of two sweeps a few ms apart moves far less than a ratio of two processes.
 #include <weft/weft.hpp>
 
 #include <omp.h>
@@ -26,7 +32,7 @@
 
 namespace {
 
-enum class sys { serial, weft, omp_static, omp_dynamic, omp_dynamic64 };
+enum class sys { serial, weft, omp_static, omp_dynamic, omp_dynamic64, paired };
 
 // for i in [0, n): body(i), the way the system runs a flat loop.  No grain for weft.
 template <class Body>
@@ -46,6 +52,8 @@ void run_loop(sys s, long n, const Body& body) {
 #pragma omp parallel for schedule(dynamic)
       for (long i = 0; i < n; ++i) body(i);
       break;
+    case sys::paired:  // measure() runs the two systems itself
+      std::abort();
     case sys::omp_dynamic64:
 #pragma omp parallel for schedule(dynamic, 64)
       for (long i = 0; i < n; ++i) body(i);
@@ -146,32 +154,49 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
 template <class K>
 int measure(const char* name, const std::string& system, sys s, unsigned workers, int reps) {
   K k;
-  std::vector<double> times;
-  auto sweeps = [&] {
-    k.sweep(s);  // warm-up: pages touched, threads started
-    for (int r = 0; r < reps; ++r) {
-      const auto t0 = std::chrono::steady_clock::now();
-      k.sweep(s);
-      times.push_back(seconds_since(t0));
-    }
+  std::vector<double> times, serial_times, ratios;
+  auto timed_sweep = [&](sys which) {
+    const auto t0 = std::chrono::steady_clock::now();
+    k.sweep(which);
+    return seconds_since(t0);
   };
-  if (s == sys::weft) {
+  auto sweeps = [&] {
+    if (s == sys::paired) {
+      k.sweep(sys::serial);  // warm-up of both
+      k.sweep(sys::weft);
+      for (int r = 0; r < reps; ++r) {
+        serial_times.push_back(timed_sweep(sys::serial));
+        times.push_back(timed_sweep(sys::weft));  // last: the checksum is weft's
+        ratios.push_back(times.back() / serial_times.back());
+      }
+      return;
+    }
+    k.sweep(s);  // warm-up: pages touched, threads started
+    for (int r = 0; r < reps; ++r) times.push_back(timed_sweep(s));
+  };
+  if (s == sys::weft || s == sys::paired) {
     weft::pool p(weft::config{.workers = workers});
     p.run(sweeps);
   } else {
     omp_set_num_threads(int(workers));
     sweeps();
   }
-  std::sort(times.begin(), times.end());
-  std::printf("%s %s %u %.9f %.10g\n", name, system.c_str(), workers, times[times.size() / 2], k.checksum());
+  std::printf("%s %s %u %.9f %.10g", name, system.c_str(), workers, median(times), k.checksum());
+  if (s == sys::paired) std::printf(" %.9f %.4f", median(serial_times), median(ratios));
+  std::printf("\n");
   return 0;
 }
 
 int usage() {
-  std::fputs("usage: weft-flat-loops stream|stream-cache|poly|stencil|spmv serial|weft|omp-static|omp-dynamic|omp-dynamic64 WORKERS REPS\n",
+  std::fputs("usage: weft-flat-loops stream|stream-cache|poly|stencil|spmv serial|weft|omp-static|omp-dynamic|omp-dynamic64|paired WORKERS REPS\n",
              stderr);
   return 2;
 }
@@ -190,6 +215,7 @@ int main(int argc, char** argv) {
   else if (system == "omp-static") s = sys::omp_static;
   else if (system == "omp-dynamic") s = sys::omp_dynamic;
   else if (system == "omp-dynamic64") s = sys::omp_dynamic64;
+  else if (system == "paired") s = sys::paired;
   else return usage();
   if (kernel == "stream") return measure<stream<22>>("stream", system, s, workers, reps);
   if (kernel == "stream-cache") return measure<stream<15>>("stream-cache", system, s, workers, reps);
