@@ -312,4 +312,42 @@ TEST_P(Join, DeepChain) {
   EXPECT_EQ(pool().run([&] { return chain(depth); }), 1 + std::uint64_t(depth) * (depth + 1) / 2);
 }
 
+// A node whose second branch joins, loops and spawns, reading its captures (held in the frame: a
+// small trivially copyable closure) after each.  When the branch's frame was promoted and then taken
+// back by its owner (no thief took it), the owner once ran the branch from the frame's copy — the
+// slot the branch's own first join then pushed into: its captures read as garbage afterwards (wrong
+// counts, hangs, crashes; every run under wool, whose public window promotes on one worker, and
+// under the lazy policies and heartbeat whenever a promotion raced a steal).
+struct taken_back_counts {
+  std::atomic<long> joins{0}, iterations{0}, spawns{0};
+};
+
+void taken_back_node(taken_back_counts& k, int depth, int n) {
+  if (depth == 0) return;
+  weft::join([&k, depth, n] { taken_back_node(k, depth - 1, n); },
+             [&k, depth, n] {
+               for (int i = 0; i < n; ++i)
+                 weft::join([&k] { k.joins.fetch_add(1, std::memory_order_relaxed); }, [] {});
+               weft::parallel_for(0, n, [&k](int) { k.iterations.fetch_add(1, std::memory_order_relaxed); });
+               {
+                 weft::scope s;
+                 for (int i = 0; i < n; ++i) s.spawn([&k] { k.spawns.fetch_add(1, std::memory_order_relaxed); });
+                 s.sync();
+               }
+               taken_back_node(k, depth - 1, n);
+             });
+}
+
+TEST_P(Join, SecondBranchOfATakenBackFrameKeepsItsCaptures) {
+  const int depth = 9, n = 3;
+  const long nodes = (1L << depth) - 1, per_node = n;
+  for (int rep = 0; rep < wt::pick(30, 8); ++rep) {
+    taken_back_counts k;
+    pool().run([&] { taken_back_node(k, depth, n); });
+    ASSERT_EQ(k.joins.load(), nodes * per_node) << "rep " << rep;
+    ASSERT_EQ(k.iterations.load(), nodes * per_node) << "rep " << rep;
+    ASSERT_EQ(k.spawns.load(), nodes * per_node) << "rep " << rep;
+  }
+}
+
 }  // namespace

@@ -52,6 +52,14 @@ struct branch_in_frame {
   };
   WEFT_INLINE static void store(frame* fr, G& g, holder&) noexcept { ::new (fr->payload) G(g); }
   static G& branch(frame* fr) noexcept { return *std::launder(reinterpret_cast<G*>(fr->payload)); }
+  // The owner runs the branch of a frame it took back (join_promoted) from a copy on its own stack:
+  // the join has popped the frame, so the branch's first join, spawn or loop pushes its own frame
+  // into this very slot — over the closure it would be running from.  (A thief runs the frame's copy
+  // in place: the slot is not reused before its DONE.)
+  static result_type run_on_owner(frame* fr) {
+    const G g = branch(fr);
+    return call(g);
+  }
   // The thief's result, moved out and destroyed (join_stolen), or only destroyed (join_unwind).
   static result_type take_value(frame* fr) {
     if constexpr (stateless_result<result_type>) {
@@ -92,6 +100,8 @@ struct branch_on_stack {
   }
   static holder& record(frame* fr) noexcept { return **std::launder(reinterpret_cast<holder**>(fr->payload)); }
   static G& branch(frame* fr) noexcept { return *record(fr).g; }
+  // The closure is the owner's own (the frame holds the record's address, read before the call).
+  static result_type run_on_owner(frame* fr) { return call(branch(fr)); }
   static result_type take_value(frame* fr) {
     return take_and_destroy(*std::launder(reinterpret_cast<result_type*>(record(fr).result)));
   }
@@ -149,11 +159,11 @@ WEFT_NOINLINE std::pair<A, ret_t<G>> join_stolen(frame* fr, first_result_arg<A> 
 }
 
 // The join of a promoted frame: out of line, it costs synchronization with thieves anyway.  It finds
-// the branch through the frame (the in-place copy, or the record's pointer), so the fast path need
-// not keep the closure's address alive.
+// the branch through the frame (a copy of the in-place closure, or the record's pointer), so the
+// fast path need not keep the closure's address alive.
 template <class A, class G>
 WEFT_NOINLINE std::pair<A, ret_t<G>> join_promoted(hot_state& h, frame* fr, first_result_arg<A> a) {
-  if (reclaim(h, fr) == reclaimed::run_inline) return {std::move(a), call(branch_t<G>::branch(fr))};
+  if (reclaim(h, fr) == reclaimed::run_inline) return {std::move(a), branch_t<G>::run_on_owner(fr)};
   return join_stolen<A, G>(fr, static_cast<first_result_arg<A>&&>(a));
 }
 
