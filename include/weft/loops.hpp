@@ -68,12 +68,20 @@ struct split_failure {
 };
 
 // Splitting by halves through join: every split is a join whose second half is latent work, so the
-// policy's promotion decides which halves become stealable (ws: all of them, eagerly).
+// policy's promotion decides which halves become stealable (ws: all of them, eagerly).  A split is
+// no join of the program's, though (SPEC §6: `joins` counts joins and scope spawns; a loop frame's
+// splits count none either), so each one takes back, on the thread that is about to push it, the
+// count its push will make (join.hpp push_frame; the fiber engine's fork, sched_fibers.cpp, counts
+// on the same thread before the fiber can move).  One case leaves the count one low: a fork that
+// fails for want of fiber stacks (its std::runtime_error ends the loop) pushes nothing.
+WEFT_INLINE void uncount_split() noexcept { --tls_hot.joins; }
+
 template <class I, class Body>
 void for_split(I lo, I hi, Body& body, uindex_t<I> grain, split_failure<I>& failure) {
   if (failure.skips(lo)) return;
   if (range_size(lo, hi) > grain) {
     const I mid = range_mid(lo, hi);
+    uncount_split();
     weft::join([&] { for_split(lo, mid, body, grain, failure); },
                [&] { for_split(mid, hi, body, grain, failure); });
     return;
@@ -96,6 +104,7 @@ std::optional<T> reduce_split(I lo, I hi, Map& map, Combine& combine, uindex_t<I
   if (failure.skips(lo)) return std::nullopt;
   if (range_size(lo, hi) > grain) {
     const I mid = range_mid(lo, hi);
+    uncount_split();
     auto [x, y] = weft::join([&] { return reduce_split<T>(lo, mid, map, combine, grain, failure); },
                              [&] { return reduce_split<T>(mid, hi, map, combine, grain, failure); });
     if (!x || !y) return std::nullopt;
