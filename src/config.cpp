@@ -103,6 +103,10 @@ void resolve_policy(config& out) {
     }
     if (out.policy == policy::automatic) out.policy = default_policy();
   }
+  // A value outside the enumeration (a cast from an integer) names no row of the policy table.
+  if (static_cast<std::size_t>(out.policy) >= detail::policy_count)
+    throw std::invalid_argument("weft: config.policy = " + std::to_string(static_cast<long long>(out.policy)) +
+                                " is not a policy; accepted: " + accepted_policies());
   if (!traits_of(out.policy).implemented)
     throw std::invalid_argument("weft: policy \"" + std::string(to_string(out.policy)) +
                                 "\" is not implemented in this build yet; implemented: " + implemented_names());
@@ -214,6 +218,13 @@ void resolve_work_span(config& out) {
   } else if (out.work_span != work_span_unit::ns && out.work_span != work_span_unit::calls) {
     throw std::invalid_argument("weft: config.work_span is not a unit; accepted: work_span_unit::off, ns, calls");
   }
+  // The burden is a figure of the mode: given while the mode is off it would be ignored.
+  const bool burden_given = out.work_span_burden >= 0 || env("WEFT_WORK_SPAN_BURDEN") != nullptr;
+  if (burden_given && out.work_span == work_span_unit::off)
+    throw std::invalid_argument(
+        "weft: config.work_span_burden / WEFT_WORK_SPAN_BURDEN is set but the work/span mode is off; "
+        "set config.work_span or WEFT_WORK_SPAN (ns, calls) too, or leave the burden unset");
+  if (out.work_span == work_span_unit::off) return;  // the burden stays unset (-1): no mode, no figure
   if (out.work_span_burden < 0) {
     if (const char* v = env("WEFT_WORK_SPAN_BURDEN"))
       out.work_span_burden = double(parse_number("WEFT_WORK_SPAN_BURDEN", v, 0, std::uint64_t(1) << 40));

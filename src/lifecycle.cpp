@@ -40,7 +40,10 @@ runtime::runtime(const config& resolved)
     sched = make_fiber_scheduler(*this, cfg.policy);
   else
     sched = make_deque_scheduler(*this, traits_of(cfg.policy));
-  if (runs_on_caller) return;
+  if (runs_on_caller) {
+    start_trace();  // no worker lanes: the file's time base and metadata
+    return;
+  }
   try {
     if (beats_by_signal()) install_beat_handler();
     start_workers();
@@ -131,7 +134,7 @@ runtime::~runtime() {
     const work_span_report r = collect_work_span();
     if (r.jobs > 0) std::fputs(to_string(r).c_str(), stderr);
   }
-  if (tracing() && !workers.empty()) {
+  if (tracing()) {  // a serial pool too: its file has the run's metadata and no worker lanes
     try {
       write_trace();
     } catch (const std::exception& e) {

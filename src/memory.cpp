@@ -60,11 +60,24 @@ void count(detail::worker& w, std::int64_t bytes) {
   if (w.heap_now > w.heap_peak) w.heap_peak = w.heap_now;
 }
 
+// Can `bytes` be allocated at all?  Asked before NAR's delay of a large allocation (m/K dummy threads
+// forked first, sched_fibers.cpp before_alloc): a request that cannot succeed would otherwise fork
+// them all before its std::bad_alloc — 2·10^7 threads and 9 s under adf for a terabyte at the default
+// K, hours for SIZE_MAX / 2.  A probe allocation, freed at once: a system call or two, against a
+// thread forked per K bytes of the request.
+bool could_allocate(std::size_t bytes) noexcept {
+  void* probe = std::malloc(bytes);
+  std::free(probe);
+  return probe != nullptr;
+}
+
 }  // namespace
 
 void* malloc(std::size_t bytes) {
-  if (detail::worker* w = detail::tls_hot.self; w != nullptr && w->rt->quota_applies)
+  if (detail::worker* w = detail::tls_hot.self; w != nullptr && w->rt->quota_applies) {
+    if (bytes > w->rt->cfg.quota_bytes && !could_allocate(bytes)) throw std::bad_alloc();
     detail::fiber_before_alloc(bytes);  // may preempt: this thread may run on another worker after it
+  }
   void* p = std::malloc(bytes == 0 ? 1 : bytes);
   if (p == nullptr) throw std::bad_alloc();
   if (detail::worker* w = detail::tls_hot.self) count(*w, std::int64_t(bytes));

@@ -124,7 +124,8 @@ work_span_report runtime::collect_work_span() const {
     for (const auto& w : serial_all_)
       if (w->measure) states.push_back(w->measure.get());
   }
-  return merge_reports(states, cfg.work_span, cfg.work_span_burden);
+  // With the mode off the burden is unset (-1, config.cpp): the report of nothing carries none.
+  return merge_reports(states, cfg.work_span, cfg.work_span == work_span_unit::off ? 0.0 : cfg.work_span_burden);
 }
 
 work_span_report merge_reports(const std::vector<const measure_state*>& states, work_span_unit unit, double burden) {

@@ -84,6 +84,32 @@ TEST(Config, ParsePolicyUnknown) {
   }
 }
 
+TEST(Config, PolicyOutsideTheEnumeration) {
+  wt::clean_env clean;
+  // An integer cast to the enumeration names no row of the policy table (it was read past its end).
+  for (int v : {12, 13, 99, -1}) {
+    const auto p = static_cast<weft::policy>(v);
+    expect_invalid([&] { weft::pool pl(weft::config{.workers = 1, .policy = p}); }, {"config.policy", "accepted", "lazy-bf"},
+                   "policy " + std::to_string(v));
+  }
+}
+
+TEST(Config, WorkSpanBurdenOnlyWithTheMode) {
+  wt::clean_env clean;
+  expect_invalid([] { weft::pool p(weft::config{.workers = 1, .work_span_burden = 5}); },
+                 {"work_span_burden", "WEFT_WORK_SPAN_BURDEN", "off"}, "burden without the mode");
+  {
+    wt::env_guard g("WEFT_WORK_SPAN_BURDEN", "5");
+    expect_invalid([] { weft::pool p(weft::config{.workers = 1}); }, {"WEFT_WORK_SPAN_BURDEN"}, "env burden without the mode");
+    weft::pool p(weft::config{.workers = 1, .work_span = weft::work_span_unit::calls});  // with it: taken
+    EXPECT_EQ(p.config().work_span_burden, 5.0);
+  }
+  weft::pool off(weft::config{.workers = 1});
+  EXPECT_LT(off.config().work_span_burden, 0);  // unset, and its config makes the same pool again
+  weft::pool again(off.config());
+  EXPECT_EQ(again.config().work_span, weft::work_span_unit::off);
+}
+
 TEST(Config, EnvironmentPolicyUnknown) {
   wt::clean_env clean;
   wt::env_guard g("WEFT_POLICY", "no-such-policy");

@@ -159,6 +159,17 @@ TEST_P(Fibers, QuotaPreemptsAndForksDummyThreads) {
   EXPECT_EQ(s.joins, (1u << d) - 1) << "dummy threads are no joins";
 }
 
+// An allocation that cannot succeed throws std::bad_alloc at once, before NAR's delay: 2^62 bytes
+// at K = 1000 would first fork 4.6·10^15 dummy threads (the test then never ends: ctest's timeout
+// stops it) — 9 s under adf for a terabyte at the default K before the probe (memory.cpp).
+TEST_P(Fibers, ImpossibleAllocationFailsBeforeForkingDummies) {
+  if (GetParam().p == policy::fifo) GTEST_SKIP() << "fifo has no quota";
+  weft::pool pool(cfg(1000));
+  EXPECT_THROW(pool.run([] { weft::free(weft::malloc(std::size_t(1) << 62), std::size_t(1) << 62); }), std::bad_alloc);
+  EXPECT_EQ(pool.stats().total.dummy_threads, 0u);
+  EXPECT_EQ(pool.run([] { return alloc_tree(3, 100, 3500); }), 8);  // the pool still allocates
+}
+
 // NAR Theorems 3.6 and 6.6: the heap high-water mark under adf(K) and dfd(K) is S1 + O(K p D).  The
 // constant checked is c = 2: a worker's premature allocations (those the serial order would make
 // later) are bounded by one quota K per level it descends since its last steal or scheduling (c =

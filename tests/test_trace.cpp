@@ -298,6 +298,22 @@ TEST(Trace, EnvironmentAndSettings) {
                std::runtime_error);
 }
 
+// Every pool writes its file when destroyed, a serial one too (its run is on the caller: the file has
+// the metadata and no worker lanes).  It wrote none, where write_trace() and the global pool did.
+TEST(Trace, SerialPoolWritesOnDestruction) {
+  wt::clean_env clean;
+  temp_path tp("serial");
+  fs::remove(tp.path);
+  {
+    weft::pool pl(weft::config{.workers = 1, .policy = weft::policy::serial, .trace_path = tp.path.string()});
+    EXPECT_EQ(pl.run([] { return wt::fib(10); }), 55u);
+  }
+  ASSERT_TRUE(fs::exists(tp.path)) << "no trace file from a serial pool";
+  const json t = load(tp.path);
+  EXPECT_EQ(t["otherData"]["policy"], "serial");
+  EXPECT_LT(t["otherData"]["duration_us"].get<double>(), 600e6) << "the pool's life, from its own start";
+}
+
 // The global pool is never destroyed: its trace is written at exit.  In a child process (fork), so
 // that this process's global pool, if any, is not the one traced: the child forgets it (SPEC §2,
 // fork) and makes a new one from its environment.

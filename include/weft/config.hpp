@@ -85,13 +85,14 @@ struct config {
   // unit, running it as its serial elision (WEFT_WORK_SPAN = off | ns | calls).
   work_span_unit work_span = work_span_unit::off;
   // C of the burdened span, in the work_span unit; < 0 = default: 770 ns (WOOL Table I's 2000
-  // cycles at its 2.6 GHz) or 0 calls (WEFT_WORK_SPAN_BURDEN).
+  // cycles at its 2.6 GHz) or 0 calls (WEFT_WORK_SPAN_BURDEN).  Only with the mode on: given while
+  // it is off, an error (it would be ignored); left unset then, it stays -1.
   double work_span_burden = -1;
   // Thefts that pay for themselves (README, "Small work"): an idle worker whose stolen task was small
   // (its own work came to less than 8 us; 16 under wool) waits before it looks for work again — 1 us
   // after the first such theft, twice as long after each one that follows, up to this — and a theft
   // of a larger task ends the waiting.  A theft costs its victim about a microsecond and a half, so a thief that keeps
-  // taking pieces of microsecond work makes it slower with every worker added.  < 0 = default:
+  // taking pieces of microsecond work makes it slower with every worker added.  -1 = default:
   // 256 us, or 0 under heartbeat (whose promotions are amortized by its beats); 0 = off; at most
   // 1000 us.  Every policy whose idle workers steal (not serial, adf, dfd, fifo).
   // WEFT_STEAL_BACKOFF_US.
