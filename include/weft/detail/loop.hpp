@@ -357,8 +357,17 @@ struct adaptive_loop {
                                      std::uint64_t first_chunk, std::optional<T>& acc, std::uint64_t& executed,
                                      std::uint64_t next_chunk) {
     // Locals whose addresses do not escape: the compiler keeps them (and a copied body's captures,
-    // see loop_body) in registers across the polls instead of reloading them per iteration.
-    const Map map = *sh.map;
+    // see loop_body) in registers instead of reloading them per iteration.  A reduction's body is
+    // copied once for the piece (its chunks are short while the piece is young: a copy per chunk
+    // cost spmv's 100-term rows and nqueens' 12-candidate loops a few percent).  A parallel_for's is
+    // copied again for every chunk (chunk_map, below): a copy that lives across the chunk loop's
+    // calls (the poll's promote_at_poll) must sit in callee-saved registers, among them %rbp, and a
+    // CSR row loop whose stream base gcc put there ran 1.16-1.28x the serial loop's time on one
+    // worker (loads based on %rbp measured 6-10 % slower than on %rbx, %r12 or %r13 on the Intel
+    // Xeon VM of stop 39, an aligned asm loop); copied per chunk, the captures live only within a
+    // chunk, in the caller-saved registers the serial loop uses: 1.03-1.05x
+    // (docs/results/loops.md, "The flat CSR spmv at one worker").
+    const Map piece_map = *sh.map;
     const Combine combine = *sh.combine;
     const I lo = sh.lo;
     // The next iteration to run.  Only this piece moves rec.next (a promotion, made by this worker at
@@ -394,6 +403,8 @@ struct adaptive_loop {
         if (chunk >= 2 * loop_align && stop < rec.end) stop = aligned_cut(k, stop, sh.phase, valueless ? 0 : 1);
         rec.next = stop;
         const I i_stop = index(lo, stop);
+        const Map chunk_map = *sh.map;  // only a parallel_for's (the other copy is then unused)
+        const Map& map = valueless ? chunk_map : piece_map;
         if (valueless && chunk >= 2 * loop_align) {
           // A long chunk of a parallel_for is the serial loop, nothing peeled off it, so that its
           // vectorized loop starts at the aligned cut (with the first iteration peeled, an array in
