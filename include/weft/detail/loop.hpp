@@ -363,9 +363,9 @@ struct adaptive_loop {
     // copied again for every chunk (chunk_map, below): a copy that lives across the chunk loop's
     // calls (the poll's promote_at_poll) must sit in callee-saved registers, among them %rbp, and a
     // CSR row loop whose stream base gcc put there ran 1.16-1.28x the serial loop's time on one
-    // worker (loads based on %rbp measured 6-10 % slower than on %rbx, %r12 or %r13 on the Intel
+    // worker (loads based on %rbp measured 3-17 % slower than on %rbx, %r12 or %r13 on the Intel
     // Xeon VM of stop 39, an aligned asm loop); copied per chunk, the captures live only within a
-    // chunk, in the caller-saved registers the serial loop uses: 1.03-1.05x
+    // chunk, in the caller-saved registers the serial loop uses: 1.03-1.07x
     // (docs/results/loops.md, "The flat CSR spmv at one worker").
     const Map piece_map = *sh.map;
     const Combine combine = *sh.combine;
