@@ -219,15 +219,15 @@ void resolve_work_span(config& out) {
     throw std::invalid_argument("weft: config.work_span is not a unit; accepted: work_span_unit::off, ns, calls");
   }
   // The burden is a figure of the mode: given while the mode is off it would be ignored.
-  const bool burden_given = out.work_span_burden >= 0 || env("WEFT_WORK_SPAN_BURDEN") != nullptr;
-  if (burden_given && out.work_span == work_span_unit::off)
+  const char* env_burden = env("WEFT_WORK_SPAN_BURDEN");
+  if ((out.work_span_burden >= 0 || env_burden != nullptr) && out.work_span == work_span_unit::off)
     throw std::invalid_argument(
         "weft: config.work_span_burden / WEFT_WORK_SPAN_BURDEN is set but the work/span mode is off; "
         "set config.work_span or WEFT_WORK_SPAN (ns, calls) too, or leave the burden unset");
   if (out.work_span == work_span_unit::off) return;  // the burden stays unset (-1): no mode, no figure
   if (out.work_span_burden < 0) {
-    if (const char* v = env("WEFT_WORK_SPAN_BURDEN"))
-      out.work_span_burden = double(parse_number("WEFT_WORK_SPAN_BURDEN", v, 0, std::uint64_t(1) << 40));
+    if (env_burden != nullptr)
+      out.work_span_burden = double(parse_number("WEFT_WORK_SPAN_BURDEN", env_burden, 0, std::uint64_t(1) << 40));
     else
       out.work_span_burden = out.work_span == work_span_unit::calls ? 0.0 : default_work_span_burden_ns;
   } else if (!(out.work_span_burden <= double(std::uint64_t(1) << 40))) {

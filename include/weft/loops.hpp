@@ -42,29 +42,20 @@ WEFT_INLINE I range_mid(I lo, I hi) noexcept {
   return I(uindex_t<I>(lo) + range_size(lo, hi) / 2);
 }
 
-// The lowest iteration known to have thrown in a loop split by halves (the halving policies: ws,
-// wool, adf, dfd, fifo), shared by its pieces as the loop frames' pieces share failed_at
-// (adaptive_loop::shared_state): a piece that starts above it is skipped, since the exception of the
-// serially first failing iteration is the one that leaves the loop, and a piece below it still
-// runs (one of its iterations may throw first).  Only a saving of work — relaxed, a piece that has
-// not seen the failure yet runs as before — but without it a loop whose first iteration throws ran
-// the rest of its range on every thief: 10^8 cheap iterations 1.6 s under ws, 36 s under adf.  It
-// lives in the frame of the loop's first call, which outlives every piece (a join returns, or
-// throws, only once both its branches are done).
+// The lowest failure (lowest_failure, loop.hpp) of a loop split by halves (the halving policies: ws,
+// wool, adf, dfd, fifo), in the loop's own index type: a piece that starts above it is skipped, as a
+// loop frame's pieces skip.  Without it a loop whose first iteration throws ran the rest of its range
+// on every thief: 10^8 cheap iterations 1.6 s under ws, 36 s under adf.  It lives in the frame of
+// the loop's first call, which outlives every piece (a join returns, or throws, only once both its
+// branches are done).
 template <class I>
 struct split_failure {
   I lo;
-  std::atomic<std::uint64_t> at{~std::uint64_t(0)};  // as an offset from lo; none yet: all ones
+  lowest_failure failure;
 
   explicit split_failure(I first) noexcept : lo(first) {}
-  std::uint64_t offset(I i) const noexcept { return std::uint64_t(range_size(lo, i)); }
-  bool skips(I first) const noexcept { return offset(first) > at.load(std::memory_order_relaxed); }
-  void fail_at(I i) noexcept {
-    const std::uint64_t k = offset(i);
-    std::uint64_t cur = at.load(std::memory_order_relaxed);
-    while (k < cur && !at.compare_exchange_weak(cur, k, std::memory_order_relaxed)) {
-    }
-  }
+  bool skips(I first) const noexcept { return failure.skips(std::uint64_t(range_size(lo, first))); }
+  void fail_at(I i) noexcept { failure.fail_at(std::uint64_t(range_size(lo, i))); }
 };
 
 // Splitting by halves through join: every split is a join whose second half is latent work, so the

@@ -108,7 +108,7 @@ inline std::uint64_t cycle_count() noexcept {
 // clock); after that, the chunk doubles while a chunk takes less than about 1 us of work and halves
 // when it takes more than about 4 us, one cycle-counter read per chunk: a poll comes every few
 // microseconds whatever an iteration costs, and costs a negligible fraction of a cheap iteration. A
-// piece checks for a failure elsewhere in the loop (failed_at) only between timed chunks: skipping
+// piece checks for a failure elsewhere in the loop (lowest_failure) only between timed chunks: skipping
 // iterations above a failure saves work but is not needed for the result.
 inline constexpr std::uint64_t untimed_iterations = 64;
 inline constexpr std::uint64_t chunk_cycles_low = 2'000, chunk_cycles_high = 8'000;
@@ -119,23 +119,30 @@ inline constexpr std::uint64_t chunk_max = std::uint64_t(1) << 20;
 // 2x slower than at 1).  TBB splits at once.
 inline constexpr std::uint64_t ap_defer_cycles = chunk_cycles_high;
 
+// The lowest iteration of a loop known to have thrown, as an offset from the loop's first iteration,
+// shared by all its pieces (a loop frame's, adaptive_loop::shared_state; a tree of halves',
+// split_failure in loops.hpp).  Pieces skip iterations above it (they cannot matter: the exception
+// of the serially first failing iteration is the one that leaves the loop, as in the serial elision)
+// but still run those below it, which might throw first.  Relaxed: only a saving of work, no result
+// depends on seeing it promptly (PROTOCOLS.md, loops).
+struct lowest_failure {
+  std::atomic<std::uint64_t> at{~std::uint64_t(0)};  // none yet: all ones
+
+  void fail_at(std::uint64_t k) noexcept {
+    std::uint64_t cur = at.load(std::memory_order_relaxed);
+    while (k < cur && !at.compare_exchange_weak(cur, k, std::memory_order_relaxed)) {
+    }
+  }
+  bool skips(std::uint64_t k) const noexcept { return k > at.load(std::memory_order_relaxed); }
+};
+
 template <class I, class T, class Map, class Combine>
 struct adaptive_loop {
   struct shared_state : loop_shape {
     I lo;
     Map* map;
     Combine* combine;
-    // The lowest iteration known to have thrown.  Pieces skip iterations above it (they cannot
-    // matter: the exception of the serially first failing iteration is the one that leaves the
-    // loop, as in the serial elision) but still run those below it, which might throw first.
-    std::atomic<std::uint64_t> failed_at{~std::uint64_t(0)};
-
-    void fail_at(std::uint64_t k) noexcept {
-      std::uint64_t cur = failed_at.load(std::memory_order_relaxed);
-      while (k < cur && !failed_at.compare_exchange_weak(cur, k, std::memory_order_relaxed)) {
-      }
-    }
-    bool skipped(std::uint64_t k) const noexcept { return k > failed_at.load(std::memory_order_relaxed); }
+    lowest_failure failure;
   };
 
   // The shared state of a loop over [lo, ...) (built in place: it holds an atomic).
@@ -324,7 +331,7 @@ struct adaptive_loop {
   // above k, and the piece unwinds.
   WEFT_NOINLINE static void head_failed(hot_state& h, shared_state& sh, loop_record& rec, frame* fr,
                                         std::uint64_t k) noexcept {
-    sh.fail_at(k);
+    sh.failure.fail_at(k);
     std::optional<T> acc;
     unwind_piece(h, sh, rec, fr, k, acc);
   }
@@ -438,7 +445,7 @@ struct adaptive_loop {
         } else if (poll_pending(h)) [[unlikely]] {
           promote_at_poll(h, fr);
         }
-        if (k >= untimed_end && k < rec.end && sh.skipped(k)) [[unlikely]] {
+        if (k >= untimed_end && k < rec.end && sh.failure.skips(k)) [[unlikely]] {
           executed = k - b;
           return false;
         }
@@ -448,7 +455,7 @@ struct adaptive_loop {
       // then i_stop, the chunk's end, as k is.)
       k = offset(lo, i);
       executed = k - b;
-      sh.fail_at(k);
+      sh.failure.fail_at(k);
       throw;
     }
     executed = k - b;
@@ -468,7 +475,7 @@ struct adaptive_loop {
         join_child(h, sh, *c, stolen, acc, err, complete);
       } catch (...) {
         if (!err) err = std::current_exception();
-        sh.fail_at(c->begin);
+        sh.failure.fail_at(c->begin);
       }
       free_loop_child(h, c);
       c = older;
@@ -479,7 +486,7 @@ struct adaptive_loop {
                          std::exception_ptr& err, bool& complete) {
     const bool folding = !err && complete;
     if (!stolen) {
-      if (!folding || sh.skipped(c.begin)) {
+      if (!folding || sh.failure.skips(c.begin)) {
         complete = false;
         return;
       }
@@ -490,7 +497,7 @@ struct adaptive_loop {
       std::exception_ptr e = std::move(c.fr.error);
       c.fr.error = nullptr;
       if (!err) err = std::move(e);
-      sh.fail_at(c.begin);
+      sh.failure.fail_at(c.begin);
     } else if (c.has_result) {
       T v = take_result(c);
       if (folding) fold(acc, std::move(v), sh);
