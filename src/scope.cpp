@@ -128,11 +128,17 @@ void scope::note_foreign_error(std::exception_ptr e) noexcept {
 
 // sync pops the frame at `popped` while an owner error is recorded.  The frame turns from live (key
 // popped + half) into popped (key popped): its order against the error must not change, and frames
-// pushed from now on at popped or above are later than the error.  So the bound drops to the
-// frame's live key when the frame was earlier, to its popped key when it was later.
+// pushed from now on at popped or above are later than the error — when the frame is not earlier
+// than it.  When the frame is earlier, the error is later than everything this sync loop has still
+// to see: the frame's own run and the spawns it makes (in the serial elision they run inside the
+// frame's task, before its later siblings), then the frames below it and theirs.  sync runs the
+// scope's spawns in reverse serial order, a task's own spawns after it; so the bound becomes
+// after_all_keys, which any error noted next outranks (a frame's or a slow spawn's), and the rules
+// above take over from that error.
 void scope::narrow_error_bound(const detail::frame* popped) noexcept {
   if (error_bound_ > live_key(popped)) {
-    error_bound_ = live_key(popped);
+    error_bound_ = after_all_keys;
+    error_seq_ = after_all_seqs;
   } else if (error_bound_ == live_key(popped)) {
     error_bound_ = popped_key(popped);
   }

@@ -45,7 +45,9 @@ class scope {
   template <class F>
   void spawn(F&& f);
 
-  // Waits for every spawned task; rethrows the exception of the earliest-spawned task that threw.
+  // Waits for every spawned task; rethrows the exception of the earliest-spawned task that threw,
+  // in the serial elision's order (a spawn runs at once there: the spawns a task makes come right
+  // after it, before its later siblings).
   void sync();
 
  private:
@@ -145,8 +147,13 @@ class scope {
   // begins: a task whose key is below it was spawned before the recorded error's.  no_owner_error (0,
   // no frame's key): no error of an owner spawn yet, a bound above every key (a foreign error may be
   // recorded: it ranks after every owner spawn).  Only the owner reads or writes error_bound_ and
-  // error_seq_ (the fast sync loop reads the bound without the lock).
+  // error_seq_ (the fast sync loop reads the bound without the lock).  after_all_keys: the recorded
+  // error is later than every spawn sync has still to run (narrow_error_bound), the spawns made from
+  // inside those tasks included, so that the order is the serial elision's: a task's own spawns
+  // right after it, before its later siblings (pre-order).
   static constexpr std::uintptr_t no_owner_error = 0;
+  static constexpr std::uintptr_t after_all_keys = ~std::uintptr_t{0};
+  static constexpr std::size_t after_all_seqs = ~std::size_t{0};
   static std::uintptr_t live_key(const detail::frame* fr) noexcept {
     return reinterpret_cast<std::uintptr_t>(fr) + sizeof(detail::frame) / 2;
   }
