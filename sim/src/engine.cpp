@@ -57,6 +57,12 @@ RunResult Simulator::run() {
       }
     }
   }
+  // A worker taken off its processor shortly before the root finished may be "off" past the end: only
+  // the part within the run counts (its last time off: a worker whose clock passed the end steps no
+  // more).  Every other kind of busy time ends before the root does (a join waits for its parts'
+  // signals, Frame::done_at), so idle time is never negative.
+  for (const Worker& k : ws_)
+    if (k.off_end > r_.makespan) r_.descheduled -= double(k.off_end - std::max(k.off_begin, r_.makespan));
   const double busy = r_.raw_work + r_.overhead + r_.steal_time + r_.descheduled;
   r_.idle = double(P_) * double(r_.makespan) - busy;
   return r_;
@@ -68,11 +74,13 @@ RunResult Simulator::run() {
 bool Simulator::descheduled(unsigned w) {
   Worker& k = ws_[w];
   if (costs_.slice_on == 0 || k.clock < k.next_off) return false;
+  k.off_begin = k.clock;
   while (k.clock >= k.next_off) {
     k.clock += costs_.slice_off;
     r_.descheduled += double(costs_.slice_off);
     k.next_off += costs_.slice_off + costs_.slice_on;
   }
+  k.off_end = k.clock;
   return true;
 }
 
@@ -217,6 +225,10 @@ void Simulator::notify(const JoinRef& ref, Time span_end, unsigned completer, st
   }
   Frame& p = ws_[unsigned(ref.worker)].frames[ref.frame];
   if (p.gen != ref.gen) throw std::logic_error("simulator: a finished item's join is gone");
+  // The signal is paid before the join can see it: the owner goes on no earlier than the
+  // completer's clock after it (wait_for_join).
+  if (std::int32_t(completer) != ref.worker) charge_overhead(completer, costs_.sync);
+  p.done_at = std::max(p.done_at, ws_[completer].clock);
   p.held += retained;
   p.span_join = std::max(p.span_join, span_end);
   if (dag_.node(p.node).kind == NodeKind::pair) {
@@ -226,7 +238,6 @@ void Simulator::notify(const JoinRef& ref, Time span_end, unsigned completer, st
     auto it = std::find(p.thieves.begin(), p.thieves.end(), std::int32_t(completer));
     if (it != p.thieves.end()) p.thieves.erase(it);
   }
-  if (std::int32_t(completer) != ref.worker) charge_overhead(completer, costs_.sync);
   --live_items_;
   wake_all(ws_[completer].clock);
 }

@@ -56,6 +56,7 @@ void Simulator::pair_step(unsigned w, Frame& f) {
       return;
     case pair_wait:
       if (f.right == Right::done) {
+        if (wait_for_join(w, f)) return;
         k.blocked_on = -1;
         f.sub = pair_joined;
       } else {
@@ -141,6 +142,7 @@ void Simulator::loop_step(unsigned w, Frame& f) {
       return;
     case loop_drain: {
       if (f.pending == 0) {
+        if (wait_for_join(w, f)) return;
         k.blocked_on = -1;
         k.spawns_open -= f.spawned;
         f.spawned = 0;
@@ -173,6 +175,14 @@ void Simulator::loop_step(unsigned w, Frame& f) {
     }
     default: throw std::logic_error("simulator: loop frame stepped while its iteration runs");
   }
+}
+
+// The join's last part is done, but its signal reaches the owner only at f.done_at (the completer
+// paid Costs::sync first, Simulator::notify): an owner acting earlier waits until then (idle time).
+bool Simulator::wait_for_join(unsigned w, const Frame& f) {
+  if (f.done_at <= ws_[w].clock) return false;
+  ws_[w].clock = f.done_at;
+  return true;
 }
 
 void Simulator::start_iteration(unsigned w, Frame& f) {

@@ -50,6 +50,10 @@ struct Item {
   std::uint64_t chunk = 0;       // chunked loops: the timed chunk of the piece it was split from
   JoinRef parent;
   Time span_start = 0;
+  // When it became stealable: its owner's clock once the promotion was paid for.  The owner pushes
+  // it in the step that charges the promotion, and a processor acting in between (its clock earlier
+  // than that) must not take it yet (Simulator::steal_from).
+  Time ready = 0;
 };
 
 struct Frame {
@@ -76,6 +80,9 @@ struct Frame {
   bool ap_armed = false;  // ws-ap with Costs::ap_defer: its splits wait until ap_armed_at + ap_defer
   Time ap_armed_at = 0;
   std::int32_t thief = -1;
+  // When the join learns that its last promoted part finished: the completer's clock after it paid
+  // the signal (Costs::sync).  The owner acting earlier than that waits for it (pair_step, loop_step).
+  Time done_at = 0;
   std::vector<std::int32_t> thieves;  // loop: workers running its stolen sub-ranges
   std::uint32_t spawn_index = 0;      // wool: position on the worker's task stack
   bool holds_slot = false;            // a pair whose task-stack position is still taken
@@ -101,6 +108,7 @@ struct Worker {
   Time parked_since = 0;
   Time next_beat = 0;
   Time next_off = 0;  // slice_on > 0: when the OS deschedules this worker next
+  Time off_begin = 0, off_end = 0;  // its last time off its processor (run() trims what lies past the end)
   std::uint64_t public_limit = 0;
   bool trip_notified = false;
   std::uint32_t inlined_public = 0;  // wool: public tasks joined inline in a row
@@ -171,6 +179,8 @@ class Simulator {
   void blocked_step(unsigned w, Frame& f);
   bool steal_from(unsigned thief, unsigned victim);
   void run_item(unsigned w, const Item& it, Time span_start, bool stolen = false);
+  bool wait_for_join(unsigned w, const Frame& f);
+  void wait_for_item(unsigned w);
   void charge_overhead(unsigned w, Time t) { ws_[w].clock += t; r_.overhead += double(t); }
 
   const RunConfig& cfg_;
@@ -190,6 +200,9 @@ class Simulator {
   unsigned parked_count_ = 0;
   bool done_ = false;
   bool woke_ = false;
+  // The earliest `ready` of an item that a failed steal attempt saw but could not take yet (~0:
+  // none); a thief that would park (zero steal latency) waits for it instead.
+  Time soonest_item_ = ~Time(0);
 };
 
 }  // namespace weft_sim::detail

@@ -45,15 +45,17 @@ void Simulator::promote(unsigned w, std::uint32_t idx) {
   push_promoted(w, it);
 }
 
-// Both kinds of promotion end alike: the item goes on w's deque, counted and charged, and idle
-// processors are woken.
+// Both kinds of promotion end alike: the promotion is charged, the item goes on w's deque, ready
+// from w's clock after the charge (a thief acting earlier in between does not see it yet), counted,
+// and idle processors are woken.
 void Simulator::push_promoted(unsigned w, const Item& it) {
   if (cfg_.promoted_nodes) cfg_.promoted_nodes->push_back(it.node);
   if (cfg_.promoted_ranges && it.is_range) cfg_.promoted_ranges->emplace_back(it.lo, it.hi);
+  charge_overhead(w, costs_.promote);
   ws_[w].deque.push_back(it);
+  ws_[w].deque.back().ready = ws_[w].clock;
   ++r_.promotions;
   r_.live_items_peak = std::max(r_.live_items_peak, ++live_items_);
-  charge_overhead(w, costs_.promote);
   wake_all(ws_[w].clock);
 }
 
@@ -259,14 +261,23 @@ void Simulator::wool_split(unsigned w, std::uint32_t idx) {
 void Simulator::idle_steal(unsigned w) {
   Worker& k = ws_[w];
   if (back_off_after_steal(w)) return;
+  soonest_item_ = ~Time(0);
   if (steal_random(w)) {
     k.theft_open = true;  // the item runs from here; the worker is back in this loop when it ends
     k.theft_start = k.clock;
     k.waited_at_theft = k.waited;
     return;
   }
-  if (costs_.steal == 0 || P_ == 1) park(w);
+  if (costs_.steal == 0 || P_ == 1) wait_for_item(w);
   else k.clock += failed_attempt_cost(costs_);
+}
+
+// Zero steal latency: a thief that found nothing parks until something changes — unless it saw an
+// item whose promotion is not paid for yet at its clock: then it waits until it is (its push woke the
+// parked ones already).
+void Simulator::wait_for_item(unsigned w) {
+  if (soonest_item_ == ~Time(0)) return park(w);
+  ws_[w].clock = std::max(ws_[w].clock, soonest_item_);
 }
 
 // The runtime's steal backoff (idle.cpp): back from a stolen item whose own work was small, wait
@@ -301,6 +312,7 @@ void Simulator::blocked_step(unsigned w, Frame& f) {
   if (dag_.node(f.node).kind == NodeKind::loop)
     target = f.thieves.empty() ? -1 : f.thieves[rng_.below(f.thieves.size())];
   k.blocked_on = target;
+  soonest_item_ = ~Time(0);
   if (costs_.leapfrog) {
     std::int32_t v = target;
     for (unsigned hops = 0; v >= 0 && v != std::int32_t(w) && hops < P_; ++hops) {
@@ -314,7 +326,7 @@ void Simulator::blocked_step(unsigned w, Frame& f) {
   } else if (steal_random(w)) {
     return;
   }
-  if (costs_.steal == 0) park(w);
+  if (costs_.steal == 0) wait_for_item(w);
   else {
     k.clock += failed_attempt_cost(costs_);
     k.waited += failed_attempt_cost(costs_);  // a join's wait: no work of a stolen item (backoff)
@@ -325,6 +337,11 @@ bool Simulator::steal_from(unsigned thief, unsigned victim) {
   ++r_.steal_attempts;
   Worker& v = ws_[victim];
   if (v.deque.empty()) return false;
+  // The oldest item is the first ready (an owner pushes in its clock's order): not yet, none is.
+  if (v.deque.front().ready > ws_[thief].clock) {
+    soonest_item_ = std::min(soonest_item_, v.deque.front().ready);
+    return false;
+  }
   Item it = v.deque.front();  // the oldest: breadth-first thefts (LS §2)
   v.deque.pop_front();
   Frame& p = ws_[unsigned(it.parent.worker)].frames[it.parent.frame];

@@ -32,6 +32,10 @@ struct Thread {
   bool sized = false;         // its dummy threads (m > K) forked, or none needed
   Time span = 0, span_join = 0;
   std::uint64_t held = 0;
+  // When it became ready: the clock of the processor that made it ready, after what that cost (a
+  // fork's join and promotions).  A processor acting earlier in between that takes it waits until
+  // then (ThreadSim::take): a thread never starts before it exists.
+  Time ready = 0;
 };
 
 // A deque's ready threads: a vector and the index of its bottom.  std::deque allocated a 512-byte
@@ -97,10 +101,10 @@ class ThreadSim {
   void dummy_step(unsigned p, std::int32_t id);
   void fork(unsigned p, std::int32_t id);
   void finish(unsigned p, std::int32_t id);
-  void make_ready(unsigned p, std::int32_t id);
   void give_up_deque(unsigned p);
   void preempt(unsigned p);
   void own_new_deque(unsigned p, DequeList::iterator after);
+  void take(unsigned p, std::int32_t id);
   bool unlimited() const { return costs_.quota == 0; }
 
   const RunConfig& cfg_;
@@ -188,7 +192,7 @@ bool ThreadSim::acquire(unsigned p) {
   if (name_ == "fifo") {  // one shared queue: every take is a remote access, priced as a steal
     ++r_.steal_attempts;
     if (fifo_.empty()) return false;
-    pr.current = fifo_.front();
+    take(p, fifo_.front());
     fifo_.pop_front();
     ++r_.thefts;
     pr.clock += costs_.steal;
@@ -196,7 +200,7 @@ bool ThreadSim::acquire(unsigned p) {
     return true;
   }
   if (pr.owns && !pr.dq->threads.empty()) {
-    pr.current = pr.dq->threads.back();
+    take(p, pr.dq->threads.back());
     pr.dq->threads.pop_back();
     pr.clock += costs_.pop;
     r_.overhead += double(costs_.pop);
@@ -223,14 +227,14 @@ bool ThreadSim::steal(unsigned p) {
     victim->owner = std::int32_t(p);
     pr.owns = true;
     pr.dq = victim;
-    pr.current = victim->threads.back();
+    take(p, victim->threads.back());
     victim->threads.pop_back();
   } else {
     if (adf) {  // AsyncDF: the highest-priority ready thread, the top of the leftmost deque
-      pr.current = victim->threads.back();
+      take(p, victim->threads.back());
       victim->threads.pop_back();
     } else {    // DFDeques: the bottom of the chosen deque
-      pr.current = victim->threads.front();
+      take(p, victim->threads.front());
       victim->threads.pop_front();
     }
     own_new_deque(p, std::next(victim));  // placed just right of the victim (NAR Fig 6.4)
@@ -249,8 +253,17 @@ void ThreadSim::own_new_deque(unsigned p, DequeList::iterator after) {
   pr.owns = true;
 }
 
+// Processor p takes ready thread id; made ready at a later clock than p's (in the step of another
+// processor that acted first), it starts only then: p waits (idle time).
+void ThreadSim::take(unsigned p, std::int32_t id) {
+  Proc& pr = procs_[p];
+  pr.current = id;
+  pr.clock = std::max(pr.clock, threads_[std::size_t(id)].ready);
+}
+
 void ThreadSim::preempt(unsigned p) {
   Proc& pr = procs_[p];
+  threads_[std::size_t(pr.current)].ready = pr.clock;
   pr.dq->threads.push_back(pr.current);  // back on top of its deque
   pr.current = -1;
   ++r_.pops;  // counted as preemptions
@@ -363,6 +376,8 @@ void ThreadSim::fork(unsigned p, std::int32_t id) {
   r_.promotions += made;
   pr.clock += costs_.join + made * costs_.promote;
   r_.overhead += double(costs_.join + made * costs_.promote);
+  threads_[std::size_t(a)].ready = pr.clock;
+  if (b >= 0) threads_[std::size_t(b)].ready = pr.clock;
   if (name_ == "fifo") {  // breadth first: children to the tail, the parent waits
     fifo_.push_back(a);
     if (b >= 0) fifo_.push_back(b);

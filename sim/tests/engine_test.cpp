@@ -91,6 +91,49 @@ TEST(Engine, EveryNodeRunsExactlyAsOftenAsSeriallyAndWorkIsConserved) {
   }
 }
 
+// No schedule runs faster than its work and its span allow, whatever the costs: a promoted branch is
+// stealable only once its promotion is paid (Item::ready, Thread::ready), a join goes on only once
+// its thief paid the signal (Costs::sync, Frame::done_at), time off the processor counts only up to
+// the end.  So idle time is never negative and the makespan is at least the executed span and the
+// work over P.  Found by stop 40's bug hunt: a fifo chain of five 1-unit nodes "ran" 4x faster on
+// three processors with promote = 10000 (a child taken by a processor whose clock was earlier than
+// its fork's end), ws on nqueens:3 at P = 64 ended before its span, a 5000-unit sync and time
+// sharing gave negative idle time.
+TEST(Engine, NoScheduleBeatsItsSpanOrItsWorkWhateverTheCosts) {
+  struct cost_set {
+    const char* name;
+    Time promote, sync, steal, pop, slice_on, slice_off;
+  };
+  const cost_set sets[] = {{"promote 10000", 10000, 0, 1, 20, 0, 0},
+                           {"sync 5000", 100, 5000, 1, 20, 0, 0},
+                           {"steal 0, promote 1000", 1000, 50, 0, 0, 0, 0},
+                           {"time sharing", 100, 50, 1000, 20, 1000, 500},
+                           {"pop 3000, sync 5000", 1, 5000, 1000, 3000, 100, 50}};
+  for (const char* spec : {"loops:1:1:5", "loops:1:2:1", "loops:3:5:7", "fib:10", "nqueens:4", "nar:1:1:6",
+                           "uts-geo:5:3:2:10"}) {
+    const Dag d = make_dag(spec);
+    const auto t = d.root_totals();
+    for (const cost_set& cs : sets) {
+      Costs c;
+      c.promote = cs.promote;
+      c.sync = cs.sync;
+      c.steal = cs.steal;
+      c.pop = cs.pop;
+      c.slice_on = cs.slice_on;
+      c.slice_off = cs.slice_off;
+      for (const auto& policy : simulated_policies())
+        for (unsigned p : {1u, 2u, 3u, 7u}) {
+          SCOPED_TRACE(std::string(spec) + " " + cs.name + " " + policy + " P=" + std::to_string(p));
+          const RunResult r = run(d, policy, p, c, 5);
+          EXPECT_EQ(r.raw_work, t.work);
+          EXPECT_GE(r.idle, 0.0);
+          EXPECT_GE(double(r.makespan), r.exec_span);
+          EXPECT_GE(double(r.makespan), std::max(t.work / p, t.span));
+        }
+    }
+  }
+}
+
 // Costs::detach (TBB's continuation-passing loops): a loop piece that does not wait for its stolen
 // sub-ranges still has every node run once, its work conserved and its memory freed, with and
 // without leapfrogging; and pieces do detach (the rule acts) wherever a loop piece is stolen.
