@@ -72,6 +72,9 @@ void set_cost(Costs& c, std::string_view assignment) {
   }
   for (const auto& f : kFields) {
     if (name != f.name) continue;
+    if (v > kMaxTimeValue)
+      throw std::invalid_argument("--cost " + std::string(name) + ": " + std::string(text) +
+                                  " is above 2^40 = 1099511627776, the largest value the simulator takes");
     if (f.time) c.*f.time = v; else c.*f.count = v;
     if ((name == "ap_k" || name == "ap_v" || name == "wool_public" || name == "chunk_growth") && v == 0)
       throw std::invalid_argument("--cost " + std::string(name) + ": must be at least 1");
@@ -79,6 +82,11 @@ void set_cost(Costs& c, std::string_view assignment) {
   }
   throw std::invalid_argument("--cost: unknown name '" + std::string(name) + "'; accepted: " +
                               accepted());
+}
+
+void check_costs(const Costs& c, std::string_view policy) {
+  if (policy_by_name(policy).trigger == Trigger::heartbeat && c.heartbeat == 0)
+    throw std::invalid_argument("--cost heartbeat: N must be at least 1 under heartbeat");
 }
 
 std::vector<std::pair<std::string, std::uint64_t>> cost_values(const Costs& c) {

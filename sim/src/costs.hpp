@@ -93,6 +93,8 @@ Costs cost_preset(std::string_view name, std::string_view policy);
 
 // Sets one cost from "name=value"; std::invalid_argument naming the accepted names otherwise.
 void set_cost(Costs& c, std::string_view assignment);
+// What a policy needs of its costs (heartbeat: N >= 1); std::invalid_argument naming the cost.
+void check_costs(const Costs& c, std::string_view policy);
 std::vector<std::pair<std::string, std::uint64_t>> cost_values(const Costs& c);
 Costs zero_costs();  // every overhead 0: the greedy-bound tests use it
 

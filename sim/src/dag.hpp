@@ -11,6 +11,10 @@
 namespace weft_sim {
 
 using Time = std::uint64_t;  // simulated time units (ns for the program DAGs, steps for NAR's)
+// The largest node work or cost the simulator accepts (2^40 units, 18 minutes in ns), and the
+// largest total work of a DAG (2^60): clocks are 64-bit, so sums of these cannot wrap.
+inline constexpr Time kMaxTimeValue = Time(1) << 40;
+inline constexpr double kMaxDagWork = 1152921504606846976.0;  // 2^60
 
 enum class NodeKind : std::uint8_t { leaf, pair, loop };
 inline constexpr std::uint32_t kNoNode = UINT32_MAX;

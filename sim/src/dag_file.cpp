@@ -9,8 +9,9 @@
 //   F WORK WORK_AFTER N ID...       a loop of N iterations, each its own node
 //   E WORK                          a strand that runs an empty loop (a uts leaf: no fork, but
 //                                   the runtime enters a loop; weft-sim charges `loop`)
+#include <charconv>
+#include <filesystem>
 #include <fstream>
-#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -24,9 +25,37 @@ namespace {
   throw std::invalid_argument("--dag file:" + path + ": line " + std::to_string(line) + ": " + why);
 }
 
+// The line's fields after the kind letter, as non-negative decimal integers (no sign: istream
+// would read "-5" as 2^64 - 5).
+std::vector<std::uint64_t> fields(const std::string& path, std::size_t line, std::string_view rest) {
+  std::vector<std::uint64_t> out;
+  std::size_t i = 0;
+  while (i < rest.size()) {
+    if (rest[i] == ' ' || rest[i] == '\t') {
+      ++i;
+      continue;
+    }
+    std::size_t j = i;
+    while (j < rest.size() && rest[j] != ' ' && rest[j] != '\t') ++j;
+    std::uint64_t v = 0;
+    const auto [p, ec] = std::from_chars(rest.data() + i, rest.data() + j, v);
+    if (ec != std::errc() || p != rest.data() + j) {
+      std::string why(rest.substr(i, j - i));
+      why.append(" is not a non-negative integer");
+      bad(path, line, why);
+    }
+    out.push_back(v);
+    i = j;
+  }
+  return out;
+}
+
 }  // namespace
 
 Dag read_dag_file(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::exists(path, ec) && !std::filesystem::is_regular_file(path, ec))
+    throw std::invalid_argument("--dag file:" + path + ": not a regular file");
   std::ifstream in(path);
   if (!in) throw std::invalid_argument("--dag file:" + path + ": cannot open the file");
   Dag d;
@@ -34,40 +63,43 @@ Dag read_dag_file(const std::string& path) {
   std::size_t line = 0;
   bool header = false;
   std::vector<std::uint32_t> bodies;
+  const char* const forms = "expected 'L WORK', 'E WORK', 'P WORK LEFT RIGHT AFTER' or 'F WORK AFTER N ID...'";
   while (std::getline(in, text)) {
     ++line;
+    if (!text.empty() && text.back() == '\r') text.pop_back();  // a file with CRLF line ends
     if (text.empty() || text[0] == '#') continue;
     if (!header) {
       if (text != "weft-dag 1") bad(path, line, "expected the header 'weft-dag 1'");
       header = true;
       continue;
     }
-    std::istringstream s(text);
-    char kind = 0;
-    Time work = 0, after = 0;
-    std::uint64_t a = 0, b = 0;
-    s >> kind >> work;
-    try {
-      if (kind == 'L' && s) {
-        d.add_leaf(work);
-      } else if (kind == 'E' && s) {
-        d.add_loop(work, std::vector<std::uint32_t>{}, 0);
-      } else if (kind == 'P' && (s >> a >> b >> after)) {
-        if (a >= d.size() || b >= d.size()) bad(path, line, "a branch id names no earlier node");
-        d.add_pair(work, std::uint32_t(a), std::uint32_t(b), after);
-      } else if (kind == 'F' && (s >> after >> a) && a > 0) {
-        bodies.resize(a);
-        for (auto& id : bodies)
-          if (!(s >> id) || id >= d.size()) bad(path, line, "an iteration id is missing or names no earlier node");
-        d.add_loop(work, bodies, after);
-      } else {
-        bad(path, line, "expected 'L WORK', 'E WORK', 'P WORK LEFT RIGHT AFTER' or 'F WORK AFTER N ID...'");
-      }
-    } catch (const std::length_error& e) {
-      bad(path, line, e.what());
+    const char kind = text[0];
+    if (text.size() > 1 && text[1] != ' ' && text[1] != '\t') bad(path, line, forms);
+    const std::vector<std::uint64_t> f = fields(path, line, std::string_view(text).substr(1));
+    auto work = [&](std::size_t i) {
+      if (f[i] > kMaxTimeValue) bad(path, line, "work " + std::to_string(f[i]) + " is above 2^40, the largest the simulator takes");
+      return Time(f[i]);
+    };
+    auto id = [&](std::size_t i) {
+      if (f[i] >= d.size()) bad(path, line, "id " + std::to_string(f[i]) + " names no earlier node");
+      return std::uint32_t(f[i]);
+    };
+    const std::size_t fixed = kind == 'L' || kind == 'E' ? 1 : kind == 'P' ? 4 : 0;
+    if (fixed != 0 && f.size() > fixed) bad(path, line, "unexpected '" + std::to_string(f[fixed]) + "' at the end of the line");
+    if ((kind == 'L' || kind == 'E') && f.size() == 1) {
+      if (kind == 'L') d.add_leaf(work(0));
+      else d.add_loop(work(0), std::vector<std::uint32_t>{}, 0);
+    } else if (kind == 'P' && f.size() == 4) {
+      d.add_pair(work(0), id(1), id(2), work(3));
+    } else if (kind == 'F' && f.size() >= 3) {
+      if (f[2] == 0 || f[2] != f.size() - 3)
+        bad(path, line, "N = " + std::to_string(f[2]) + " but " + std::to_string(f.size() - 3) + " iteration ids follow");
+      bodies.resize(f.size() - 3);
+      for (std::size_t k = 0; k < bodies.size(); ++k) bodies[k] = id(3 + k);
+      d.add_loop(work(0), bodies, work(1));
+    } else {
+      bad(path, line, forms);
     }
-    std::string rest;
-    if (s >> rest) bad(path, line, "unexpected '" + rest + "' at the end of the line");
   }
   if (!header || d.size() == 0) throw std::invalid_argument("--dag file:" + path + ": no nodes");
   return d;

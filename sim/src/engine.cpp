@@ -17,8 +17,7 @@ Simulator::Simulator(const RunConfig& c)
       rng_(c.seed), ws_(c.workers) {
   if (c.workers == 0) throw std::invalid_argument("P: the number of workers must be at least 1");
   if (dag_.root() == kNoNode) throw std::invalid_argument("dag: empty");
-  if (pol_.trigger == Trigger::heartbeat && costs_.heartbeat == 0)
-    throw std::invalid_argument("--cost heartbeat: N must be at least 1");
+  check_costs(costs_, pol_.name);
   for (auto& k : ws_) {
     k.next_beat = costs_.heartbeat;
     k.public_limit = costs_.wool_public;

@@ -62,7 +62,7 @@ Dag make_nar_tree(unsigned g, unsigned m, unsigned depth, std::uint64_t seed) {
 }
 
 Dag make_ls_adversary(unsigned n, Time work) {
-  if (n < 1) throw std::invalid_argument("alg5: N must be at least 1");
+  if (n < 1 || n > 40'000'000) throw std::invalid_argument("alg5: N must be in 1..4e7 (a template node per level)");
   Dag d;
   const auto iteration = d.add_leaf(work);
   const auto foo = d.add_leaf(1);
@@ -76,10 +76,11 @@ Dag make_ls_adversary(unsigned n, Time work) {
 }
 
 Dag make_nar_lower_bound(unsigned p, unsigned depth, std::uint64_t block) {
+  if (p < 4 || p > (1u << 20) || (p & (p - 1)) != 0)
+    throw std::invalid_argument("nar-lb: p must be a power of two in 4..2^20");
   unsigned log_n = 0;
   while ((2u << log_n) < p) ++log_n;  // n = p/2 subgraphs below a fork tree of depth log(p/2)
-  if (p < 4 || (2u << log_n) != p)
-    throw std::invalid_argument("nar-lb: p must be a power of two, at least 4");
+  if (depth > 80'000'000) throw std::invalid_argument("nar-lb: depth D must be at most 8e7 (a template node per fork)");
   if (depth < 2 * log_n + 3) throw std::invalid_argument("nar-lb: depth D must be at least 2·log(p/2) + 3");
   const unsigned d_len = (depth - 1 - 2 * log_n) / 2;
   Dag g;

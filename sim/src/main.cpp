@@ -1,10 +1,13 @@
 // weft-sim: simulate policies on a DAG over a sweep of P, seeds and cost values.
 //   weft-sim --dag fib:30 --policy lazy-bf,ws --P 1,2,8,64,256 --seed 1 [--runs R]
 //            [--costs default|calibrated|file:PATH] [--cost name=value[,value...] ...] [--json out.json] [--quiet]
+#include <charconv>
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -26,6 +29,7 @@ struct Options {
   std::vector<std::pair<std::string, std::vector<std::string>>> cost_sweeps;
   std::string json;
   bool quiet = false;
+  double max_instances = 5e8;  // node instances per run (a run simulates ~5-10 M a second)
 };
 
 std::vector<std::string> split_list(const std::string& s) {
@@ -39,14 +43,29 @@ std::vector<std::string> split_list(const std::string& s) {
   }
 }
 
+// Decimal digits only (no sign, space or exponent), in [lo, hi].
+std::uint64_t parse_integer(const std::string& what, const std::string& s, std::uint64_t lo, std::uint64_t hi) {
+  std::uint64_t v = 0;
+  const auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || p != s.data() + s.size() || s.empty() || v < lo || v > hi)
+    throw std::invalid_argument(what + ": '" + s + "' is not an integer in " + std::to_string(lo) + ".." +
+                                std::to_string(hi));
+  return v;
+}
+
 unsigned parse_unsigned(const std::string& what, const std::string& s) {
-  try {
-    std::size_t used = 0;
-    const unsigned long v = std::stoul(s, &used);
-    if (used == s.size() && v > 0 && v <= 1u << 20) return unsigned(v);
-  } catch (const std::exception&) {
-  }
-  throw std::invalid_argument(what + ": '" + s + "' is not an integer in 1..1048576");
+  return unsigned(parse_integer(what, s, 1, 1u << 20));
+}
+
+template <class T>
+void reject_repeats(const std::string& what, const std::vector<T>& v) {
+  for (std::size_t i = 0; i < v.size(); ++i)
+    for (std::size_t j = 0; j < i; ++j)
+      if (v[i] == v[j]) {
+        std::ostringstream m;
+        m << what << ": " << v[i] << " is named twice";
+        throw std::invalid_argument(m.str());
+      }
 }
 
 Options parse(int argc, char** argv) {
@@ -62,7 +81,7 @@ Options parse(int argc, char** argv) {
     else if (a == "--P") {
       o.workers.clear();
       for (const auto& p : split_list(value())) o.workers.push_back(parse_unsigned("--P", p));
-    } else if (a == "--seed") o.seed = std::stoull(value());
+    } else if (a == "--seed") o.seed = parse_integer("--seed", value(), 0, UINT64_MAX);
     else if (a == "--runs") o.runs = parse_unsigned("--runs", value());
     else if (a == "--costs") o.costs_preset = value();
     else if (a == "--cost") {
@@ -70,16 +89,30 @@ Options parse(int argc, char** argv) {
       const auto eq = c.find('=');
       if (eq == std::string::npos) throw std::invalid_argument("--cost: expected name=value[,value...]");
       o.cost_sweeps.push_back({c.substr(0, eq), split_list(c.substr(eq + 1))});
-    } else if (a == "--json") o.json = value();
-    else if (a == "--quiet") o.quiet = true;
+    } else if (a == "--json") {
+      o.json = value();
+    } else if (a == "--max-instances") {
+      o.max_instances = double(parse_integer("--max-instances", value(), 1, UINT64_MAX));
+    } else if (a == "--quiet") o.quiet = true;
     else if (a == "--help" || a == "-h") {
       std::cout << "weft-sim --dag SPEC --policy LIST --P LIST [--seed S] [--runs R]\n"
                    "         [--costs default|calibrated|file:PATH] [--cost name=v[,v...]]... [--json FILE] [--quiet]\n"
+                   "         [--max-instances N]   (default 5e8: a DAG with more node instances is refused)\n"
                    "DAGs: " << dag_help() << "\npolicies: " << policy_names(true) << "\n";
       std::exit(0);
     } else throw std::invalid_argument("unknown option '" + a + "' (see --help)");
   }
   for (const auto& p : o.policies) policy_by_name(p);  // reject bad names before any work
+  reject_repeats("--policy", o.policies);
+  reject_repeats("--P", o.workers);
+  std::vector<std::string> swept;
+  for (const auto& sweep : o.cost_sweeps) {
+    swept.push_back(sweep.first);
+    reject_repeats("--cost " + sweep.first, sweep.second);
+  }
+  reject_repeats("--cost", swept);
+  if (o.seed > UINT64_MAX - (o.runs - 1))
+    throw std::invalid_argument("--seed: seed + runs - 1 is past 2^64 - 1 (the runs take seeds seed .. seed + runs - 1)");
   return o;
 }
 
@@ -104,12 +137,29 @@ std::vector<Costs> cost_grid(const Options& o, const std::string& policy) {
 int main(int argc, char** argv) try {
   const Options o = parse(argc, argv);
   const auto t0 = std::chrono::steady_clock::now();
+  // Everything that can be refused is refused before the first run: the output file, the DAG's
+  // size, every policy's costs.
+  std::ofstream out;
+  if (!o.json.empty()) {
+    out.open(o.json);
+    if (!out) throw std::invalid_argument("--json: cannot write '" + o.json + "'");
+  }
   const Dag dag = make_dag(o.dag);
   const NodeTotals totals = dag.root_totals();
-  for (const auto& pname : o.policies) cost_grid(o, pname);  // reject bad costs before any work
-  std::fprintf(stderr, "dag %s: %zu template nodes, %.0f instances, work %.4g, span %.4g, parallelism %.4g\n",
-               dag.name.c_str(), dag.size(), totals.instances, totals.work, totals.span,
-               totals.work / totals.span);
+  if (totals.instances > o.max_instances) {
+    std::ostringstream m;
+    m << "--dag " << o.dag << ": " << totals.instances << " node instances, more than --max-instances "
+      << o.max_instances << " (a run simulates about 5-10 million a second; raise --max-instances to run it)";
+    throw std::invalid_argument(m.str());
+  }
+  if (totals.work > kMaxDagWork)
+    throw std::invalid_argument("--dag " + o.dag + ": its work is above 2^60 units, more than the simulator's clocks can hold");
+  for (const auto& pname : o.policies)
+    for (const auto& c : cost_grid(o, pname)) check_costs(c, pname);
+  std::fprintf(stderr, "dag %s: %zu template nodes, %.0f instances, work %.4g, span %.4g", dag.name.c_str(),
+               dag.size(), totals.instances, totals.work, totals.span);
+  if (totals.span > 0) std::fprintf(stderr, ", parallelism %.4g", totals.work / totals.span);
+  std::fprintf(stderr, "\n");
   const std::size_t total = o.policies.size() * o.workers.size() * cost_grid(o, o.policies[0]).size() * o.runs;
   std::vector<RunRecord> records;
   if (!o.quiet) std::cout << table_header() << "\n";
@@ -128,12 +178,12 @@ int main(int argc, char** argv) try {
         }
   std::fprintf(stderr, "\n");
   if (!o.json.empty()) {
-    std::ofstream out(o.json);
-    if (!out) throw std::invalid_argument("--json: cannot write '" + o.json + "'");
     out << "{\"runs\": [\n";
     for (std::size_t i = 0; i < records.size(); ++i)
       out << "  " << to_json(records[i]) << (i + 1 < records.size() ? ",\n" : "\n");
     out << "]}\n";
+    out.close();
+    if (!out) throw std::runtime_error("--json: writing '" + o.json + "' failed (disk full?)");
   }
   return 0;
 } catch (const std::exception& e) {

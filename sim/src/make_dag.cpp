@@ -1,5 +1,7 @@
 // "name:arg:arg" → Dag, with defaults for omitted arguments.
 #include <charconv>
+#include <cmath>
+#include <cstdint>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -20,13 +22,29 @@ std::vector<std::string> split(std::string_view s) {
   }
 }
 
-double number(const std::vector<std::string>& a, std::size_t i, double fallback, std::string_view spec) {
+[[noreturn]] void bad_argument(std::string_view spec, std::size_t i, const std::string& text, const char* what) {
+  throw std::invalid_argument("--dag " + std::string(spec) + ": argument " + std::to_string(i) + " ('" + text +
+                              "') is not " + what);
+}
+
+// A count, seed or work argument: decimal digits only (no sign, point or exponent), at most `max`.
+std::uint64_t integer(const std::vector<std::string>& a, std::size_t i, std::uint64_t fallback, std::uint64_t max,
+                      std::string_view spec) {
+  if (i >= a.size() || a[i].empty()) return fallback;
+  std::uint64_t v = 0;
+  const auto [p, ec] = std::from_chars(a[i].data(), a[i].data() + a[i].size(), v);
+  if (ec != std::errc() || p != a[i].data() + a[i].size() || v > max)
+    bad_argument(spec, i, a[i], ("an integer in 0.." + std::to_string(max)).c_str());
+  return v;
+}
+
+// A probability or branching factor: a finite non-negative number.
+double real(const std::vector<std::string>& a, std::size_t i, double fallback, std::string_view spec) {
   if (i >= a.size() || a[i].empty()) return fallback;
   double v = 0;
-  auto [p, ec] = std::from_chars(a[i].data(), a[i].data() + a[i].size(), v);
-  if (ec != std::errc() || p != a[i].data() + a[i].size() || v < 0)
-    throw std::invalid_argument("--dag " + std::string(spec) + ": argument " + std::to_string(i) +
-                                " ('" + a[i] + "') is not a non-negative number");
+  const auto [p, ec] = std::from_chars(a[i].data(), a[i].data() + a[i].size(), v);
+  if (ec != std::errc() || p != a[i].data() + a[i].size() || !std::isfinite(v) || v < 0)
+    bad_argument(spec, i, a[i], "a finite non-negative number");
   return v;
 }
 
@@ -45,18 +63,45 @@ Dag make_dag(std::string_view spec) {
   }
   const auto a = split(spec);
   const std::string& name = a[0];
-  auto arg = [&](std::size_t i, double fallback) { return number(a, i, fallback, spec); };
-  auto u = [&](std::size_t i, double fallback) { return unsigned(arg(i, fallback)); };
+  // Each generator's arguments: how many it takes at most, read as counts (32-bit), 64-bit seeds and
+  // sizes, node work (at most kMaxTimeValue) or real numbers.
+  auto at_most = [&](std::size_t n, const char* form) {
+    if (a.size() > n + 1)
+      throw std::invalid_argument("--dag " + std::string(spec) + ": " + name + " takes at most " + std::to_string(n) +
+                                  " arguments (" + form + ")");
+  };
+  auto count = [&](std::size_t i, unsigned fallback) { return unsigned(integer(a, i, fallback, UINT32_MAX, spec)); };
+  auto big = [&](std::size_t i, std::uint64_t fallback) { return integer(a, i, fallback, UINT64_MAX, spec); };
+  auto work = [&](std::size_t i, Time fallback) { return Time(integer(a, i, fallback, kMaxTimeValue, spec)); };
+  auto number = [&](std::size_t i, double fallback) { return real(a, i, fallback, spec); };
   Dag d;
-  if (name == "fib") d = make_fib(u(1, 30), Time(arg(2, 2)));
-  else if (name == "nqueens") d = make_nqueens(u(1, 10), Time(arg(2, 5)));
-  else if (name == "uts-geo") d = make_uts_geometric(u(1, 10), arg(2, 4), std::uint64_t(arg(3, 19)), u(4, 100));
-  else if (name == "uts-bin") d = make_uts_binomial(u(1, 200), u(2, 8), arg(3, 0.12), std::uint64_t(arg(4, 42)));
-  else if (name == "loops") d = make_nested_loops(std::uint64_t(arg(1, 64)), std::uint64_t(arg(2, 1024)), Time(arg(3, 50)));
-  else if (name == "nar") d = make_nar_tree(u(1, 3), u(2, 1), u(3, 15), std::uint64_t(arg(4, 1)));
-  else if (name == "alg5") d = make_ls_adversary(u(1, 64), Time(arg(2, 10000)));
-  else if (name == "nar-lb") d = make_nar_lower_bound(u(1, 64), u(2, 200), std::uint64_t(arg(3, 1024)));
-  else throw std::invalid_argument("--dag: unknown '" + name + "'; accepted: " + dag_help());
+  if (name == "fib") {
+    at_most(2, "fib:N[:W]");
+    d = make_fib(count(1, 30), work(2, 2));
+  } else if (name == "nqueens") {
+    at_most(2, "nqueens:N[:W]");
+    d = make_nqueens(count(1, 10), work(2, 5));
+  } else if (name == "uts-geo") {
+    at_most(4, "uts-geo:DEPTH:B[:SEED[:ROOT]]");
+    d = make_uts_geometric(count(1, 10), number(2, 4), big(3, 19), count(4, 100));
+  } else if (name == "uts-bin") {
+    at_most(4, "uts-bin:ROOT:M:Q[:SEED]");
+    d = make_uts_binomial(count(1, 200), count(2, 8), number(3, 0.12), big(4, 42));
+  } else if (name == "loops") {
+    at_most(3, "loops:OUTER:INNER:W");
+    d = make_nested_loops(big(1, 64), big(2, 1024), work(3, 50));
+  } else if (name == "nar") {
+    at_most(4, "nar:G:M[:DEPTH[:SEED]]");
+    d = make_nar_tree(count(1, 3), count(2, 1), count(3, 15), big(4, 1));
+  } else if (name == "alg5") {
+    at_most(2, "alg5:N:F");
+    d = make_ls_adversary(count(1, 64), work(2, 10000));
+  } else if (name == "nar-lb") {
+    at_most(3, "nar-lb:P:D:A");
+    d = make_nar_lower_bound(count(1, 64), count(2, 200), integer(a, 3, 1024, kMaxTimeValue, spec));
+  } else {
+    throw std::invalid_argument("--dag: unknown '" + name + "'; accepted: " + dag_help());
+  }
   d.name = std::string(spec);
   return d;
 }

@@ -8,8 +8,16 @@ namespace {
 std::string quoted(const std::string& s) {
   std::string out = "\"";
   for (char c : s) {
-    if (c == '"' || c == '\\') out += '\\';
-    out += c;
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += c;
+    } else if (static_cast<unsigned char>(c) < 0x20) {  // control characters: \u00XX (RFC 8259 §7)
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\u%04x", unsigned(static_cast<unsigned char>(c)));
+      out += buf;
+    } else {
+      out += c;
+    }
   }
   return out + "\"";
 }
@@ -32,7 +40,7 @@ std::string to_json(const RunRecord& r) {
   field("dag", quoted(r.dag));
   field("policy", quoted(r.policy));
   field("P", num(r.workers));
-  field("seed", num(double(r.seed)));
+  field("seed", std::to_string(r.seed));  // exact: a double holds 53 bits
   std::string costs = "{";
   for (const auto& [k, v] : cost_values(r.costs))
     costs += (costs.size() > 1 ? ", " : "") + quoted(k) + ": " + num(double(v));

@@ -57,4 +57,15 @@ TEST(DagFile, RejectsBadFilesNamingTheLine) {
   EXPECT_NE(error_of("file:" + write_file("kind.dag", "weft-dag 1\nX 3\n")).find("line 2: expected 'L WORK', 'E WORK'"),
             std::string::npos);
   EXPECT_NE(error_of("file:/nonexistent/x.dag").find("cannot open"), std::string::npos);
+  // Numbers as written (istream read "-5" as 2^64 - 5), a loop's N against its ids, work in range.
+  EXPECT_NE(error_of("file:" + write_file("neg.dag", "weft-dag 1\nL -5\n")).find("line 2: -5 is not a non-negative integer"),
+            std::string::npos);
+  EXPECT_NE(error_of("file:" + write_file("n.dag", "weft-dag 1\nL 1\nF 1 1 18446744073709551615 0\n")).find("line 3: N = "),
+            std::string::npos);
+  EXPECT_NE(error_of("file:" + write_file("big.dag", "weft-dag 1\nL 18446744073709551615\n")).find("above 2^40"),
+            std::string::npos);
+  EXPECT_NE(error_of("file:" + ::testing::TempDir()).find("not a regular file"), std::string::npos);
+  // A file with CRLF line ends reads as with LF.
+  EXPECT_EQ(make_dag("file:" + write_file("crlf.dag", "weft-dag 1\r\nL 3\r\nL 4\r\nP 1 0 1 2\r\n")).root_totals().work,
+            make_dag("file:" + write_file("lf.dag", "weft-dag 1\nL 3\nL 4\nP 1 0 1 2\n")).root_totals().work);
 }

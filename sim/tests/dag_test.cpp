@@ -73,6 +73,15 @@ TEST(Dag, BadSpecsAreRejectedWithTheAcceptedNames) {
   EXPECT_THROW(make_dag("fib:x"), std::invalid_argument);
   EXPECT_THROW(make_dag("nar:4:1"), std::invalid_argument);
   EXPECT_THROW(make_dag("nar-lb:6:40:1"), std::invalid_argument);
+  // Arguments are read whole, in range, and no more than the generator takes (stop 40's bug hunt:
+  // each of these ran a different DAG than written, or hung).
+  for (const char* spec : {"fib:4294967297", "fib:1e300", "fib:nan", "fib:inf", "fib:2.7", "fib:-3", "fib:10:1e30",
+                           "fib:10:nan", "nqueens:13.9", "uts-geo:5:nan", "uts-geo:4294967296:3",
+                           "uts-bin:10:4294967297:0.5", "uts-bin:10:8:nan", "fib:10:2:99", "loops:1:1:1e20",
+                           "alg5:4000000000:1", "nar-lb:8:4294967295:1", "nar-lb:4294967295:10:1"}) {
+    SCOPED_TRACE(spec);
+    EXPECT_THROW(make_dag(spec), std::invalid_argument);
+  }
 }
 
 TEST(Dag, SpanWithForkCostCountsEveryForkOnThePath) {
