@@ -11,7 +11,7 @@
 // strand is the code between two fork events of one context (a join's branch, a loop iteration,
 // the root): its work before the fork is the node's `work`, its work after the fork (a reduce's
 // combines included) the node's `work_after`.  The simulator's nodes have at most one fork each,
-// so a context that forks twice (mergesort's sort-then-merge) is rejected with std::logic_error.
+// so a context that forks twice (mergesort's sort-then-merge) is refused: a message and exit status 2.
 #pragma once
 
 #include <chrono>
