@@ -52,6 +52,18 @@ RunResult Simulator::run() {
         k.parked = false;
         --parked_count_;
         k.clock = k.parked_since;
+        if (k.dormant) {
+          // The attempts it skipped, every failed_attempt_cost from dormant_at, all failed (no item
+          // was on any deque); it resumes at its last attempt before the wake, as a worker that had
+          // kept stepping would be there, and acts before the waker at the wake's time (ties go to
+          // the worker that is stepping).
+          k.dormant = false;
+          const Time cost = failed_attempt_cost(costs_);
+          const Time skipped = k.clock > k.dormant_at ? (k.clock - k.dormant_at - 1) / cost : 0;
+          k.clock = k.dormant_at + skipped * cost;
+          r_.steal_attempts += skipped;
+          if (k.depth > 0) k.waited += skipped * cost;  // a blocked join's wait (the backoff's count)
+        }
         events.push({k.clock, v});
       }
     }
@@ -60,8 +72,11 @@ RunResult Simulator::run() {
   // the part within the run counts (its last time off: a worker whose clock passed the end steps no
   // more).  Every other kind of busy time ends before the root does (a join waits for its parts'
   // signals, Frame::done_at), so idle time is never negative.
-  for (const Worker& k : ws_)
+  for (const Worker& k : ws_) {
     if (k.off_end > r_.makespan) r_.descheduled -= double(k.off_end - std::max(k.off_begin, r_.makespan));
+    if (k.dormant && r_.makespan > k.dormant_at)  // its attempts until the end, as if it had stepped
+      r_.steal_attempts += (r_.makespan - k.dormant_at - 1) / failed_attempt_cost(costs_) + 1;
+  }
   const double busy = r_.raw_work + r_.overhead + r_.steal_time + r_.descheduled;
   r_.idle = double(P_) * double(r_.makespan) - busy;
   return r_;

@@ -106,6 +106,10 @@ struct Worker {
   std::int32_t blocked_on = -1;
   bool parked = false;
   Time parked_since = 0;
+  // Parked while it searches (Simulator::search_dormant): every attempt from `dormant_at` on fails
+  // until something is pushed or a join completes; woken, it resumes at its next attempt's time.
+  bool dormant = false;
+  Time dormant_at = 0;
   Time next_beat = 0;
   Time next_off = 0;  // slice_on > 0: when the OS deschedules this worker next
   Time off_begin = 0, off_end = 0;  // its last time off its processor (run() trims what lies past the end)
@@ -181,6 +185,7 @@ class Simulator {
   void run_item(unsigned w, const Item& it, Time span_start, bool stolen = false);
   bool wait_for_join(unsigned w, const Frame& f);
   void wait_for_item(unsigned w);
+  void search_dormant(unsigned w);
   void charge_overhead(unsigned w, Time t) { ws_[w].clock += t; r_.overhead += double(t); }
 
   const RunConfig& cfg_;
@@ -198,6 +203,7 @@ class Simulator {
   RunResult r_;
   std::uint64_t live_mem_ = 0, live_items_ = 0;
   unsigned parked_count_ = 0;
+  std::uint64_t queued_ = 0;  // items on all deques: none, and a failed attempt fails until a push
   bool done_ = false;
   bool woke_ = false;
   // The earliest `ready` of an item that a failed steal attempt saw but could not take yet (~0:

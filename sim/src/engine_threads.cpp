@@ -82,6 +82,10 @@ struct Proc {
   bool owns = false;
   DequeList::iterator dq;
   std::uint64_t quota_left = 0;
+  // Out of the event queue while no thread is ready anywhere: every attempt from dormant_at on
+  // fails until a thread is made ready (ThreadSim::wake_dormant).
+  bool dormant = false;
+  Time dormant_at = 0;
 };
 
 class ThreadSim {
@@ -105,6 +109,8 @@ class ThreadSim {
   void preempt(unsigned p);
   void own_new_deque(unsigned p, DequeList::iterator after);
   void take(unsigned p, std::int32_t id);
+  void made_ready(unsigned p, std::uint64_t n);
+  Time attempt_cost() const { return std::max<Time>(costs_.steal, 1); }
   bool unlimited() const { return costs_.quota == 0; }
 
   const RunConfig& cfg_;
@@ -119,6 +125,9 @@ class ThreadSim {
   std::vector<DequeList::iterator> left_;  // steal's scratch list, kept to reuse its memory
   std::deque<std::int32_t> fifo_;
   std::vector<std::int32_t> free_;  // finished threads' slots
+  std::uint64_t ready_count_ = 0;   // threads in deques and the fifo queue
+  using Event = std::pair<Time, unsigned>;
+  std::priority_queue<Event, std::vector<Event>, std::greater<>> events_;
   RunResult r_;
   std::uint64_t live_mem_ = 0, live_threads_ = 0;
   bool done_ = false;
@@ -149,16 +158,18 @@ RunResult ThreadSim::run() {
   procs_[0].current = new_thread(dag_.root(), Kind::node, 0, 0, -1, 0);
   own_new_deque(0, order_.end());
   procs_[0].quota_left = costs_.quota;
-  using Event = std::pair<Time, unsigned>;
-  std::priority_queue<Event, std::vector<Event>, std::greater<>> events;
-  for (unsigned p = 0; p < P_; ++p) events.push({0, p});
+  for (unsigned p = 0; p < P_; ++p) events_.push({0, p});
   while (!done_) {
-    const unsigned p = events.top().second;
-    events.pop();
+    if (events_.empty()) throw std::logic_error("simulator: every processor idle before the root finished");
+    const unsigned p = events_.top().second;
+    events_.pop();
     do step(p);  // the earliest processor acts until another one is earlier
-    while (!done_ && (events.empty() || procs_[p].clock <= events.top().first));
-    events.push({procs_[p].clock, p});
+    while (!done_ && !procs_[p].dormant && (events_.empty() || procs_[p].clock <= events_.top().first));
+    if (!procs_[p].dormant) events_.push({procs_[p].clock, p});
   }
+  for (const Proc& pr : procs_)  // a dormant processor's attempts until the end, as if it had stepped
+    if (pr.dormant && r_.makespan > pr.dormant_at)
+      r_.steal_attempts += (r_.makespan - pr.dormant_at - 1) / attempt_cost() + 1;
   r_.idle = double(P_) * double(r_.makespan) - (r_.raw_work + r_.overhead + r_.steal_time);
   return r_;
 }
@@ -166,7 +177,14 @@ RunResult ThreadSim::run() {
 void ThreadSim::step(unsigned p) {
   Proc& pr = procs_[p];
   if (pr.current < 0 && !acquire(p)) {
-    pr.clock += std::max<Time>(costs_.steal, 1);  // nothing to take: try again later
+    pr.clock += attempt_cost();  // nothing to take: try again later
+    if (ready_count_ == 0) {
+      // Nothing is ready anywhere: every attempt fails until a thread is made ready, which wakes
+      // this processor (made_ready).  The simulator's time no longer grows with an idle stretch's
+      // length over the attempt cost (dfd on 3 nodes of 1e9 units at P = 256: 30 s before stop 40).
+      pr.dormant = true;
+      pr.dormant_at = pr.clock;
+    }
     return;
   }
   const std::int32_t id = pr.current;
@@ -257,14 +275,33 @@ void ThreadSim::own_new_deque(unsigned p, DequeList::iterator after) {
 // processor that acted first), it starts only then: p waits (idle time).
 void ThreadSim::take(unsigned p, std::int32_t id) {
   Proc& pr = procs_[p];
+  --ready_count_;
   pr.current = id;
   pr.clock = std::max(pr.clock, threads_[std::size_t(id)].ready);
+}
+
+// n threads were made ready at p's clock: dormant processors resume at their last attempt before
+// it (the attempts they skipped all failed and are counted), acting before p at that time, as a
+// processor that had kept stepping would.
+void ThreadSim::made_ready(unsigned p, std::uint64_t n) {
+  ready_count_ += n;
+  const Time now = procs_[p].clock, cost = attempt_cost();
+  for (unsigned q = 0; q < P_; ++q) {
+    Proc& d = procs_[q];
+    if (!d.dormant) continue;
+    const Time skipped = now > d.dormant_at ? (now - d.dormant_at - 1) / cost : 0;
+    d.dormant = false;
+    d.clock = d.dormant_at + skipped * cost;
+    r_.steal_attempts += skipped;
+    events_.push({d.clock, q});
+  }
 }
 
 void ThreadSim::preempt(unsigned p) {
   Proc& pr = procs_[p];
   threads_[std::size_t(pr.current)].ready = pr.clock;
   pr.dq->threads.push_back(pr.current);  // back on top of its deque
+  made_ready(p, 1);
   pr.current = -1;
   ++r_.pops;  // counted as preemptions
   give_up_deque(p);
@@ -381,10 +418,14 @@ void ThreadSim::fork(unsigned p, std::int32_t id) {
   if (name_ == "fifo") {  // breadth first: children to the tail, the parent waits
     fifo_.push_back(a);
     if (b >= 0) fifo_.push_back(b);
+    made_ready(p, self.pending);
     pr.current = -1;
     return;
   }
-  if (b >= 0) pr.dq->threads.push_back(b);  // the right child waits on top; run the left one
+  if (b >= 0) {
+    pr.dq->threads.push_back(b);  // the right child waits on top; run the left one
+    made_ready(p, 1);
+  }
   pr.current = a;
 }
 
