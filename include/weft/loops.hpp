@@ -228,8 +228,17 @@ WEFT_NOINLINE T parallel_reduce_off_fast_path(I lo, I hi, T init, Map& map, Comb
 
 }  // namespace detail
 
+namespace detail {
+// A loop's bound: any integer type but bool (whose "range" has no ++).
+template <class T>
+concept loop_bound = std::integral<T> && !std::same_as<std::remove_cv_t<T>, bool>;
+// What a reduction's partial results need: the pieces' values are moved and assigned.
+template <class T>
+inline constexpr bool reducible_v = std::is_move_constructible_v<T> && std::is_move_assignable_v<T>;
+}  // namespace detail
+
 // Runs body(i) for every i in [lo, hi) (any integer types; an empty or reversed range runs nothing).
-template <std::integral L, std::integral H, class Body>
+template <detail::loop_bound L, detail::loop_bound H, class Body>
 void parallel_for(L lo, H hi, Body&& body, grain g = grain{}) {
   using I = std::common_type_t<L, H>;
   if (!(I(lo) < I(hi))) return;
@@ -245,8 +254,11 @@ void parallel_for(L lo, H hi, Body&& body, grain g = grain{}) {
 
 // combine(init, combine(map(lo), ..., map(hi-1))) with combine applied in index order (it must be
 // associative; it need not be commutative).  An empty range gives init.
-template <std::integral L, std::integral H, class T, class Map, class Combine>
+template <detail::loop_bound L, detail::loop_bound H, class T, class Map, class Combine>
 T parallel_reduce(L lo, H hi, T init, Map&& map, Combine&& combine, grain g = grain{}) {
+  static_assert(detail::reducible_v<T>,
+                "weft::parallel_reduce: the result type must be move-constructible and move-assignable "
+                "(the pieces' partial results are moved and assigned); wrap it, e.g. in std::optional");
   using I = std::common_type_t<L, H>;
   if (!(I(lo) < I(hi))) return init;
   using M = std::remove_reference_t<Map>;
@@ -348,5 +360,27 @@ T parallel_reduce(R&& r, T init, Map&& map, Combine&& combine, grain g = grain{}
   return parallel_reduce(std::size_t(0), detail::size_of(r), std::move(init),
                          [&at, &map](std::size_t i) -> auto { return map(at(i)); }, combine, g);
 }
+
+// What the loops do not take, named in the error instead of a bare "no matching function": a range
+// that is not random-access and sized (std::list, a filter view: copy it into a vector first) and
+// an iterator pair (pass the range, or std::ranges::subrange(first, last)).  Deleted, not a
+// static_assert, so that a requires-expression still sees the call as ill-formed; the compiler's
+// message names the deleted overload and its `Why`.
+namespace detail {
+struct range_must_be_random_access_and_sized_copy_it_into_a_vector {};
+struct pass_the_range_or_a_subrange_not_an_iterator_pair {};
+}  // namespace detail
+template <class R, class... Rest, class Why = detail::range_must_be_random_access_and_sized_copy_it_into_a_vector>
+  requires(std::ranges::range<R> && !detail::indexable_range<R>)
+void parallel_for(R&&, Rest&&...) = delete;
+template <class R, class... Rest, class Why = detail::range_must_be_random_access_and_sized_copy_it_into_a_vector>
+  requires(std::ranges::range<R> && !detail::indexable_range<R>)
+void parallel_reduce(R&&, Rest&&...) = delete;
+template <std::input_or_output_iterator It, class S, class... Rest,
+          class Why = detail::pass_the_range_or_a_subrange_not_an_iterator_pair>
+void parallel_for(It, S, Rest&&...) = delete;
+template <std::input_or_output_iterator It, class S, class... Rest,
+          class Why = detail::pass_the_range_or_a_subrange_not_an_iterator_pair>
+void parallel_reduce(It, S, Rest&&...) = delete;
 
 }  // namespace weft

@@ -21,6 +21,10 @@ using ret_t = std::conditional_t<std::is_void_v<std::invoke_result_t<F&>>, unit,
 
 template <class F>
 WEFT_INLINE ret_t<F> call(F& f) {
+  using R = std::invoke_result_t<F&>;
+  static_assert(!std::is_reference_v<R> || std::is_void_v<R> || std::is_constructible_v<ret_t<F>, R>,
+                "weft: a join or parallel_invoke branch that returns a reference has its result copied into the "
+                "results (they are values), and this type cannot be copied: return a pointer or std::ref(x)");
   if constexpr (std::is_void_v<std::invoke_result_t<F&>>) {
     f();
     return unit{};
