@@ -37,11 +37,23 @@ def speedup_figure(runs, out, title):
     plt = pyplot()
     if plt is None:
         return
-    med = median_by(runs, lambda r: (r["policy"], r["P"]), lambda r: r["speedup"])
+    # One curve per policy and per combination of the costs the sweep varied (--cost steal=100,1000
+    # draws two curves a policy, not their median); seeds (--runs) are the median's samples.
+    # (Per policy: a preset such as `calibrated` gives policies different costs without a sweep.)
+    swept = {}
+    for policy in {r["policy"] for r in runs}:
+        mine = [r for r in runs if r["policy"] == policy]
+        swept[policy] = sorted(k for k in mine[0]["costs"] if len({r["costs"][k] for r in mine}) > 1)
+
+    def curve(r):
+        costs = ", ".join(f"{k}={r['costs'][k]}" for k in swept[r["policy"]])
+        return r["policy"] + (f" ({costs})" if costs else "")
+
+    med = median_by(runs, lambda r: (curve(r), r["P"]), lambda r: r["speedup"])
     fig, ax = plt.subplots(figsize=(6, 4))
-    for policy in dict.fromkeys(r["policy"] for r in runs):
-        ps = sorted(p for (q, p) in med if q == policy)
-        ax.plot(ps, [med[(policy, p)] for p in ps], marker="o", label=policy)
+    for name in dict.fromkeys(curve(r) for r in runs):
+        ps = sorted(p for (q, p) in med if q == name)
+        ax.plot(ps, [med[(name, p)] for p in ps], marker="o", label=name)
     ps = sorted({r["P"] for r in runs})
     ax.plot(ps, ps, color="grey", linestyle=":", label="linear")
     ax.set_xscale("log", base=2)
