@@ -42,6 +42,21 @@
 
 namespace weft::detail {
 
+// The C++ runtime's per-thread exception state (the Itanium ABI's __cxa_eh_globals, as libstdc++ and
+// libc++ lay it out: the exceptions being handled, innermost first, and the count
+// std::uncaught_exceptions() reads).  It belongs to the code that runs, not to the OS thread: a
+// fiber that switches out inside a catch handler or while an exception unwinds (a join in a
+// destructor) and resumes on another worker must take it along, or both workers' states go wrong
+// for good — later scopes took themselves for unwinding and dropped their tasks' errors (stop 40's
+// bug hunt: 39-190 of 200 errors lost under adf, dfd, fifo).  resume_thread swaps it.
+struct eh_state {
+  void* caught = nullptr;
+  unsigned int uncaught = 0;
+};
+// This OS thread's state.  Out of line and opaque to the optimizer (abi::__cxa_get_globals is
+// declared `const`, so a call could be reused across a switch).
+eh_state* thread_eh_state() noexcept;
+
 struct fiber_thread {
   enum class state : std::uint8_t { ready, running, blocked };
   // Why a running thread switched back to its scheduler loop.
@@ -65,6 +80,7 @@ struct fiber_thread {
   // weft::spawn handles this thread holds open without a frame (hot_state::frameless_handles): the
   // count moves with the thread from worker to worker.
   std::uint32_t frameless_handles = 0;
+  eh_state eh;  // this fiber's exception state while it is switched out (eh_state above)
 
   const void* stack_lowest = nullptr;  // this fiber's stack (the sanitizers' switch into it)
 #ifdef WEFT_FIBER_ASAN
@@ -113,6 +129,11 @@ struct fiber_thread {
 // Per scheduler loop (a worker's native stack, or a fiber running a nested loop): resumes `t` and
 // returns when `t` switched back with a request.
 inline void resume_thread(fiber_thread* t) noexcept {
+  // The loop's exception state out, the fiber's in, and back when it switches out (the loop runs on
+  // this OS thread throughout: the fiber returns to it here).
+  eh_state* const here = thread_eh_state();
+  const eh_state loop_eh = *here;
+  *here = t->eh;
 #ifdef WEFT_FIBER_ASAN
   void* loop_fake_stack = nullptr;
   __sanitizer_start_switch_fiber(&loop_fake_stack, t->stack_lowest, t->stack_size);
@@ -125,6 +146,9 @@ inline void resume_thread(fiber_thread* t) noexcept {
 #ifdef WEFT_FIBER_ASAN
   __sanitizer_finish_switch_fiber(loop_fake_stack, nullptr, nullptr);
 #endif
+  eh_state* const back_here = thread_eh_state();
+  t->eh = *back_here;
+  *back_here = loop_eh;
 }
 
 }  // namespace weft::detail

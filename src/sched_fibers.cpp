@@ -33,11 +33,19 @@
 #include <mutex>
 #include <new>
 
+#include <cxxabi.h>
+
 #include "fiber_stack.hpp"
 #include "fiber_thread.hpp"
 #include "pool_runtime.hpp"
 
 namespace weft::detail {
+
+__attribute__((noinline, noipa)) eh_state* thread_eh_state() noexcept {
+  static_assert(sizeof(eh_state) == sizeof(void*) + sizeof(unsigned int) + (sizeof(void*) - sizeof(unsigned int)),
+                "eh_state: the ABI's layout (a pointer and an unsigned int)");
+  return reinterpret_cast<eh_state*>(abi::__cxa_get_globals());
+}
 
 namespace {
 

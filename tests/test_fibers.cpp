@@ -323,3 +323,68 @@ TEST(FibersLimits, TooManyLiveThreadsThrowsNamingTheLimit) {
 }
 
 }  // namespace
+
+// The C++ runtime's exception state is per OS thread, and a fiber may resume on another worker at
+// any join: a join in a destructor that runs while an exception unwinds, or in a catch handler,
+// moved "an exception in flight" from one worker's count to another's, and both stayed wrong — later
+// scopes and spawn handles took themselves for unwinding and dropped their tasks' errors (stop 40's
+// bug hunt: 39-190 of 200 lost).  The fiber engine swaps the state with the fiber
+// (fiber_thread.hpp, eh_state).  Here: many jobs join inside such a destructor, and inside a catch
+// handler that then rethrows with `throw;`; afterwards every scope's error must still arrive, and
+// every job must see no exception in flight.
+namespace eh_state_probe {
+long fib(int n) {
+  if (n < 2) return n;
+  auto [a, b] = weft::join([n] { return fib(n - 1); }, [n] { return fib(n - 2); });
+  return a + b;
+}
+struct joins_while_unwinding {
+  ~joins_while_unwinding() { weft::join([] { fib(12); }, [] { fib(12); }); }
+};
+}  // namespace eh_state_probe
+
+TEST_P(Fibers, ExceptionStateMovesWithTheFiber) {
+  using namespace eh_state_probe;
+  weft::pool pool(cfg());
+  for (int i = 0; i < 300; ++i) {
+    pool.run([] {
+      try {
+        joins_while_unwinding c;
+        throw 1;
+      } catch (int) {
+      }
+    });
+    // `throw;` after a join in a handler rethrows the exception being handled, wherever the fiber
+    // went on.
+    bool rethrown = false;
+    try {
+      pool.run([] {
+        try {
+          throw std::runtime_error("handled");
+        } catch (const std::runtime_error&) {
+          weft::join([] { fib(12); }, [] { fib(12); });
+          throw;
+        }
+      });
+    } catch (const std::runtime_error& e) {
+      rethrown = std::string(e.what()) == "handled";
+    }
+    ASSERT_TRUE(rethrown) << "job " << i << ": `throw;` after a join in a handler";
+  }
+  int lost = 0, in_flight = 0;
+  for (int i = 0; i < 200; ++i) {
+    try {
+      pool.run([&in_flight] {
+        in_flight += std::uncaught_exceptions() != 0;
+        fib(10);
+        weft::scope s;
+        s.spawn([] { throw 42; });
+      });
+      ++lost;
+    } catch (int v) {
+      EXPECT_EQ(v, 42);
+    }
+  }
+  EXPECT_EQ(lost, 0) << "scope errors dropped: a worker's exception state was left counting an exception in flight";
+  EXPECT_EQ(in_flight, 0) << "jobs that began with std::uncaught_exceptions() != 0";
+}
