@@ -141,14 +141,16 @@ class fiber_scheduler final : public scheduler {
   bool steal(worker& w, worker&) override {
     const nested_loop nested(state_of(w));
     fiber_thread* t;
+    std::uint32_t victim = no_victim;
     {
       std::lock_guard lk(mu_);
-      t = policy_ == policy::dfd ? steal_attempt(w) : next_ready();
+      t = policy_ == policy::dfd ? steal_attempt(w, victim) : next_ready();
     }
     if (t == nullptr) return false;
     ++w.steals;
-    // The trace's steal instant (no victim worker: the thread came from the shared structure).
-    if (w.trace) w.trace->instant(trace_kind::steal, w.index, 0);
+    // The trace's steal instant: under dfd the owner of the deque it came from; under adf and fifo
+    // (the shared structure) and from an unowned deque, no victim worker.
+    if (w.trace) w.trace->instant(trace_kind::steal, victim, 0);
     rt_.end_idle(w);
     run_from(w, t);
     return true;
@@ -198,7 +200,7 @@ class fiber_scheduler final : public scheduler {
   fiber_thread* on_preempt(worker& w, fiber_thread* t);
   fiber_thread* next_for(worker& w);
   fiber_thread* next_ready();
-  fiber_thread* steal_attempt(worker& w);
+  fiber_thread* steal_attempt(worker& w, std::uint32_t& victim_owner);
   void make_ready(fiber_thread* t) noexcept;
   void fork_dummies(std::size_t n);
   thread_deque* new_deque(int owner, thread_deque* right_of);
@@ -408,7 +410,7 @@ fiber_thread* fiber_scheduler::next_ready() {
 
 // dfd (NAR Fig 6.4 steal()): the bottom thread of one of the leftmost p deques, chosen at random,
 // into a new deque of this worker right of the victim, with a fresh quota.
-fiber_thread* fiber_scheduler::steal_attempt(worker& w) {
+fiber_thread* fiber_scheduler::steal_attempt(worker& w, std::uint32_t& victim_owner) {
   w.rng ^= w.rng << 13;
   w.rng ^= w.rng >> 7;
   w.rng ^= w.rng << 17;
@@ -419,6 +421,7 @@ fiber_thread* fiber_scheduler::steal_attempt(worker& w) {
   fiber_thread* t = victim->threads.front();
   victim->threads.pop_front();
   ready_.fetch_sub(1, std::memory_order_relaxed);
+  if (victim->owner >= 0) victim_owner = std::uint32_t(victim->owner);
   fiber_state& s = state_of(w);
   s.own = new_deque(int(w.index), victim);
   s.quota_left = quota_;

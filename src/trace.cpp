@@ -189,6 +189,11 @@ void write_lane(json_out& out, unsigned tid, const trace_buffer& b, const tick_c
                   tid, t, e.a, promotion_name(e.b));
         break;
       case trace_kind::steal:
+        if (e.a == no_victim) {
+          out.event(R"({"name":"steal","cat":"steal","ph":"i","s":"t","pid":1,"tid":%u,"ts":%.3f,"args":{"thief":%u,"victim":null,"leapfrog":false}})",
+                    tid, t, tid);
+          break;
+        }
         out.event(R"({"name":"steal","cat":"steal","ph":"i","s":"t","pid":1,"tid":%u,"ts":%.3f,"args":{"thief":%u,"victim":%u,"leapfrog":%s}})",
                   tid, t, tid, e.a, e.b ? "true" : "false");
         if (e.a < victims.size()) victims[e.a].push_back(stolen_from{t, tid, e.b != 0});

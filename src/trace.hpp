@@ -45,10 +45,14 @@ enum class activity : std::uint8_t {
 inline constexpr std::size_t activity_count = 7;
 const char* activity_name(activity a) noexcept;
 
+// A steal's victim when the thread came from no worker's deque (adf's and fifo's shared structure,
+// an unowned deque under dfd): the trace writes "victim": null and no stolen-from instant.
+inline constexpr std::uint32_t no_victim = ~std::uint32_t(0);
+
 enum class trace_kind : std::uint8_t {
   enter,                // now in activity a
   promotion,            // a = the promoted frame's slot, b = promotion_kind
-  steal,                // a = victim; b = 1 if a leapfrog (recorded on the thief)
+  steal,                // a = victim (no_victim: none); b = 1 if a leapfrog (recorded on the thief)
   heartbeat_delivered,  // a beat reached a poll of this worker
   heartbeat_sent,       // the timer set the beat bit of a = workers (timer lane)
   end,                  // the lane ends (thread exit)
