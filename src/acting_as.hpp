@@ -24,6 +24,7 @@ class acting_as {
     h_.eager_deque = eager;
     h_.eager_ledger = &w.ledger;
     h_.top = w.stack.begin();
+    h_.scan_base = nullptr;  // another stack: the oldest-first check's floor is not this one's
     h_.joins = h_.loop_iterations = 0;
     h_.loops_run_as = loops;
     w.base = h_.top;
@@ -35,6 +36,7 @@ class acting_as {
     w_.retired_loop_iterations += h_.loop_iterations;
     h_.self = saved_self_;
     h_.top = saved_top_;
+    h_.scan_base = nullptr;
     h_.joins = saved_joins_;
     h_.loop_iterations = saved_iters_;
     h_.poll.fetch_or(saved_poll_, std::memory_order_relaxed);  // keeps bits others set meanwhile

@@ -97,6 +97,7 @@ void runtime::worker_thread(worker& w, std::latch& started) {
   hot_state& h = tls_hot;
   h.self = &w;
   h.top = w.stack.begin();
+  h.scan_base = nullptr;
   const std::uint32_t poll_bits = sched->initial_poll_bits(w);
   h.spawn_limit = spawn_limit_for(w, poll_bits);
   h.loops_run_as = traits_of(cfg.policy).loops;

@@ -62,6 +62,7 @@ class deque_scheduler final : public scheduler {
       WEFT_ASSERT(h.eager_deque == &deque_of(w), "an unmarked frame joined through reclaim outside the eager join");
       return eager_reclaim(h, fr);
     }
+    if (fr < h.scan_floor) h.scan_floor = fr;  // a promoted frame popped (hot_state::scan_floor)
     frame* got = take_off_deque(deque_of(w), w.ledger, fr);
     if (lazy() && deque_of(w).size() < threshold_) h.poll.fetch_or(poll_bit::notify, std::memory_order_relaxed);
     if (got == fr) return reclaimed::run_inline;
@@ -213,8 +214,22 @@ class deque_scheduler final : public scheduler {
     // the deque would no longer hold promoted items in stack order (reclaim's pop relies on it).  A
     // slot that is no candidate never becomes one again (a loop's range only shrinks; a promoted
     // task stays so until joined), so the walk may pass it.
-    for (frame* f = w.base; f < h.top; ++f)
-      if (is_candidate(f, true)) return promote_item(w, f, true);
+    // From the floor the last check left (hot_state::scan_floor), when it was made above this base.
+    frame* f = w.base;
+    if (h.scan_base == w.base && h.scan_floor > f) f = std::min(h.scan_floor, h.top);
+    h.scan_base = w.base;
+#if defined(WEFT_CHECKS) && WEFT_CHECKS
+    // The floor's promise, checked in the checking builds (up to 4096 frames below it, so that the
+    // check does not make deep chains quadratic again).
+    for (frame* g = f - std::min<std::ptrdiff_t>(f - w.base, 4096); g < f; ++g)
+      WEFT_ASSERT(!is_candidate(g, true), "the oldest-first check's floor passed over a candidate (hot_state::scan_floor)");
+#endif
+    for (; f < h.top; ++f)
+      if (is_candidate(f, true)) {
+        h.scan_floor = f;
+        return promote_item(w, f, true);
+      }
+    h.scan_floor = h.top;
     return false;
   }
 

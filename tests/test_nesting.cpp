@@ -29,6 +29,54 @@ TEST_P(Nesting, AMillionNestedJoins) {
   EXPECT_EQ(pool().run([] { return wt::fib(20); }), wt::fib_serial(20));
 }
 
+// A DFS down a long path written with loops (each node a parallel_for over its children, the path
+// a child each) and joins, nested deep with a second worker looking for work: the oldest-first
+// check (lazy-bf, heartbeat) walked every frame below it at each of the path's checks — quadratic:
+// 10^5 levels took 77 s (stop 40's bug hunt) — until it kept a floor (hot_state::scan_floor); the
+// checking builds assert the floor never passes a candidate.  The path mixes one-iteration loops
+// (no candidate while their iteration runs), loops of two (the second iteration a candidate) and
+// joins (the second branch a candidate), so frames below the floor are popped and pushed again.
+namespace dfs_path {
+long walk(long v, long n) {
+  if (v >= n) return 0;
+  switch (v % 7) {
+    case 3: {  // a loop of two: the path goes on in the first child, the second is a leaf
+      return weft::parallel_reduce(0, 2, 0L, [&](int i) { return i == 0 ? walk(v + 1, n) : 1L; }, std::plus<>{});
+    }
+    case 5: {  // a join: the path goes on in the first branch
+      auto [a, b] = weft::join([&] { return walk(v + 1, n); }, [] { return 1L; });
+      return a + b;
+    }
+    default: {  // a loop of one child
+      long r = 0;
+      weft::parallel_for(0, 1, [&](int) { r = walk(v + 1, n); });
+      return r;
+    }
+  }
+}
+long ones(long v, long n) {  // the pure case: every node a loop of one child
+  if (v >= n) return v;
+  long r = 0;
+  weft::parallel_for(0, 1, [&](int) { r = ones(v + 1, n); });
+  return r;
+}
+long expected(long n) {
+  long leaves = 0;
+  for (long v = 0; v < n; ++v) leaves += (v % 7 == 3 || v % 7 == 5);
+  return leaves;
+}
+}  // namespace dfs_path
+
+TEST_P(Nesting, ADeepPathOfLoopsAndJoins) {
+  const long depth = wt::sanitized ? 10'000 : 200'000;
+  for (int rep = 0; rep < 3; ++rep)
+    EXPECT_EQ(pool().run([&] { return dfs_path::walk(0, depth); }), dfs_path::expected(depth)) << "rep " << rep;
+  // Every node a one-iteration loop: no candidate anywhere, a check at every level.  Quadratic
+  // before the floor (10^5 levels: 77 s, 2*10^5 several minutes), a fraction of a second now; the
+  // group's ctest timeout is the bound that would catch it coming back.
+  EXPECT_EQ(pool().run([&] { return dfs_path::ones(0, depth); }), depth);
+}
+
 class NestingLimits : public testing::TestWithParam<weft::policy> {
  protected:
   void SetUp() override {

@@ -138,6 +138,14 @@ struct hot_state {
   // the work/span mode's measured ones): each keeps its place in this count, and its sync checks
   // that it is the youngest (spawn.cpp, frameless_handles; a fiber-engine thread keeps its own).
   std::uint32_t frameless_handles = 0;
+  // The oldest-first check's memory (sched_deque.cpp, promote_one): every frame from scan_base up to
+  // scan_floor was no candidate for promotion at the last check, and a frame that is none never
+  // becomes one until it is popped — a popped non-candidate (a loop piece's frame, loop.hpp
+  // pop_loop_frame; a promoted frame, the scheduler's reclaim) lowers the floor to its slot.  So the
+  // next check starts there instead of at the base: a path of 10^5 nested one-iteration loops made
+  // each of its 10^5 checks walk every frame below it (quadratic: 77 s, stop 40's bug hunt).
+  frame* scan_floor = nullptr;
+  frame* scan_base = nullptr;
 };
 
 // The TLS model of tls_hot.  initial-exec works in any module loaded at start-up (weft itself, a

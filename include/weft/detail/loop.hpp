@@ -223,6 +223,13 @@ struct adaptive_loop {
     return run_pushed(h, sh, rec, fr, chunks, partitioned, first_chunk, 0);
   }
 
+  // A piece's frame popped: it may lie below the oldest-first check's floor (hot_state::scan_floor),
+  // which then comes down to it.  Once per piece, not per iteration.
+  WEFT_INLINE static void pop_loop_frame(hot_state& h, frame* fr) noexcept {
+    h.top = fr;
+    if (fr < h.scan_floor) h.scan_floor = fr;
+  }
+
   // The loop frame of `rec`, pushed on this worker's task stack (loop frames nest like joins' frames).
   WEFT_INLINE static frame* push_loop_frame(hot_state& h, loop_record& rec) noexcept {
     frame* fr = h.top;
@@ -250,7 +257,7 @@ struct adaptive_loop {
       throw;
     }
     h.loop_iterations += executed;
-    h.top = fr;
+    pop_loop_frame(h, fr);
     if (rec.children != nullptr) [[unlikely]] {
       std::exception_ptr err;
       join_children(h, sh, rec.children, acc, err, complete);
@@ -312,7 +319,7 @@ struct adaptive_loop {
       return;
     }
     h.loop_iterations += stop;
-    h.top = fr;
+    pop_loop_frame(h, fr);
     if (rec.children != nullptr) [[unlikely]] join_for_children(h, sh, rec.children);
   }
 
@@ -321,7 +328,7 @@ struct adaptive_loop {
   WEFT_NOINLINE static void unwind_piece(hot_state& h, shared_state& sh, loop_record& rec, frame* fr,
                                          std::uint64_t executed, std::optional<T>& acc) noexcept {
     h.loop_iterations += executed;
-    h.top = fr;
+    pop_loop_frame(h, fr);
     std::exception_ptr err = std::current_exception();
     bool folded = false;
     join_children(h, sh, rec.children, acc, err, folded);
