@@ -459,7 +459,7 @@ void fiber_scheduler::fork(worker& w, fiber_child& c) {
   if (c.dummy) {
     ++w.dummy_threads;
   } else {
-    ++w.ledger.promotions;
+    w.ledger.count_promotion();
     ++w.hot->joins;
     report_promotion(w, w.stack.begin(), promotion_kind::join);  // the trace's instant, the test hook
   }

@@ -19,7 +19,7 @@ void runtime::write_trace() const {
   for (const auto& w : workers)
     if (w->trace)
       lanes.push_back(trace_lane{w->trace.get(), "worker " + std::to_string(w->index),
-                                 w->trace->dropped_promotions(w->ledger.promotions)});
+                                 w->trace->dropped_promotions(w->ledger.promotions_now())});
   if (timer_trace_) lanes.push_back(trace_lane{timer_trace_.get(), "heartbeat timer"});
   std::string meta = "\"policy\":\"" + std::string(to_string(cfg.policy)) + "\",\"workers\":" +
                      std::to_string(cfg.workers) + ",\"heartbeat_us\":" + std::to_string(cfg.heartbeat.count());

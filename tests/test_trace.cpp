@@ -275,6 +275,33 @@ TEST(Trace, FullBufferEndsTheLane) {
   expect_monotone(t, 1);
 }
 
+// write_trace() while the pool runs (README: "at any time"): the snapshot is a valid file, and the
+// counters it reads are no data race with the workers that count (the ThreadSanitizer stage runs
+// this; before stop 40 it reported the ledger's promotion count, read by write_trace and written by
+// a promoting worker, under adf and lazy-bf alike).
+TEST(Trace, WriteTraceDuringARun) {
+  wt::clean_env clean;
+  for (weft::policy p : {weft::policy::lazy_bf, weft::policy::ws, weft::policy::adf}) {
+    temp_path tp("snapshot");
+    weft::pool pl(weft::config{.workers = 2, .policy = p, .trace_path = tp.path.string()});
+    std::atomic<bool> done{false};
+    std::atomic<int> written{0};
+    std::thread writer([&] {
+      do {
+        pl.write_trace();
+        written.fetch_add(1);
+      } while (!done.load());
+    });
+    // The runs go on until the writer has written a few snapshots during them (bounded: each run is
+    // a few ms, and the writer needs no worker to make progress).
+    for (int i = 0; i < 20 || (written.load() < 3 && i < 2000); ++i)
+      EXPECT_EQ(pl.run([] { return wt::fib(18); }), wt::fib_serial(18));
+    done = true;
+    writer.join();
+    EXPECT_EQ(load(tp.path)["otherData"]["workers"], 2) << weft::to_string(p);
+  }
+}
+
 TEST(Trace, EnvironmentAndSettings) {
   wt::clean_env clean;
   temp_path tp("env");

@@ -14,6 +14,7 @@
 // lock anyway, keeps the exact pool-wide count (live_threads, src/worker.hpp).
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 
 #include "frame.hpp"
@@ -30,6 +31,16 @@ struct promotion_ledger {
   // store, and the next promotion's 16-byte load then waits on note_joined's 8-byte store of
   // `unjoined` (no store-to-load forwarding across the two) — under ws, at every other join.
   std::uint64_t promotions = 0;
+  // `promotions` is the owner's, but pool::write_trace reads it during a run (a snapshot: the
+  // trace's dropped-promotion count): the owner's increment is a relaxed atomic store of its own
+  // value plus one — on x86 the same load, add and store as `++` — so that the reader's relaxed
+  // load (promotions_now) is no data race (stop 40's bug hunt, ThreadSanitizer).
+  void count_promotion() noexcept {
+    std::atomic_ref<std::uint64_t>(promotions).store(promotions + 1, std::memory_order_relaxed);
+  }
+  std::uint64_t promotions_now() const noexcept {
+    return std::atomic_ref<std::uint64_t>(const_cast<std::uint64_t&>(promotions)).load(std::memory_order_relaxed);
+  }
 
   // The eager join's promotions (eager.hpp) are counted here too, but not its joins: under ws every
   // frame on the worker's task stack is a promoted item not yet joined (a join's or a spawn's frame,
@@ -40,13 +51,15 @@ struct promotion_ledger {
   // their split-off children in `unjoined`).  Reset to the task stack's start (no frame).
   const frame* eager_peak_end = nullptr;
 
+  // A plain increment: the eager join runs only in a pool that does not trace, whose write_trace
+  // reads no counter (one instruction a promoted join under ws, where count_promotion is three).
   void note_eager_promotion(const frame* fr) noexcept {
     ++promotions;
     if (fr >= eager_peak_end) eager_peak_end = fr + 1;
   }
 
   void note_promotion() noexcept {
-    ++promotions;
+    count_promotion();
     if (++unjoined > unjoined_peak) unjoined_peak = unjoined;
   }
   // A promoted item of this worker was joined (taken back, or waited for).  None is joined that was
