@@ -3,6 +3,7 @@
 // row in weft/detail/policy_table.hpp.
 #include <cerrno>
 #include <cstdlib>
+#include <filesystem>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -241,6 +242,15 @@ void resolve_trace(config& out) {
       if (*v == '\0') throw std::invalid_argument("weft: WEFT_TRACE is set but empty; accepted: a file path");
       out.trace_path = v;
     }
+  }
+  // A file in a folder that does not exist can never be written: said when the pool is made, not
+  // only on stderr when it is destroyed (stop 40's bug hunt).
+  if (!out.trace_path.empty()) {
+    const std::filesystem::path dir = std::filesystem::path(out.trace_path).parent_path();
+    std::error_code ec;
+    if (!dir.empty() && !std::filesystem::is_directory(dir, ec))
+      throw std::invalid_argument("weft: trace_path / WEFT_TRACE \"" + out.trace_path + "\": the folder \"" +
+                                  dir.string() + "\" does not exist");
   }
 }
 

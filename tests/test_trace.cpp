@@ -326,7 +326,15 @@ TEST(Trace, EnvironmentAndSettings) {
   }
   weft::pool off(weft::config{.workers = 1});
   EXPECT_THROW(off.write_trace(), std::logic_error);
-  EXPECT_THROW(weft::pool(weft::config{.workers = 1, .trace_path = "/nonexistent-dir/x.json"}).write_trace(),
+  // A folder that does not exist: refused when the pool is made, naming the setting.
+  try {
+    weft::pool bad(weft::config{.workers = 1, .trace_path = "/nonexistent-dir/x.json"});
+    ADD_FAILURE() << "a trace_path in a missing folder was accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("trace_path"), std::string::npos) << e.what();
+  }
+  // A folder where no file can be made: the write fails with the reason.
+  EXPECT_THROW(weft::pool(weft::config{.workers = 1, .trace_path = "/proc/weft-x.json"}).write_trace(),
                std::runtime_error);
 }
 
