@@ -283,7 +283,9 @@ TEST(Trace, WriteTraceDuringARun) {
   wt::clean_env clean;
   for (weft::policy p : {weft::policy::lazy_bf, weft::policy::ws, weft::policy::adf}) {
     temp_path tp("snapshot");
-    weft::pool pl(weft::config{.workers = 2, .policy = p, .trace_path = tp.path.string()});
+    // Small buffers: a snapshot writes every lane's events (under ThreadSanitizer ~1 s a snapshot
+    // of the default 2^20-event buffers).
+    weft::pool pl(weft::config{.workers = 2, .policy = p, .trace_path = tp.path.string(), .trace_events = 4096});
     std::atomic<bool> done{false};
     std::atomic<int> written{0};
     std::thread writer([&] {
@@ -294,8 +296,8 @@ TEST(Trace, WriteTraceDuringARun) {
     });
     // The runs go on until the writer has written a few snapshots during them (bounded: each run is
     // a few ms, and the writer needs no worker to make progress).
-    for (int i = 0; i < 20 || (written.load() < 3 && i < 2000); ++i)
-      EXPECT_EQ(pl.run([] { return wt::fib(18); }), wt::fib_serial(18));
+    for (int i = 0; i < 10 || (written.load() < 3 && i < 2000); ++i)
+      EXPECT_EQ(pl.run([] { return wt::fib(16); }), wt::fib_serial(16));
     done = true;
     writer.join();
     EXPECT_EQ(load(tp.path)["otherData"]["workers"], 2) << weft::to_string(p);
