@@ -26,6 +26,7 @@
 // Access to R and R' is serialized by one lock, as in NAR §5.3 and §7.1.
 #include <boost/context/fiber.hpp>
 
+#include <cstddef>
 #include <cstdio>
 #include <cstdlib>
 #include <deque>
@@ -42,8 +43,8 @@
 namespace weft::detail {
 
 __attribute__((noinline, noipa)) eh_state* thread_eh_state() noexcept {
-  static_assert(sizeof(eh_state) == sizeof(void*) + sizeof(unsigned int) + (sizeof(void*) - sizeof(unsigned int)),
-                "eh_state: the ABI's layout (a pointer and an unsigned int)");
+  static_assert(sizeof(eh_state) == 2 * sizeof(void*) && offsetof(eh_state, uncaught) == sizeof(void*),
+                "eh_state: the ABI's __cxa_eh_globals layout (a pointer, then an unsigned int)");
   return reinterpret_cast<eh_state*>(abi::__cxa_get_globals());
 }
 
