@@ -273,8 +273,18 @@ void resolve_nesting(config& out) {
                                default_max_depth);
   out.stack_bytes = resolve_size(out.stack_bytes, "config.stack_bytes", "WEFT_STACK_BYTES", min_stack_bytes,
                                  max_stack_bytes, default_stack_bytes);
+  // The trace buffers' size has a use only with a trace: given without one, it is an error, as
+  // the other settings a policy or mode does not use (left unset it stays 0, so that a pool's
+  // config() makes the same pool again).
+  const bool events_given = out.trace_events != 0 || env("WEFT_TRACE_EVENTS") != nullptr;
   out.trace_events = resolve_size(out.trace_events, "config.trace_events", "WEFT_TRACE_EVENTS", min_trace_events,
                                   max_trace_events, default_trace_events);
+  if (out.trace_path.empty()) {
+    if (events_given)
+      throw std::invalid_argument(
+          "weft: config.trace_events / WEFT_TRACE_EVENTS is set but no trace is written (trace_path / WEFT_TRACE is empty)");
+    out.trace_events = 0;
+  }
 }
 
 // The fiber stack: only the fiber engine's policies have fibers.

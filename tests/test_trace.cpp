@@ -326,7 +326,19 @@ TEST(Trace, EnvironmentAndSettings) {
       EXPECT_NE(std::string(e.what()).find("trace_events"), std::string::npos) << e.what();
     }
   }
+  // The buffers' size without a trace: an error naming both settings; unset, it stays 0.
+  try {
+    weft::pool pl(weft::config{.workers = 1, .trace_events = 4096});
+    ADD_FAILURE() << "trace_events without trace_path accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("trace_path"), std::string::npos) << e.what();
+  }
+  {
+    wt::env_guard c("WEFT_TRACE_EVENTS", "4096");
+    EXPECT_THROW(weft::pool(weft::config{.workers = 1}), std::invalid_argument);
+  }
   weft::pool off(weft::config{.workers = 1});
+  EXPECT_EQ(off.config().trace_events, 0u);
   EXPECT_THROW(off.write_trace(), std::logic_error);
   // A folder that does not exist: refused when the pool is made, naming the setting.
   try {
