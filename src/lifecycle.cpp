@@ -28,6 +28,7 @@ runtime::runtime(const config& resolved)
                     resolved.quota_bytes != unlimited_quota),
       heartbeat_bits(traits_of(resolved.policy).when == trigger::heartbeat ? poll_bit::heartbeat : 0),
       fork_generation(current_fork_generation()),
+      heap_id(register_heap_owner(*this)),
       small_theft_ns_(std::uint64_t(std::chrono::nanoseconds(
           traits_of(resolved.policy).runs_on == mechanism::wool_stack ? small_theft_wool : small_theft_deque).count())),
       beat_period_ns_(std::uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(resolved.heartbeat).count())),
@@ -131,6 +132,7 @@ void runtime::worker_thread(worker& w, std::latch& started) {
 // destructor cannot throw: a file that cannot be written is reported on stderr.
 runtime::~runtime() {
   stop_threads();
+  unregister_heap_owner(*this);
   if (cfg.work_span != work_span_unit::off) {
     const work_span_report r = collect_work_span();
     if (r.jobs > 0) std::fputs(to_string(r).c_str(), stderr);

@@ -12,8 +12,18 @@
 //    view (stats.cpp).  Exact with one worker; with P, off by at most the other workers' unposted
 //    bytes, (P − 1) · 4 KiB.  A kernel that allocates a temporary per iteration on every worker
 //    (meshspmv) spent 61 % of its time on the shared count at 2 workers (heartbeat-delivery.md §4).
+//
+// Which pool: each block starts with a header naming the pool it was charged to (none from a thread
+// that is no worker), and its free credits that pool whoever calls it — a worker of the same pool
+// through its own count, anyone else through the pool's count directly, looked up in a registry
+// of the live pools (a pool gone meanwhile: nothing to credit).  Before stop 40 a free was credited
+// to the caller's pool: a block allocated outside a pool and freed inside one drove the pool's count
+// negative for good, and later allocations did not show in its peak (the bug hunt's find).
+#include <cstdint>
 #include <cstdlib>
+#include <mutex>
 #include <new>
+#include <unordered_map>
 
 #include "pool_runtime.hpp"
 #include "weft/memory.hpp"
@@ -23,6 +33,30 @@ namespace weft {
 namespace {
 
 constexpr std::int64_t heap_post_bytes = 4096;
+
+// The header before every block: a whole max_align_t, so that the block keeps malloc's alignment.
+struct alignas(std::max_align_t) block_header {
+  std::uint64_t pool;  // runtime::heap_id, 0: charged to no pool
+};
+
+struct heap_registry {
+  std::mutex mu;
+  std::uint64_t next_id = 1;
+  std::unordered_map<std::uint64_t, detail::runtime*> live;
+};
+heap_registry& registry() {
+  // Never destroyed: a block may be freed by a static destructor after every pool is gone.
+  static heap_registry* const r = new heap_registry;
+  return *r;
+}
+
+// A block of pool `id` freed by a thread that is none of its workers.  Relaxed, as every count.
+void credit_elsewhere(std::uint64_t id, std::int64_t bytes) noexcept {
+  heap_registry& r = registry();
+  const std::lock_guard lk(r.mu);
+  const auto it = r.live.find(id);
+  if (it != r.live.end()) it->second->heap_now.fetch_sub(bytes, std::memory_order_relaxed);
+}
 
 void count_exact(detail::runtime& rt, std::int64_t bytes) {
   // Relaxed: only the maximum matters, not its ordering with anything else.
@@ -73,21 +107,46 @@ bool could_allocate(std::size_t bytes) noexcept {
 
 }  // namespace
 
+namespace detail {
+std::uint64_t register_heap_owner(runtime& rt) {
+  heap_registry& r = registry();
+  const std::lock_guard lk(r.mu);
+  const std::uint64_t id = r.next_id++;
+  r.live.emplace(id, &rt);
+  return id;
+}
+void unregister_heap_owner(runtime& rt) noexcept {
+  heap_registry& r = registry();
+  const std::lock_guard lk(r.mu);
+  r.live.erase(rt.heap_id);
+}
+}  // namespace detail
+
 void* malloc(std::size_t bytes) {
   if (detail::worker* w = detail::tls_hot.self; w != nullptr && w->rt->quota_applies) {
     if (bytes > w->rt->cfg.quota_bytes && !could_allocate(bytes)) throw std::bad_alloc();
     detail::fiber_before_alloc(bytes);  // may preempt: this thread may run on another worker after it
   }
-  void* p = std::malloc(bytes == 0 ? 1 : bytes);
-  if (p == nullptr) throw std::bad_alloc();
-  if (detail::worker* w = detail::tls_hot.self) count(*w, std::int64_t(bytes));
-  return p;
+  if (bytes > SIZE_MAX - sizeof(block_header)) throw std::bad_alloc();
+  auto* h = static_cast<block_header*>(std::malloc(sizeof(block_header) + bytes));
+  if (h == nullptr) throw std::bad_alloc();
+  h->pool = 0;
+  if (detail::worker* w = detail::tls_hot.self) {
+    h->pool = w->rt->heap_id;
+    count(*w, std::int64_t(bytes));
+  }
+  return h + 1;
 }
 
 void free(void* p, std::size_t bytes) noexcept {
   if (p == nullptr) return;
-  if (detail::worker* w = detail::tls_hot.self) count(*w, -std::int64_t(bytes));
-  std::free(p);
+  block_header* const h = static_cast<block_header*>(p) - 1;
+  if (h->pool != 0) {
+    detail::worker* const w = detail::tls_hot.self;
+    if (w != nullptr && w->rt->heap_id == h->pool) count(*w, -std::int64_t(bytes));
+    else credit_elsewhere(h->pool, std::int64_t(bytes));
+  }
+  std::free(h);
 }
 
 }  // namespace weft

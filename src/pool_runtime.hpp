@@ -28,6 +28,11 @@
 
 namespace weft::detail {
 
+class runtime;
+// weft::malloc's pool registry (memory.cpp): a pool's heap_id, registered for its life.
+std::uint64_t register_heap_owner(runtime& rt);
+void unregister_heap_owner(runtime& rt) noexcept;
+
 class runtime {
  public:
   explicit runtime(const config& resolved);
@@ -156,6 +161,10 @@ class runtime {
   // Accounted memory (weft::malloc).
   std::atomic<std::int64_t> heap_now{0};
   std::atomic<std::uint64_t> heap_peak{0};
+  // This pool's name in the blocks weft::malloc charges to it (memory.cpp, block_header): unique in
+  // the process, never reused; registered while the pool lives, so that a block freed elsewhere
+  // (another pool's worker, a thread that is no worker) is credited to the pool it was charged to.
+  const std::uint64_t heap_id;
 
   weft::stats collect_stats() const;
   std::uint64_t beats_requested_now() const noexcept;  // detail::beats_requested_now

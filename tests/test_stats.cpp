@@ -211,6 +211,43 @@ TEST_P(Stats, HeapMarkOfSmallBlocksIsExactOnOneWorkerAndBoundedOnMore) {
   if (workers() == 1) EXPECT_EQ(mark, block);
 }
 
+// A block is credited to the pool it was charged to, whoever frees it (memory.cpp, block_header):
+// allocated outside any pool and freed inside one it touches no pool's count; allocated in a pool
+// and freed outside, or in another pool, it leaves the first pool's count.  Before stop 40 a free
+// counted against the caller's pool: the first case drove the count negative for good and hid later
+// allocations from the peak (the bug hunt's find), the second left the count up for good.
+TEST_P(Stats, HeapBlocksCreditTheirOwnPoolWhoeverFreesThem) {
+  constexpr std::size_t mb = 1 << 20, kb = 1 << 10;
+  // Outside, then freed inside: later allocations still show.
+  void* outside = weft::malloc(mb);
+  pool().reset_stats();
+  pool().run([outside] {
+    weft::free(outside, mb);
+    void* b = weft::malloc(512 * kb);
+    weft::free(b, 512 * kb);
+  });
+  EXPECT_GE(pool().stats().total.heap_peak_bytes, 512 * kb);
+  EXPECT_LT(pool().stats().total.heap_peak_bytes, mb);
+  // Inside, then freed outside: the pool's count goes back down (a reset starts the mark there).
+  void* inside = pool().run([] { return weft::malloc(mb); });
+  weft::free(inside, mb);
+  pool().reset_stats();
+  pool().run([] {
+    void* b = weft::malloc(kb);
+    weft::free(b, kb);
+  });
+  EXPECT_LE(pool().stats().total.heap_peak_bytes, kb + (workers() - 1) * 4096) << "a block freed outside still counted";
+  // Inside one pool, freed inside another.
+  weft::pool other(weft::config{.workers = 1});
+  void* mine = pool().run([] { return weft::malloc(mb); });
+  other.reset_stats();
+  other.run([mine] { weft::free(mine, mb); });
+  EXPECT_EQ(other.stats().total.heap_peak_bytes, 0u) << "another pool's block changed this pool's mark";
+  pool().reset_stats();
+  pool().run([] {});
+  EXPECT_LE(pool().stats().total.heap_peak_bytes, (workers() - 1) * 4096) << "a block freed in another pool still counted";
+}
+
 TEST(StatsNoPool, MallocFromNonWorker) {
   void* p = weft::malloc(100);
   ASSERT_NE(p, nullptr);
