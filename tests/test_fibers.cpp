@@ -333,13 +333,14 @@ TEST(FibersLimits, TooManyLiveThreadsThrowsNamingTheLimit) {
 // handler that then rethrows with `throw;`; afterwards every scope's error must still arrive, and
 // every job must see no exception in flight.
 namespace eh_state_probe {
+constexpr int n_join = wt::sanitized ? 7 : 12;  // the joins' size (sanitized fiber switches are slow)
 long fib(int n) {
   if (n < 2) return n;
   auto [a, b] = weft::join([n] { return fib(n - 1); }, [n] { return fib(n - 2); });
   return a + b;
 }
 struct joins_while_unwinding {
-  ~joins_while_unwinding() { weft::join([] { fib(12); }, [] { fib(12); }); }
+  ~joins_while_unwinding() { weft::join([] { fib(n_join); }, [] { fib(n_join); }); }
 };
 }  // namespace eh_state_probe
 
@@ -365,7 +366,7 @@ TEST_P(Fibers, ExceptionStateMovesWithTheFiber) {
         try {
           throw std::runtime_error("handled");
         } catch (const std::runtime_error&) {
-          weft::join([] { fib(12); }, [] { fib(12); });
+          weft::join([] { fib(n_join); }, [] { fib(n_join); });
           throw;
         }
       });
