@@ -1,10 +1,10 @@
 #include "costs.hpp"
 
-#include <charconv>
 #include <fstream>
 #include <stdexcept>
 #include <string>
 
+#include "parse.hpp"
 #include "policy_table.hpp"
 
 namespace weft_sim {
@@ -59,11 +59,11 @@ void set_cost(Costs& c, std::string_view assignment) {
   if (eq == std::string_view::npos)
     throw std::invalid_argument("--cost: expected name=value, got '" + std::string(assignment) + "'");
   const std::string_view name = assignment.substr(0, eq), text = assignment.substr(eq + 1);
-  std::uint64_t v = 0;
-  auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-  if (ec != std::errc() || p != text.data() + text.size())
+  const std::optional<std::uint64_t> parsed = whole_uint(text);
+  if (!parsed)
     throw std::invalid_argument("--cost " + std::string(name) + ": '" + std::string(text) +
                                 "' is not a non-negative integer");
+  const std::uint64_t v = *parsed;
   for (const auto& f : kFlags) {
     if (name != f.name) continue;
     if (v > 1) throw std::invalid_argument("--cost " + std::string(name) + ": accepted values are 0 and 1");

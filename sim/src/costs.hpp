@@ -84,6 +84,14 @@ struct Costs {
 // A failed steal attempt's cost (probe, or steal when probe is 0).
 inline Time failed_attempt_cost(const Costs& c) { return c.probe != 0 ? c.probe : c.steal; }
 
+// A dormant thief (both engines: it leaves the event queue while nothing is stealable) attempts, as
+// if it stepped, every `cost` units from `from` on: how many of those attempts come before `until`.
+// Woken at `until`, it resumes at the last of them (the others skipped and counted); at the run's
+// end, all of them count.
+inline Time attempts_before(Time from, Time until, Time cost) {
+  return until > from ? (until - from - 1) / cost + 1 : 0;
+}
+
 // The named cost presets (`--costs NAME`): "default" (Costs{}) and "calibrated" (measured from the
 // runtime on the 2-core development machine, in units of 0.1 ns, per policy where the runtime's
 // implementations differ; docs/results/sim.md, "Calibration"), and "file:PATH" (a machine's own fit,

@@ -9,7 +9,6 @@
 //   F WORK WORK_AFTER N ID...       a loop of N iterations, each its own node
 //   E WORK                          a strand that runs an empty loop (a uts leaf: no fork, but
 //                                   the runtime enters a loop; weft-sim charges `loop`)
-#include <charconv>
 #include <filesystem>
 #include <fstream>
 #include <stdexcept>
@@ -17,6 +16,7 @@
 #include <vector>
 
 #include "generators.hpp"
+#include "parse.hpp"
 
 namespace weft_sim {
 namespace {
@@ -37,14 +37,13 @@ std::vector<std::uint64_t> fields(const std::string& path, std::size_t line, std
     }
     std::size_t j = i;
     while (j < rest.size() && rest[j] != ' ' && rest[j] != '\t') ++j;
-    std::uint64_t v = 0;
-    const auto [p, ec] = std::from_chars(rest.data() + i, rest.data() + j, v);
-    if (ec != std::errc() || p != rest.data() + j) {
+    const std::optional<std::uint64_t> v = whole_uint(rest.substr(i, j - i));
+    if (!v) {
       std::string why(rest.substr(i, j - i));
       why.append(" is not a non-negative integer");
       bad(path, line, why);
     }
-    out.push_back(v);
+    out.push_back(*v);
     i = j;
   }
   return out;

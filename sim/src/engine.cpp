@@ -59,7 +59,7 @@ RunResult Simulator::run() {
           // the worker that is stepping).
           k.dormant = false;
           const Time cost = failed_attempt_cost(costs_);
-          const Time skipped = k.clock > k.dormant_at ? (k.clock - k.dormant_at - 1) / cost : 0;
+          const Time skipped = std::max<Time>(attempts_before(k.dormant_at, k.clock, cost), 1) - 1;
           k.clock = k.dormant_at + skipped * cost;
           r_.steal_attempts += skipped;
           if (k.depth > 0) k.waited += skipped * cost;  // a blocked join's wait (the backoff's count)
@@ -74,8 +74,8 @@ RunResult Simulator::run() {
   // signals, Frame::done_at), so idle time is never negative.
   for (const Worker& k : ws_) {
     if (k.off_end > r_.makespan) r_.descheduled -= double(k.off_end - std::max(k.off_begin, r_.makespan));
-    if (k.dormant && r_.makespan > k.dormant_at)  // its attempts until the end, as if it had stepped
-      r_.steal_attempts += (r_.makespan - k.dormant_at - 1) / failed_attempt_cost(costs_) + 1;
+    if (k.dormant)  // its attempts until the end, as if it had stepped
+      r_.steal_attempts += attempts_before(k.dormant_at, r_.makespan, failed_attempt_cost(costs_));
   }
   const double busy = r_.raw_work + r_.overhead + r_.steal_time + r_.descheduled;
   r_.idle = double(P_) * double(r_.makespan) - busy;

@@ -83,7 +83,7 @@ struct Proc {
   DequeList::iterator dq;
   std::uint64_t quota_left = 0;
   // Out of the event queue while no thread is ready anywhere: every attempt from dormant_at on
-  // fails until a thread is made ready (ThreadSim::wake_dormant).
+  // fails until a thread is made ready (ThreadSim::made_ready).
   bool dormant = false;
   Time dormant_at = 0;
 };
@@ -168,8 +168,7 @@ RunResult ThreadSim::run() {
     if (!procs_[p].dormant) events_.push({procs_[p].clock, p});
   }
   for (const Proc& pr : procs_)  // a dormant processor's attempts until the end, as if it had stepped
-    if (pr.dormant && r_.makespan > pr.dormant_at)
-      r_.steal_attempts += (r_.makespan - pr.dormant_at - 1) / attempt_cost() + 1;
+    if (pr.dormant) r_.steal_attempts += attempts_before(pr.dormant_at, r_.makespan, attempt_cost());
   r_.idle = double(P_) * double(r_.makespan) - (r_.raw_work + r_.overhead + r_.steal_time);
   return r_;
 }
@@ -289,7 +288,7 @@ void ThreadSim::made_ready(unsigned p, std::uint64_t n) {
   for (unsigned q = 0; q < P_; ++q) {
     Proc& d = procs_[q];
     if (!d.dormant) continue;
-    const Time skipped = now > d.dormant_at ? (now - d.dormant_at - 1) / cost : 0;
+    const Time skipped = std::max<Time>(attempts_before(d.dormant_at, now, cost), 1) - 1;
     d.dormant = false;
     d.clock = d.dormant_at + skipped * cost;
     r_.steal_attempts += skipped;

@@ -1,7 +1,6 @@
 // weft-sim: simulate policies on a DAG over a sweep of P, seeds and cost values.
 //   weft-sim --dag fib:30 --policy lazy-bf,ws --P 1,2,8,64,256 --seed 1 [--runs R]
 //            [--costs default|calibrated|file:PATH] [--cost name=value[,value...] ...] [--json out.json] [--quiet]
-#include <charconv>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
@@ -13,6 +12,7 @@
 #include <vector>
 
 #include "generators.hpp"
+#include "parse.hpp"
 #include "report.hpp"
 
 using namespace weft_sim;
@@ -45,12 +45,11 @@ std::vector<std::string> split_list(const std::string& s) {
 
 // Decimal digits only (no sign, space or exponent), in [lo, hi].
 std::uint64_t parse_integer(const std::string& what, const std::string& s, std::uint64_t lo, std::uint64_t hi) {
-  std::uint64_t v = 0;
-  const auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (ec != std::errc() || p != s.data() + s.size() || s.empty() || v < lo || v > hi)
+  const std::optional<std::uint64_t> v = whole_uint(s);
+  if (!v || *v < lo || *v > hi)
     throw std::invalid_argument(what + ": '" + s + "' is not an integer in " + std::to_string(lo) + ".." +
                                 std::to_string(hi));
-  return v;
+  return *v;
 }
 
 unsigned parse_unsigned(const std::string& what, const std::string& s) {

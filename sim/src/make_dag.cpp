@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "generators.hpp"
+#include "parse.hpp"
 
 namespace weft_sim {
 namespace {
@@ -31,11 +32,9 @@ std::vector<std::string> split(std::string_view s) {
 std::uint64_t integer(const std::vector<std::string>& a, std::size_t i, std::uint64_t fallback, std::uint64_t max,
                       std::string_view spec) {
   if (i >= a.size() || a[i].empty()) return fallback;
-  std::uint64_t v = 0;
-  const auto [p, ec] = std::from_chars(a[i].data(), a[i].data() + a[i].size(), v);
-  if (ec != std::errc() || p != a[i].data() + a[i].size() || v > max)
-    bad_argument(spec, i, a[i], ("an integer in 0.." + std::to_string(max)).c_str());
-  return v;
+  const std::optional<std::uint64_t> v = whole_uint(a[i]);
+  if (!v || *v > max) bad_argument(spec, i, a[i], ("an integer in 0.." + std::to_string(max)).c_str());
+  return *v;
 }
 
 // A probability or branching factor: a finite non-negative number.
