@@ -48,22 +48,20 @@ TEST(DagFile, ReadsLeavesPairsAndLoops) {
 }
 
 TEST(DagFile, RejectsBadFilesNamingTheLine) {
-  EXPECT_NE(error_of("file:" + write_file("no_header.dag", "L 3\n")).find("line 1: expected the header"),
-            std::string::npos);
-  EXPECT_NE(error_of("file:" + write_file("forward.dag", "weft-dag 1\nL 3\nP 1 0 1 0\n")).find("line 3"),
-            std::string::npos);
-  EXPECT_NE(error_of("file:" + write_file("junk.dag", "weft-dag 1\nL 3 9\n")).find("line 2: unexpected '9'"),
-            std::string::npos);
-  EXPECT_NE(error_of("file:" + write_file("kind.dag", "weft-dag 1\nX 3\n")).find("line 2: expected 'L WORK', 'E WORK'"),
-            std::string::npos);
+  // The error of the file `name` holding `text` names `what`.
+  const auto rejects = [](const char* name, const std::string& text, const std::string& what) {
+    const std::string error = error_of("file:" + write_file(name, text));
+    EXPECT_NE(error.find(what), std::string::npos) << name << ": " << error;
+  };
+  rejects("no_header.dag", "L 3\n", "line 1: expected the header");
+  rejects("forward.dag", "weft-dag 1\nL 3\nP 1 0 1 0\n", "line 3");
+  rejects("junk.dag", "weft-dag 1\nL 3 9\n", "line 2: unexpected '9'");
+  rejects("kind.dag", "weft-dag 1\nX 3\n", "line 2: expected 'L WORK', 'E WORK'");
   EXPECT_NE(error_of("file:/nonexistent/x.dag").find("cannot open"), std::string::npos);
   // Numbers as written (istream read "-5" as 2^64 - 5), a loop's N against its ids, work in range.
-  EXPECT_NE(error_of("file:" + write_file("neg.dag", "weft-dag 1\nL -5\n")).find("line 2: -5 is not a non-negative integer"),
-            std::string::npos);
-  EXPECT_NE(error_of("file:" + write_file("n.dag", "weft-dag 1\nL 1\nF 1 1 18446744073709551615 0\n")).find("line 3: N = "),
-            std::string::npos);
-  EXPECT_NE(error_of("file:" + write_file("big.dag", "weft-dag 1\nL 18446744073709551615\n")).find("above 2^40"),
-            std::string::npos);
+  rejects("neg.dag", "weft-dag 1\nL -5\n", "line 2: -5 is not a non-negative integer");
+  rejects("n.dag", "weft-dag 1\nL 1\nF 1 1 18446744073709551615 0\n", "line 3: N = ");
+  rejects("big.dag", "weft-dag 1\nL 18446744073709551615\n", "above 2^40");
   EXPECT_NE(error_of("file:" + ::testing::TempDir()).find("not a regular file"), std::string::npos);
   // A file with CRLF line ends reads as with LF.
   EXPECT_EQ(make_dag("file:" + write_file("crlf.dag", "weft-dag 1\r\nL 3\r\nL 4\r\nP 1 0 1 2\r\n")).root_totals().work,
