@@ -9,17 +9,25 @@
 // there, so the child forgets it (its memory is left as it is: destroying it would join threads
 // that do not exist) and makes a new one on first use.  An explicit pool made before the fork is
 // unusable in the child: its run() throws std::logic_error saying so (a serial pool, which runs on
-// the caller, keeps working).  pthread_atfork holds the global pool's mutex across the fork, so the
-// child never inherits it locked by a thread that is gone.
+// the caller, keeps working), and its destructor leaves it as the parent left it, as the global
+// pool's is: its parts would wait for threads that are not there (the workers' joins, a
+// condition variable with the timer thread as its waiter — pthread_cond_destroy waits for it —
+// mutexes one of them held).  Its trace and work/span figures are the parent's to write.  pthread_atfork holds the global pool's mutex, the heap registry's and the stack
+// guards' table's across the fork (in that order, the order in which a pool's construction takes
+// them; nothing takes the last two together), so the child never inherits one locked by a thread
+// that is gone.
 #include <pthread.h>
 
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
+#include <memory>
 #include <mutex>
+#include <new>
 #include <stdexcept>
 
 #include "pool_runtime.hpp"
+#include "stack_guard.hpp"
 #include "weft/pool.hpp"
 
 namespace weft {
@@ -30,8 +38,17 @@ std::mutex global_mutex;
 std::atomic<pool*> global_pool{nullptr};
 std::atomic<std::uint64_t> fork_generation{0};
 
-void before_fork() { global_mutex.lock(); }
-void after_fork_in_parent() { global_mutex.unlock(); }
+void before_fork() {
+  global_mutex.lock();
+  detail::lock_heap_registry();
+  detail::lock_guard_table();
+}
+void unlock_after_fork() {
+  detail::unlock_guard_table();
+  detail::unlock_heap_registry();
+  global_mutex.unlock();
+}
+void after_fork_in_parent() { unlock_after_fork(); }
 // The global pool is never destroyed (see above), so its trace is written at exit; a use of it from
 // a later static destructor is not in the file.
 void write_global_trace() {
@@ -54,7 +71,7 @@ void print_global_work_span() {
 void after_fork_in_child() {
   global_pool.store(nullptr, std::memory_order_relaxed);
   fork_generation.fetch_add(1, std::memory_order_relaxed);
-  global_mutex.unlock();  // locked by this very thread in before_fork
+  unlock_after_fork();  // locked by this very thread in before_fork
 }
 
 }  // namespace
@@ -79,6 +96,26 @@ pool& pool::global() {
 namespace detail {
 
 runtime* global_runtime() { return pool::global().rt_.get(); }
+
+namespace {
+// The pools kept (pool::~pool): reachable from here, so that a leak checker sees them as live.
+struct kept_pool {
+  std::unique_ptr<runtime> rt;
+  kept_pool* next;
+};
+std::atomic<kept_pool*> kept_pools{nullptr};
+}  // namespace
+
+void keep_after_fork(std::unique_ptr<runtime> rt) noexcept {
+  auto* k = new (std::nothrow) kept_pool{std::move(rt), kept_pools.load(std::memory_order_relaxed)};
+  if (k == nullptr) {
+    (void)rt.release();  // no memory even for this: the runtime is left as it is, unreachable
+    return;
+  }
+  // Relaxed: the list is never read, only kept.
+  while (!kept_pools.compare_exchange_weak(k->next, k, std::memory_order_relaxed)) {
+  }
+}
 
 std::uint64_t current_fork_generation() {
   static const bool registered = [] {

@@ -120,6 +120,8 @@ void unregister_heap_owner(runtime& rt) noexcept {
   const std::lock_guard lk(r.mu);
   r.live.erase(rt.heap_id);
 }
+void lock_heap_registry() noexcept { registry().mu.lock(); }
+void unlock_heap_registry() noexcept { registry().mu.unlock(); }
 }  // namespace detail
 
 void* malloc(std::size_t bytes) {

@@ -9,7 +9,12 @@ namespace weft {
 
 pool::pool() : pool(weft::config{}) {}
 pool::pool(const weft::config& cfg) : rt_(std::make_unique<detail::runtime>(detail::resolve(cfg))) {}
-pool::~pool() = default;
+// In the child of a fork(), a pool made before it (but a serial one, which has no threads) is kept,
+// not destroyed: its threads do not exist there, and its parts wait for them — joins, a condition
+// variable the timer thread waited on, mutexes they may have held (global_pool.cpp).
+pool::~pool() {
+  if (rt_ != nullptr && !rt_->runs_on_caller && rt_->made_before_fork()) detail::keep_after_fork(std::move(rt_));
+}
 
 unsigned pool::size() const noexcept { return rt_->cfg.workers; }
 weft::policy pool::policy() const noexcept { return rt_->cfg.policy; }

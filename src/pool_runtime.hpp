@@ -32,6 +32,10 @@ class runtime;
 // weft::malloc's pool registry (memory.cpp): a pool's heap_id, registered for its life.
 std::uint64_t register_heap_owner(runtime& rt);
 void unregister_heap_owner(runtime& rt) noexcept;
+// Held by the forking thread across fork() (global_pool.cpp), so that the child never inherits the
+// registry locked by a thread that does not exist there.
+void lock_heap_registry() noexcept;
+void unlock_heap_registry() noexcept;
 
 class runtime {
  public:
@@ -177,6 +181,9 @@ class runtime {
   // work_span.cpp: the work/span figures of every worker and serial context.
   work_span_report collect_work_span() const;
 
+  // Is this the child of a fork() made after this pool?  (pool::~pool keeps such a pool.)
+  bool made_before_fork() const noexcept;
+
  private:
   void rearm_held_checks();
   // lifecycle.cpp
@@ -283,6 +290,8 @@ void fiber_before_alloc(std::size_t bytes);
 // How many fork() children deep this process is (0 in the original process); registers the
 // pthread_atfork handlers on first call (global_pool.cpp).
 std::uint64_t current_fork_generation();
+// The child of fork() keeps a pool made before the fork as the parent left it (global_pool.cpp).
+void keep_after_fork(std::unique_ptr<runtime> rt) noexcept;
 
 // Adds `by` to a counter that only its owning worker writes, while a stats() reader may read it:
 // a load and a store, no locked instruction.

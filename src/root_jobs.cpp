@@ -49,8 +49,10 @@ void finish_root(root_job& job) {
   job.cv.notify_one();
 }
 
+bool runtime::made_before_fork() const noexcept { return fork_generation != current_fork_generation(); }
+
 void runtime::check_fork_generation() const {
-  if (fork_generation != current_fork_generation())
+  if (made_before_fork())
     throw std::logic_error(
         "weft::pool::run: this pool was made before fork(); its worker threads do not exist in the child "
         "process. Make a new pool in the child (the global pool is remade there automatically)");

@@ -103,6 +103,9 @@ void unregister_guard(int handle) noexcept {
   table[handle].hi.store(0, std::memory_order_release);
 }
 
+void lock_guard_table() noexcept { table_mutex.lock(); }
+void unlock_guard_table() noexcept { table_mutex.unlock(); }
+
 namespace {
 constexpr std::size_t signal_stack_bytes = 64 << 10;
 }

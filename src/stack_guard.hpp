@@ -23,6 +23,10 @@ enum class guard_kind : std::uint8_t { task_stack, native_stack, fiber_stack };
 // still protects, without the message).  Installs the handler on first use.
 int register_guard(std::uintptr_t lo, std::uintptr_t hi, guard_kind kind, std::size_t limit) noexcept;
 void unregister_guard(int handle) noexcept;
+// Held by the forking thread across fork() (global_pool.cpp): the child unmaps the stacks of a
+// pool made before the fork, and must not find the table locked by a thread it does not have.
+void lock_guard_table() noexcept;
+void unlock_guard_table() noexcept;
 
 // A worker thread's alternate signal stack, for the handler to run on after a native overflow.
 class alternate_signal_stack {

@@ -67,7 +67,7 @@ void measure_region_end(hot_state& h, measure_saved& s, std::string_view name) n
   close_strand(st);
   try {
     auto it = st.regions.find(name);
-    if (it == st.regions.end()) it = st.regions.emplace(std::string(name), work_span_region{std::string(name)}).first;
+    if (it == st.regions.end()) it = st.regions.emplace(std::string(name), work_span_region{std::string(name), 0, {}}).first;
     work_span_region& r = it->second;
     ++r.instances;
     r.figures.work += st.work - s.work;
@@ -139,7 +139,7 @@ work_span_report merge_reports(const std::vector<const measure_state*>& states, 
     r.total.span += st->total.span;
     r.total.burdened_span += st->total.burdened_span;
     for (const auto& [name, reg] : st->regions) {
-      work_span_region& acc = regions.try_emplace(name, work_span_region{name}).first->second;
+      work_span_region& acc = regions.try_emplace(name, work_span_region{name, 0, {}}).first->second;
       acc.instances += reg.instances;
       acc.figures.work += reg.figures.work;
       acc.figures.span += reg.figures.span;

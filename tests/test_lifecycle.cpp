@@ -178,6 +178,45 @@ TEST(LifecycleGlobal, ForkChildUsesTheGlobalPool) {
       testing::ExitedWithCode(0), "");
 }
 
+// Found by stop 41's README review: the child of fork() that destroyed a pool made before the fork
+// (as any program leaving a scope, or returning from main, does) waited forever in its destructor,
+// joining worker threads that do not exist in the child.  Now the destructor forgets them.  One pool
+// of each kind of thread a pool starts: deque workers, the heartbeat's timer thread, the fiber
+// engine's workers; and a serial one, which keeps working in the child.  The alarm bounds a hang
+// (the old destructor never returned: the death test then sees SIGALRM, not exit code 0).
+TEST(LifecycleGlobal, ForkChildDestroysPoolsMadeBeforeTheFork) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(
+      ([&] {
+        ::alarm(30);
+        std::vector<std::unique_ptr<weft::pool>> pools;
+        for (weft::policy p : {weft::policy::lazy_bf, weft::policy::heartbeat, weft::policy::adf})
+          pools.push_back(std::make_unique<weft::pool>(weft::config{.workers = 2, .policy = p}));
+        auto serial = std::make_unique<weft::pool>(weft::config{.workers = 1, .policy = weft::policy::serial});
+        for (auto& p : pools)
+          if (p->run([] { return wt::fib(16); }) != wt::fib_serial(16)) std::_Exit(1);
+        const pid_t child = ::fork();
+        if (child == 0) {
+          ::alarm(20);
+          if (serial->run([] { return wt::fib(12); }) != wt::fib_serial(12)) std::_Exit(2);
+          pools.clear();   // each destructor returns
+          serial.reset();
+          weft::pool fresh(weft::config{.workers = 2});
+          if (fresh.run([] { return wt::fib(16); }) != wt::fib_serial(16)) std::_Exit(3);
+          std::exit(0);  // and the static destructors run
+        }
+        int status = 0;
+        if (child < 0 || ::waitpid(child, &status, 0) != child) std::_Exit(4);
+        if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) std::_Exit(5);
+        // The parent's pools are untouched, and stop as usual.
+        for (auto& p : pools)
+          if (p->run([] { return wt::fib(16); }) != wt::fib_serial(16)) std::_Exit(6);
+        pools.clear();
+        done(true);
+      }()),
+      testing::ExitedWithCode(0), "");
+}
+
 // Defect 8: a pool commits its workers' memory as they use it, not up front.  1024 workers cost
 // 1.2 GB resident before the fix (every task stack's frames and every deque touched at creation).
 long resident_kib() {

@@ -67,7 +67,7 @@ struct config {
   // default 50,000 (NAR §5.3's value for Pthreads), unlimited_quota = K = infinity (dfd is then
   // work stealing, NAR §6.2).  WEFT_QUOTA = bytes or "inf".
   std::size_t quota_bytes = 0;
-  std::string trace_path;                    // empty = no trace
+  std::string trace_path{};                  // empty = no trace
   // How deep joins may nest on one worker (task-stack frames of 64 bytes, reserved in virtual
   // memory and committed as used); 0 = default 2^21.  Deeper: the process stops with a message
   // naming this setting.

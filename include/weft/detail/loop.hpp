@@ -147,7 +147,7 @@ struct adaptive_loop {
 
   // The shared state of a loop over [lo, ...) (built in place: it holds an atomic).
   static shared_state shared(I lo, Map& map, Combine& combine, std::size_t grain) noexcept {
-    return shared_state{{std::uint64_t(grain), &run_child, std::uint64_t(lo) & (loop_align - 1)}, lo, &map, &combine};
+    return shared_state{{std::uint64_t(grain), &run_child, std::uint64_t(lo) & (loop_align - 1)}, lo, &map, &combine, {}};
   }
 
   static I index(I lo, std::uint64_t k) noexcept {
