@@ -126,6 +126,7 @@ void runtime::run_root(worker& w, root_job& job) {
 // (No memory for the stack: the job runs on the caller's, as in sanitized builds.)
 void runtime::run_on_caller(root_job& job) {
   worker& ctx = serial_context_acquire();
+  ctx.serial_caller = tls_hot.self;
   {
     acting_as as(ctx, 0, traits_of(cfg.policy).loops, nullptr);
     if (WEFT_SWITCH_STACKS && ctx.run_stack.map_once(cfg.stack_bytes))
@@ -133,6 +134,7 @@ void runtime::run_on_caller(root_job& job) {
     else
       run_root_here(job);
   }
+  ctx.serial_caller = nullptr;
   serial_context_release(ctx);
   finish_root(job);
 }
@@ -278,9 +280,14 @@ void submit_and_wait(runtime* rt, root_job& job) {
   wait_for(job);
 }
 
+// A worker of rt, or a serial run's context entered from one (worker::serial_caller): in a cycle
+// a.run -> serial b.run -> a.run the inner run must not be queued for a's workers, one of which is
+// this very thread, waiting in b's context where it serves nothing of a (a hung with one worker,
+// found by stop 41's bug hunt).  It runs inline, on the serial context (serially, as b's run does).
 bool runs_in(const runtime* rt) noexcept {
-  const worker* w = tls_hot.self;
-  return w != nullptr && w->rt == rt;
+  for (const worker* w = tls_hot.self; w != nullptr; w = w->rt->runs_on_caller ? w->serial_caller : nullptr)
+    if (w->rt == rt) return true;
+  return false;
 }
 
 }  // namespace weft::detail

@@ -108,6 +108,10 @@ struct worker {
   // policy's caller (config::stack_bytes, mapped on first use; owner-private: used by whoever
   // holds the slot, see slot_tenure, or the context).
   native_stack run_stack;
+  // A serial context in use: the worker the calling thread acted as when its run began (nullptr: a
+  // thread of no pool).  runs_in looks through it: a run of that worker's pool nested in the serial
+  // run runs inline, as it would without the serial pool between (owner-private: the context's).
+  worker* serial_caller = nullptr;
   std::uint64_t idle_since = 0;  // when this worker last became idle (0: busy)
   bool searching = false;        // counted in runtime::searching_ (owner-private)
   // The steal backoff (idle.cpp; owner-private): the work of the last task this worker stole — its

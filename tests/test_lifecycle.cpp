@@ -61,6 +61,30 @@ TEST_P(Lifecycle, PoolsNestedInACycleWithLoops) {
       testing::ExitedWithCode(0), "");
 }
 
+// Found by stop 41's bug hunt: the cycle through a serial pool.  The inner a.run was queued for a's
+// workers while the only one of them (or every one, each in such a cycle) waited in the serial
+// pool's context, serving nothing of a: a hang under every policy but serial.  With two workers,
+// each iteration of a loop makes the cycle, on whichever worker runs it.
+TEST_P(Lifecycle, PoolsNestedInACycleThroughASerialPool) {
+  EXPECT_EXIT(
+      ([&] {
+        ::alarm(30);
+        weft::pool a(cfg(1)), s(weft::config{.workers = 1, .policy = weft::policy::serial});
+        const auto r = a.run([&] {
+          return s.run([&] { return a.run([&] { return wt::fib(18); }) + s.run([] { return wt::fib(10); }); });
+        });
+        if (r != wt::fib_serial(18) + wt::fib_serial(10)) std::_Exit(1);
+        weft::pool a2(cfg(2));
+        const long sum = a2.run([&] {
+          return weft::parallel_reduce(0, 16, 0L, [&](int i) {
+            return s.run([&] { return a2.run([&] { return long(wt::fib(12)) + i; }); });
+          }, std::plus<>{});
+        });
+        done(sum == 16 * long(wt::fib_serial(12)) + 120);
+      }()),
+      testing::ExitedWithCode(0), "");
+}
+
 // Defect 4: a pool whose threads cannot all be started throws (and joins the ones it started)
 // instead of calling std::terminate.  The address-space limit leaves room for a few workers only.
 TEST_P(Lifecycle, ThreadsThatCannotStartThrow) {
