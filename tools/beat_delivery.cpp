@@ -13,6 +13,7 @@
 //   weft-beat-delivery [RUNS] [WORKERS,...] [N_US,...]
 #include <weft/weft.hpp>
 
+#include "args.hpp"
 #include "programs.hpp"
 
 #include <algorithm>
@@ -20,6 +21,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -34,12 +36,19 @@ double median(std::vector<double> v) {
   return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
 }
 
-std::vector<int> list(const char* arg, std::vector<int> fallback) {
+// A comma-separated list of integers in lo..hi (tools::number's rule for each).
+std::vector<int> list(const char* name, const char* arg, std::vector<int> fallback, int lo, int hi) {
   if (arg == nullptr) return fallback;
   std::vector<int> out;
   std::stringstream ss(arg);
-  for (std::string item; std::getline(ss, item, ',');) out.push_back(std::atoi(item.c_str()));
+  for (std::string item; std::getline(ss, item, ',');) out.push_back(tools::number(name, item, lo, hi));
+  if (out.empty()) throw std::invalid_argument(std::string(name) + ": an empty list");
   return out;
+}
+
+int usage() {
+  std::fputs("usage: weft-beat-delivery [RUNS] [WORKERS,...] [N_US,...]\n", stderr);
+  return 2;
 }
 
 sample one_run(weft::heartbeat_delivery d, unsigned workers, int n_us) {
@@ -66,12 +75,28 @@ sample one_run(weft::heartbeat_delivery d, unsigned workers, int n_us) {
           1e3 * secs / double(fibs)};
 }
 
+int run(int argc, char** argv);
+
 }  // namespace
 
+// A bad argument (tools::number) or pool setting (a WEFT_* variable) is reported with the usage
+// line, not a terminate.
 int main(int argc, char** argv) {
-  const int runs = argc > 1 ? std::atoi(argv[1]) : 5;
-  const std::vector<int> workers = list(argc > 2 ? argv[2] : nullptr, {1, 2, 4});
-  const std::vector<int> periods = list(argc > 3 ? argv[3] : nullptr, {20, 40, 100});
+  try {
+    return run(argc, argv);
+  } catch (const std::invalid_argument& e) {
+    std::fprintf(stderr, "weft-beat-delivery: %s\n", e.what());
+    return usage();
+  }
+}
+
+namespace {
+
+int run(int argc, char** argv) {
+  if (argc > 4) throw std::invalid_argument("at most three arguments");
+  const int runs = tools::number_or(argc, argv, 1, "RUNS", 5, 1, 100000);
+  const std::vector<int> workers = list("WORKERS", argc > 2 ? argv[2] : nullptr, {1, 2, 4}, 1, 1024);
+  const std::vector<int> periods = list("N_US", argc > 3 ? argv[3] : nullptr, {20, 40, 100}, 1, 100'000'000);
   const weft::heartbeat_delivery deliveries[] = {weft::heartbeat_delivery::spare, weft::heartbeat_delivery::thread,
                                                  weft::heartbeat_delivery::signal};
   const char* const names[] = {"spare", "thread", "signal"};
@@ -97,3 +122,5 @@ int main(int argc, char** argv) {
     }
   return 0;
 }
+
+}  // namespace

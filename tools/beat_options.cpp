@@ -11,6 +11,7 @@
 #include <weft/weft.hpp>
 #include <x86intrin.h>
 
+#include "args.hpp"
 #include "programs.hpp"
 
 #include <algorithm>
@@ -18,6 +19,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
+#include <stdexcept>
 #include <vector>
 
 namespace {
@@ -49,11 +51,32 @@ double wall_seconds() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
+int usage() {
+  std::fputs("usage: weft-beat-options [N 4..50] [RUNS >= 1]\n", stderr);
+  return 2;
+}
+
+int run(int argc, char** argv);
+
 }  // namespace
 
+// A bad argument (tools::number) or pool setting (a WEFT_* variable) is reported with the usage
+// line, not a terminate.
 int main(int argc, char** argv) {
-  const int n = argc > 1 ? std::atoi(argv[1]) : 32;
-  const int runs = argc > 2 ? std::atoi(argv[2]) : 7;
+  try {
+    return run(argc, argv);
+  } catch (const std::invalid_argument& e) {
+    std::fprintf(stderr, "weft-beat-options: %s\n", e.what());
+    return usage();
+  }
+}
+
+namespace {
+
+int run(int argc, char** argv) {
+  if (argc > 3) throw std::invalid_argument("at most two arguments");
+  const int n = tools::number_or(argc, argv, 1, "N", 32, 4, 50);  // the flag runs take fib(N - 4)
+  const int runs = tools::number_or(argc, argv, 2, "RUNS", 7, 1, 100000);
   std::uint64_t joins = 0;
   {
     weft::pool p(weft::config{.workers = 1, .policy = weft::policy::lazy_bf});
@@ -67,7 +90,10 @@ int main(int argc, char** argv) {
       const long b = p.run([&] { return fib_tsc(n); });
       tsc.push_back(wall_seconds() - t0);
       joins = p.stats().total.joins;
-      if (a != b) return 3;
+      if (a != b) {
+        std::fprintf(stderr, "weft-beat-options: results differ: %ld vs %ld\n", a, b);
+        return 3;
+      }
     }
     const double tp = median(plain), tt = median(tsc);
     std::printf("tsc poll: fib(%d) 1 worker (lazy-bf), %d alternating runs: %.4f s without, %.4f s with "
@@ -82,11 +108,19 @@ int main(int argc, char** argv) {
     while (wall_seconds() - w0 < 1.0) r += p.run([&] { return fib(n - 4); });
     const double cpu = cpu_seconds() - c0, wall = wall_seconds() - w0;
     const auto s = p.stats().total;
+    // The timer thread's share is the process's CPU time beyond the busy worker's, the worker's
+    // taken to be the wall time: that holds when the worker has a core to itself.  On a loaded
+    // machine it is descheduled part of the time, the process's CPU can fall below the wall time,
+    // and the difference then measures the load, not the timer: the share is printed as n/a.
+    char share[32] = "n/a";
+    if (cpu >= wall) std::snprintf(share, sizeof share, "about %.1f%%", 100 * (cpu - wall) / wall);
     std::printf("flag (timer thread), N = %d us: 1 worker busy %.2f s wall; process CPU %.2f s: the timer "
-                "thread used about %.1f%% of a core; %llu promotions = %.0f%% of wall/N beats\n",
-                us, wall, cpu, 100 * (cpu - wall) / wall, (unsigned long long)s.promotions,
-                100.0 * double(s.promotions) / (wall * 1e6 / us));
+                "thread used %s of a core%s; %llu promotions = %.0f%% of wall/N beats\n",
+                us, wall, cpu, share, cpu >= wall ? "" : " (process CPU < wall: the worker was descheduled)",
+                (unsigned long long)s.promotions, 100.0 * double(s.promotions) / (wall * 1e6 / us));
     if (r == 42) std::puts("");
   }
   return 0;
 }
+
+}  // namespace

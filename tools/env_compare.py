@@ -16,6 +16,11 @@ then each value's self-speedup: the time at the first count over the time at eac
 The benchmark binaries check every result (exit 3 otherwise); a failing run stops this script.
 Used for the steal backoff's effect on the suite (docs/results/small-work.md) and the heartbeat's
 deliveries (docs/results/heartbeat-delivery.md).
+
+The binary's --policy and --workers win over WEFT_POLICY and WEFT_WORKERS: with --var WEFT_POLICY
+no --policy is passed (the variable picks the policy; --policies is then refused), and --var
+WEFT_WORKERS is refused (compare worker counts with --workers 1,2).  A binary that is not there or
+a run that fails stops the script with the command, its exit status and its stderr.
 """
 from __future__ import annotations
 
@@ -23,8 +28,9 @@ import argparse
 import json
 import os
 import statistics
-import subprocess
 import sys
+
+from checked_run import checked, stop
 
 
 def main() -> int:
@@ -33,7 +39,7 @@ def main() -> int:
     ap.add_argument("--values", help="comma-separated values, the first the baseline")
     ap.add_argument("--bins", help="instead of --var/--values: LABEL=PATH,... benchmark binaries, the first the baseline")
     ap.add_argument("--kernels", default="all")
-    ap.add_argument("--policies", default="lazy-bf")
+    ap.add_argument("--policies", help="comma-separated (default lazy-bf; not with --var WEFT_POLICY)")
     ap.add_argument("--workers", default="2", help="a worker count, or several: 1,2")
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--size", default="quick")
@@ -41,6 +47,14 @@ def main() -> int:
     a = ap.parse_args()
     if (a.bins is None) == (a.var is None or a.values is None):
         ap.error("give either --var and --values, or --bins")
+    # The benchmark binary's --policy overrides WEFT_POLICY, its --workers (always given) WEFT_WORKERS:
+    # a table of such a variable's values would be one configuration against itself.
+    if a.var == "WEFT_WORKERS":
+        ap.error("--var WEFT_WORKERS: the binary's --workers (always given) overrides it; "
+                 "compare worker counts with --workers 1,2")
+    if a.var == "WEFT_POLICY" and a.policies is not None:
+        ap.error("--var WEFT_POLICY with --policies: the binary's --policy would override the variable; "
+                 "give one or the other")
     bins: dict = {}
     if a.bins:
         for item in a.bins.split(","):
@@ -52,11 +66,11 @@ def main() -> int:
     else:
         values = a.values.split(",")
     if a.kernels == "all":
-        listing = subprocess.run([a.bin, "--kernel", "list"], capture_output=True, text=True, check=True).stdout
-        kernels = listing.split()
+        kernels = checked([a.bin, "--kernel", "list"]).split()
     else:
         kernels = a.kernels.split(",")
-    policies = a.policies.split(",")
+    # With --var WEFT_POLICY the variable picks the policy: no --policy, one column labelled so.
+    policies = ["(WEFT_POLICY)"] if a.var == "WEFT_POLICY" else (a.policies or "lazy-bf").split(",")
     counts = a.workers.split(",")
     res: dict = {}
     for r in range(a.rounds):
@@ -65,9 +79,12 @@ def main() -> int:
                 for w in counts:
                     for v in values:
                         env = dict(os.environ) if bins else dict(os.environ, **{a.var: v})
-                        out = subprocess.run([bins.get(v, a.bin), "--kernel", k, "--size", a.size, "--workers", w, "--policy", p,
-                                              "--reps", "3"], env=env, capture_output=True, text=True, check=True).stdout
+                        argv = [bins.get(v, a.bin), "--kernel", k, "--size", a.size, "--workers", w]
+                        argv += [] if a.var == "WEFT_POLICY" else ["--policy", p]
+                        out = checked(argv + ["--reps", "3"], env)
                         rows = [json.loads(line) for line in out.splitlines() if line.startswith("{")]
+                        if not rows:
+                            stop(argv, "no JSON line in its output", out)
                         res.setdefault((k, p, w, v), []).append((statistics.median(x["time_s"] for x in rows),
                                                                  statistics.median(x["stats"]["steals"] for x in rows)))
         print(f"round {r + 1}/{a.rounds}", file=sys.stderr)

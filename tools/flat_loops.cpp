@@ -22,11 +22,14 @@
 
 #include <omp.h>
 
+#include "args.hpp"
+
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -201,14 +204,28 @@ int usage() {
   return 2;
 }
 
+int run(int argc, char** argv);
+
 }  // namespace
 
+// A bad argument (tools::number, an unknown name) or pool setting (a WEFT_* variable) is reported
+// with the usage line, not a terminate.
 int main(int argc, char** argv) {
+  try {
+    return run(argc, argv);
+  } catch (const std::invalid_argument& e) {
+    std::fprintf(stderr, "weft-flat-loops: %s\n", e.what());
+    return usage();
+  }
+}
+
+namespace {
+
+int run(int argc, char** argv) {
   if (argc != 5) return usage();
   const std::string kernel = argv[1], system = argv[2];
-  const unsigned workers = unsigned(std::atoi(argv[3]));
-  const int reps = std::atoi(argv[4]);
-  if (workers == 0 || reps <= 0) return usage();
+  const unsigned workers = tools::number("WORKERS", argv[3], 1u, 1024u);
+  const int reps = tools::number("REPS", argv[4], 1, 100'000'000);
   sys s;
   if (system == "serial") s = sys::serial;
   else if (system == "weft") s = sys::weft;
@@ -216,11 +233,13 @@ int main(int argc, char** argv) {
   else if (system == "omp-dynamic") s = sys::omp_dynamic;
   else if (system == "omp-dynamic64") s = sys::omp_dynamic64;
   else if (system == "paired") s = sys::paired;
-  else return usage();
+  else throw std::invalid_argument("unknown SYSTEM \"" + system + "\"");
   if (kernel == "stream") return measure<stream<22>>("stream", system, s, workers, reps);
   if (kernel == "stream-cache") return measure<stream<15>>("stream-cache", system, s, workers, reps);
   if (kernel == "poly") return measure<poly>("poly", system, s, workers, reps);
   if (kernel == "stencil") return measure<stencil>("stencil", system, s, workers, reps);
   if (kernel == "spmv") return measure<spmv>("spmv", system, s, workers, reps);
-  return usage();
+  throw std::invalid_argument("unknown KERNEL \"" + kernel + "\"");
 }
+
+}  // namespace

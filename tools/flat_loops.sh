@@ -14,13 +14,28 @@ kernels=${4:-stream poly stencil spmv}
 workers=${5:-1 2}
 bin=$build/tools/weft-flat-loops
 systems=(serial weft omp-static omp-dynamic omp-dynamic64)
+# The arguments are checked before the first run: a bad kernel is an error naming it, not a
+# traceback from the table's parser after minutes of the good kernels' runs.
+fail() { echo "flat_loops.sh: $*" >&2; echo "usage: tools/flat_loops.sh BUILD_DIR [ROUNDS=5] [REPS=9] [KERNELS=\"stream poly stencil spmv\"] [WORKERS=\"1 2\"]" >&2; exit 2; }
+[ -x "$bin" ] || fail "no $bin (built when the compiler has OpenMP: ninja -C $build weft-flat-loops)"
+[[ $rounds =~ ^[1-9][0-9]*$ ]] || fail "ROUNDS must be a positive integer, got '$rounds'"
+for k in $kernels; do
+  case $k in
+    stream | stream-cache | poly | stencil | spmv) ;;
+    *) fail "unknown kernel '$k' (accepted: stream stream-cache poly stencil spmv)" ;;
+  esac
+done
+[ -n "${kernels// /}" ] || fail "KERNELS is empty"
+[ -n "${workers// /}" ] || fail "WORKERS is empty"
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
 for k in $kernels; do
   for w in $workers; do
     for ((r = 0; r < rounds; r++)); do
       for s in "${systems[@]}"; do
-        echo "$r $("$bin" "$k" "$s" "$w" "$reps")" >>"$out"
+        # A failing run (a bad WORKERS or REPS: the program names it) stops the script with its status.
+        line=$("$bin" "$k" "$s" "$w" "$reps") || { rc=$?; echo "flat_loops.sh: '$bin $k $s $w $reps' exited $rc" >&2; exit "$rc"; }
+        echo "$r $line" >>"$out"
       done
     done
   done

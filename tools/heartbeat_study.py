@@ -13,9 +13,10 @@ import argparse
 import json
 import os
 import statistics
-import subprocess
 import sys
 from pathlib import Path
+
+from checked_run import checked, stop
 
 REPO = Path(__file__).resolve().parent.parent
 BIN = REPO / "build" / "bench" / "weft-bench-weft"
@@ -25,9 +26,12 @@ OFF_US = 100_000_000
 def run(kernel, size, workers, n_us):
     env = {k: v for k, v in os.environ.items() if not k.startswith("WEFT_")}
     env["WEFT_HEARTBEAT_US"] = str(n_us)
-    out = subprocess.run([str(BIN), "--kernel", kernel, "--size", size, "--workers", str(workers),
-                          "--policy", "heartbeat"], env=env, capture_output=True, text=True, check=True)
-    rec = json.loads(out.stdout.strip().splitlines()[-1])
+    argv = [BIN, "--kernel", kernel, "--size", size, "--workers", workers, "--policy", "heartbeat"]
+    out = checked(argv, env)
+    try:
+        rec = json.loads(out.strip().splitlines()[-1])
+    except (IndexError, json.JSONDecodeError):
+        stop(argv, "its last line is not the benchmark's JSON line", out)
     if not rec["ok"]:
         sys.exit(f"wrong checksum: {kernel} N={n_us}")
     return rec["time_s"], rec["stats"]["promotions"]
@@ -36,8 +40,7 @@ def run(kernel, size, workers, n_us):
 def kernels(arg):
     if arg:
         return arg.split(",")
-    out = subprocess.run([str(BIN), "--kernel", "list"], capture_output=True, text=True, check=True)
-    return out.stdout.split()
+    return checked([BIN, "--kernel", "list"]).split()
 
 
 def bound(a):

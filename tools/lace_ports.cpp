@@ -17,9 +17,11 @@
 #include <weft/weft.hpp>
 
 #include "../bench/common/bench.hpp"  // splitmix64, for the generated knapsack inputs
+#include "args.hpp"
 
 #include <chrono>
 #include <climits>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
@@ -107,10 +109,11 @@ int by_ratio(const void* pa, const void* pb) {
 
 // Lace's read_input(): "#items capacity value1 weight1 ...", then qsort by ratio (std::qsort with
 // Lace's comparison, so that ties end in the same order as in Lace's program).
+constexpr int max_items = 256;  // Lace's program reads at most 256 items; knapsack-input writes no more
 std::vector<item> read_items(const char* path, int& capacity) {
   std::unique_ptr<std::FILE, int (*)(std::FILE*)> f(std::fopen(path, "r"), &std::fclose);
   int n = 0;
-  if (!f || std::fscanf(f.get(), "%d %d", &n, &capacity) != 2 || n < 0 || n > 256)
+  if (!f || std::fscanf(f.get(), "%d %d", &n, &capacity) != 2 || n < 0 || n > max_items)
     throw std::invalid_argument(std::string("knapsack input '") + path +
                                 "': cannot read '#items capacity' (at most 256 items)");
   std::vector<item> items(static_cast<std::size_t>(n));
@@ -218,14 +221,15 @@ options parse_options(int argc, char** argv, int first) {
   options o;
   for (int i = first; i < argc; ++i) {
     const std::string a = argv[i];
-    if (i + 1 >= argc || (a != "-w" && a != "-p" && a != "-f"))
+    if (a != "-w" && a != "-p" && a != "-f")
       throw std::invalid_argument("unknown option '" + a + "' (accepted: -w WORKERS, -p POLICY|elision, -f FORM)");
+    if (i + 1 >= argc)
+      throw std::invalid_argument("option '" + a + "' needs a value (" +
+                                  (a == "-w" ? "WORKERS" : a == "-p" ? "POLICY or elision" : "FORM") + ")");
     if (a == "-f") {
       o.form = argv[++i];
     } else if (a == "-w") {
-      const int w = std::atoi(argv[++i]);
-      if (w < 1) throw std::invalid_argument("-w: workers must be an integer >= 1");
-      o.workers = static_cast<unsigned>(w);
+      o.workers = tools::number("-w WORKERS", argv[++i], 1u, 1024u);
     } else {
       o.policy = argv[++i];
     }
@@ -270,16 +274,19 @@ int usage() {
 int run(int argc, char** argv) {
   if (argc < 3) return usage();
   const std::string program = argv[1];
-  if (program == "knapsack-input" && argc == 5)
-    return print_knapsack_input(std::atoi(argv[2]), std::atoi(argv[3]), std::strtoull(argv[4], nullptr, 10));
+  if (program == "knapsack-input") {
+    if (argc != 5) return usage();
+    // No more items than read_items (Lace's reader) accepts: a file this program would refuse.
+    return print_knapsack_input(tools::number("knapsack-input ITEMS", argv[2], 0, max_items),
+                                tools::number("knapsack-input CAPACITY", argv[3], 0, INT_MAX),
+                                tools::number("knapsack-input SEED", argv[4], std::uint64_t(0), UINT64_MAX));
+  }
   if (program == "dfs") {
     if (argc < 6) return usage();
-    const int depth = std::atoi(argv[2]);
-    dfs_width = std::atoi(argv[3]);
-    dfs_grain = std::atoi(argv[4]);
-    const int reps = std::atoi(argv[5]);
-    if (depth < 0 || dfs_width < 1 || dfs_width > dfs_max_width || dfs_grain < 0 || reps < 1)
-      throw std::invalid_argument("dfs: DEPTH >= 0, 1 <= WIDTH <= 64, GRAIN >= 0, REPS >= 1");
+    const int depth = tools::number("dfs DEPTH", argv[2], 0, 1000);
+    dfs_width = tools::number("dfs WIDTH", argv[3], 1, dfs_max_width);
+    dfs_grain = tools::number("dfs GRAIN", argv[4], 0, INT_MAX);
+    const int reps = tools::number("dfs REPS", argv[5], 1, INT_MAX);
     options o = parse_options(argc, argv, 6);
     if (o.form.empty()) o.form = "join";
     if (o.form != "join" && o.form != "scope" && o.form != "spawn")
@@ -310,7 +317,7 @@ int run(int argc, char** argv) {
                                                             : " -f: the form must be value or ref"));
   const bool by_value = o.form == "value";
   if (program == "fib") {
-    const int n = std::atoi(argv[2]);
+    const int n = tools::number("fib N", argv[2], 0, 46);  // fib(46) is the largest an int holds
     const auto [m, t] = timed(o, [&] { return pfib_seq(bench::opaque(n)); }, [&] {
       return with_scope   ? pfib_scope(n)
              : with_spawn ? pfib_spawn(n)
@@ -342,6 +349,6 @@ int main(int argc, char** argv) {
     return run(argc, argv);
   } catch (const std::invalid_argument& e) {
     std::fprintf(stderr, "weft-lace-ports: %s\n", e.what());
-    return 2;
+    return usage();
   }
 }

@@ -17,6 +17,7 @@
 //       on 2 workers; cost per steal = T_rep - T_leaf.  Prints the median over RUNS runs.
 #include <weft/weft.hpp>
 
+#include "args.hpp"
 #include "programs.hpp"
 
 #include <algorithm>
@@ -74,7 +75,8 @@ int run(int argc, char** argv);
 
 }  // namespace
 
-// A bad policy name (weft::parse_policy's std::invalid_argument) is reported, not a terminate.
+// A bad policy name (weft::parse_policy's std::invalid_argument) or number (tools::number's) is
+// reported with the usage line, not a terminate.
 int main(int argc, char** argv) {
   try {
     return run(argc, argv);
@@ -91,7 +93,7 @@ int run(int argc, char** argv) {
   const std::string mode = argv[1];
   if (mode == "once" && argc == 4) {
     const std::string what = argv[2];
-    const int n = std::atoi(argv[3]);
+    const int n = tools::number("N", argv[3], 0, 50);
     long r;
     if (what == "elision") {
       r = fib_serial(n);
@@ -114,8 +116,8 @@ int run(int argc, char** argv) {
     return 0;
   }
   if (mode == "ratio" && argc >= 4) {
-    const int n = std::atoi(argv[2]);
-    const int runs = std::atoi(argv[3]);
+    const int n = tools::number("N", argv[2], 0, 50);
+    const int runs = tools::number("RUNS", argv[3], 1, 100000);
     const auto policies = policies_or_default(argc, argv, 4);
     const long expect = fib_serial(n);
     struct column {
@@ -176,9 +178,9 @@ int run(int argc, char** argv) {
     return 0;
   }
   if (mode == "steal" && argc >= 5) {
-    const int leaf_iters = std::atoi(argv[2]);
-    const int reps = std::atoi(argv[3]);
-    const int runs = std::atoi(argv[4]);
+    const int leaf_iters = tools::number("LEAF", argv[2], 0, 1'000'000'000);
+    const int reps = tools::number("REPS", argv[3], 1, 1'000'000'000);
+    const int runs = tools::number("RUNS", argv[4], 1, 100000);
     const auto policies = policies_or_default(argc, argv, 5);
     // T_leaf: the leaf alone, on this thread.
     std::vector<double> leaf_times;

@@ -7,10 +7,13 @@
 //       pool" case).  Prints the median, the 10th and 90th percentiles, in microseconds.
 #include <weft/weft.hpp>
 
+#include "args.hpp"
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
@@ -22,21 +25,34 @@ double percentile(std::vector<double> v, double q) {
   return v[std::size_t(q * double(v.size() - 1) + 0.5)];
 }
 
+int usage() {
+  std::fputs("usage: weft-run-latency RUNS GAP_US [POLICY [WORKERS]]\n", stderr);
+  return 2;
+}
+
+int run(int argc, char** argv);
+
 }  // namespace
 
+// A bad number (tools::number), policy name or pool setting (weft::parse_policy's and the pool's
+// std::invalid_argument: serial takes one worker) is reported with the usage line, not a terminate.
 int main(int argc, char** argv) {
-  if (argc < 3) {
-    std::fputs("usage: weft-run-latency RUNS GAP_US [POLICY [WORKERS]]\n", stderr);
-    return 2;
+  try {
+    return run(argc, argv);
+  } catch (const std::invalid_argument& e) {
+    std::fprintf(stderr, "weft-run-latency: %s\n", e.what());
+    return usage();
   }
-  const int runs = std::atoi(argv[1]);
-  const int gap_us = std::atoi(argv[2]);
+}
+
+namespace {
+
+int run(int argc, char** argv) {
+  if (argc < 3 || argc > 5) return usage();
+  const int runs = tools::number("RUNS", argv[1], 1, 10'000'000);
+  const int gap_us = tools::number("GAP_US", argv[2], 0, 10'000'000);
   const std::string pol = argc > 3 ? argv[3] : "lazy-bf";
-  const unsigned workers = argc > 4 ? unsigned(std::atoi(argv[4])) : 2;
-  if (runs < 1 || gap_us < 0 || workers < 1) {
-    std::fputs("weft-run-latency: RUNS and WORKERS must be positive, GAP_US not negative\n", stderr);
-    return 2;
-  }
+  const unsigned workers = tools::number_or(argc, argv, 4, "WORKERS", 2u, 1u, 1024u);
   weft::pool p(weft::config{.workers = workers, .policy = weft::parse_policy(pol)});
   p.run([] { return 0; });  // the threads are up and have run once
   std::vector<double> us;
@@ -56,3 +72,5 @@ int main(int argc, char** argv) {
               pol.c_str(), workers, runs, gap_us, percentile(us, 0.5), percentile(us, 0.1), percentile(us, 0.9));
   return 0;
 }
+
+}  // namespace

@@ -14,10 +14,12 @@
 //       heartbeat wool ws-ap), each with the library's default backoff.
 #include <weft/weft.hpp>
 
+#include "args.hpp"
 #include "programs.hpp"
 
 #include <algorithm>
 #include <chrono>
+#include <climits>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -70,7 +72,7 @@ std::pair<weft::policy, long> parse_column(const std::string& arg) {
   if (colon == std::string::npos) return {weft::parse_policy(arg), -1};
   const std::string us = arg.substr(colon + 1);
   if (us.empty() || us.size() > 9 || us.find_first_not_of("0123456789") != std::string::npos)
-    throw std::invalid_argument("weft-small-work: \"" + arg + "\": the steal backoff after ':' must be a number of microseconds");
+    throw std::invalid_argument("\"" + arg + "\": the steal backoff after ':' must be a number of microseconds");
   return {weft::parse_policy(arg.substr(0, colon)), std::stol(us)};
 }
 
@@ -78,28 +80,27 @@ std::pair<weft::policy, long> parse_column(const std::string& arg) {
 
 int run(int argc, char** argv);
 
+int usage() {
+  std::fputs("usage: weft-small-work fib|loop SIZE REPS RUNS [POLICY[:BACKOFF_US]...]\n", stderr);
+  return 2;
+}
+
 int main(int argc, char** argv) {
   try {
     return run(argc, argv);
-  } catch (const std::invalid_argument& e) {  // a bad policy name, backoff or pool setting
-    std::fprintf(stderr, "%s\n", e.what());
-    return 2;
+  } catch (const std::invalid_argument& e) {  // a bad number, policy name, backoff or pool setting
+    std::fprintf(stderr, "weft-small-work: %s\n", e.what());
+    return usage();
   }
 }
 
 int run(int argc, char** argv) {
-  if (argc < 5) {
-    std::fputs("usage: weft-small-work fib|loop SIZE REPS RUNS [POLICY[:BACKOFF_US]...]\n", stderr);
-    return 2;
-  }
+  if (argc < 5) return usage();
   const std::string kernel = argv[1];
-  const int size = std::atoi(argv[2]);
-  const int reps = std::atoi(argv[3]);
-  const int runs = std::atoi(argv[4]);
-  if ((kernel != "fib" && kernel != "loop") || size < 1 || reps < 1 || runs < 1) {
-    std::fputs("weft-small-work: KERNEL is fib or loop; SIZE, REPS and RUNS must be positive\n", stderr);
-    return 2;
-  }
+  if (kernel != "fib" && kernel != "loop") throw std::invalid_argument("KERNEL is fib or loop, got \"" + kernel + "\"");
+  const int size = tools::number("SIZE", argv[2], 1, kernel == "fib" ? 50 : INT_MAX);
+  const int reps = tools::number("REPS", argv[3], 1, INT_MAX);
+  const int runs = tools::number("RUNS", argv[4], 1, 100000);
   std::vector<std::string> policies;
   for (int i = 5; i < argc; ++i) policies.emplace_back(argv[i]);
   if (policies.empty()) policies = {"lazy-df", "lazy-df2", "lazy-bf", "heartbeat", "wool", "ws-ap"};

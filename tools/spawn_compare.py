@@ -31,8 +31,9 @@ from __future__ import annotations
 import argparse
 import re
 import statistics
-import subprocess
 import sys
+
+from checked_run import checked, stop
 
 TIME = re.compile(r"^Time:\s*([0-9.]+)\s*$", re.M)
 RESULT = re.compile(r"^(?:dfs|fib)\(.*= (-?\d+)$", re.M)
@@ -71,9 +72,12 @@ def main() -> int:
     results = set()
     for r in range(a.runs):
         for key, argv in configs:
-            out = subprocess.run(argv, capture_output=True, text=True, check=True).stdout
-            times[key].append(float(TIME.search(out).group(1)))
-            results.add(RESULT.search(out).group(1))
+            out = checked(argv)
+            t, result = TIME.search(out), RESULT.search(out)
+            if not t or not result:
+                stop(argv, "no 'Time:' line or no result line in its output", out)
+            times[key].append(float(t.group(1)))
+            results.add(result.group(1))
         print(f"round {r + 1}/{a.runs}", file=sys.stderr)
     if len(results) != 1:
         print(f"the runs disagree on the result: {sorted(results)}", file=sys.stderr)

@@ -12,6 +12,7 @@
 //                                         medians; SMALL_N_US default 1)
 #include <weft/weft.hpp>
 
+#include "args.hpp"
 #include "programs.hpp"
 
 #include <sched.h>
@@ -22,6 +23,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -36,12 +38,33 @@ double median(std::vector<double> v) {
   return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
 }
 
+int usage() {
+  std::fputs("usage: weft-tau [RUNS >= 1] [SMALL_N_US >= 1] [pin]\n", stderr);
+  return 2;
+}
+
+int run(int argc, char** argv);
+
 }  // namespace
 
+// A bad argument (tools::number's std::invalid_argument) is reported with the usage line.
 int main(int argc, char** argv) {
-  const int runs = argc > 1 ? std::atoi(argv[1]) : 7;
-  const int small_us = argc > 2 ? std::atoi(argv[2]) : 1;
-  const bool pin = argc > 3 && std::string(argv[3]) == "pin";
+  try {
+    return run(argc, argv);
+  } catch (const std::invalid_argument& e) {
+    std::fprintf(stderr, "weft-tau: %s\n", e.what());
+    return usage();
+  }
+}
+
+namespace {
+
+int run(int argc, char** argv) {
+  const int runs = tools::number_or(argc, argv, 1, "RUNS", 7, 1, 100000);
+  const int small_us = tools::number_or(argc, argv, 2, "SMALL_N_US", 1, 1, 100'000'000);
+  if (argc > 4 || (argc > 3 && std::string(argv[3]) != "pin"))
+    throw std::invalid_argument("the third argument, if any, is \"pin\"");
+  const bool pin = argc > 3;
   if (pin) {
     cpu_set_t one;
     CPU_ZERO(&one);
@@ -87,3 +110,5 @@ int main(int argc, char** argv) {
   std::printf("tau = %.3f us (median over programs); recommended heartbeat N = 20 tau = %.1f us\n", tau, 20 * tau);
   return 0;
 }
+
+}  // namespace

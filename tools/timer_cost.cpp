@@ -12,6 +12,8 @@
 #include <sched.h>
 #include <sys/prctl.h>
 
+#include "args.hpp"
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -19,6 +21,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <mutex>
+#include <stdexcept>
 #include <thread>
 #include <utility>
 #include <vector>
@@ -88,11 +91,18 @@ unsigned usable_cpus() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const int runs = argc > 1 ? std::atoi(argv[1]) : 7;
-  const auto period = std::chrono::microseconds(argc > 2 ? std::atol(argv[2]) : 40);
-  const unsigned threads = argc > 3 ? unsigned(std::atoi(argv[3])) : usable_cpus();
-  const long n = argc > 4 ? std::atol(argv[4]) : 38;
-  if (runs < 1 || period.count() < 1 || threads < 1 || n < 1 || n > 50) {
+  int runs = 0;
+  std::chrono::microseconds period{};
+  unsigned threads = 0;
+  long n = 0;
+  try {
+    if (argc > 5) throw std::invalid_argument("at most four arguments");
+    runs = tools::number_or(argc, argv, 1, "RUNS", 7, 1, 100000);
+    period = std::chrono::microseconds(tools::number_or(argc, argv, 2, "PERIOD_US", 40L, 1L, 100'000'000L));
+    threads = tools::number_or(argc, argv, 3, "THREADS", usable_cpus(), 1u, 4096u);
+    n = tools::number_or(argc, argv, 4, "FIB_N", 38L, 1L, 50L);
+  } catch (const std::invalid_argument& e) {
+    std::fprintf(stderr, "weft-timer-cost: %s\n", e.what());
     std::fprintf(stderr, "usage: weft-timer-cost [RUNS>=1] [PERIOD_US>=1] [THREADS>=1] [FIB_N 1..50]\n");
     return 2;
   }

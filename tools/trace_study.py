@@ -17,17 +17,21 @@ import argparse
 import json
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
+
+from checked_run import checked, stop
 
 
 def run(binary, kernel, size, workers, policy, env_extra):
     env = dict(os.environ)
     env.update(env_extra)
-    out = subprocess.run([binary, "--kernel", kernel, "--size", size, "--workers", str(workers), "--policy", policy],
-                         env=env, capture_output=True, text=True, check=True)
-    return json.loads(out.stdout.strip().splitlines()[-1])
+    argv = [binary, "--kernel", kernel, "--size", size, "--workers", str(workers), "--policy", policy]
+    out = checked(argv, env)
+    try:
+        return json.loads(out.strip().splitlines()[-1])
+    except (IndexError, json.JSONDecodeError):
+        stop(argv, "its last line is not the benchmark's JSON line", out)
 
 
 def overhead(a):

@@ -13,7 +13,9 @@
       Counts of the instants per worker (promotions, steals, heartbeats), dropped events, and the
       achieved heartbeat rate (beats delivered / beats requested).
 
-The same files open in https://ui.perfetto.dev and chrome://tracing.
+The same files open in https://ui.perfetto.dev and chrome://tracing.  The pictures (--plot,
+timeline) need matplotlib: the project's venv has it (.venv/bin/python tools/weft_trace.py ...).
+A file that is missing, not JSON or not a trace is a one-line error, exit 2.
 """
 import argparse
 import collections
@@ -34,9 +36,47 @@ ACTIVITIES = [
 COLOR = {name: color for name, _, color in ACTIVITIES}
 
 
+class TraceError(Exception):
+    """A file that cannot be read as a weft trace, or a picture without matplotlib: main's one-line error."""
+
+
+# The fields each kind of event must have, as this script reads them.
+NEEDS = {"X": ("name", "tid", "ts", "dur"), "i": ("name", "tid", "ts")}
+
+
 def load(path):
-    with open(path) as f:
-        return json.load(f)
+    try:
+        with open(path) as f:
+            trace = json.load(f)
+    except OSError as e:
+        raise TraceError(f"{path}: cannot read it: {e.strerror or e}") from None
+    except (json.JSONDecodeError, UnicodeDecodeError) as e:
+        raise TraceError(f"{path}: not JSON ({e})") from None
+    events = trace.get("traceEvents") if isinstance(trace, dict) else None
+    if not isinstance(events, list):
+        raise TraceError(f"{path}: not a trace: no \"traceEvents\" list (WEFT_TRACE=file.json writes one)")
+    for i, e in enumerate(events):
+        if not isinstance(e, dict):
+            raise TraceError(f"{path}: not a trace: traceEvents[{i}] is not an object")
+        missing = [k for k in NEEDS.get(e.get("ph"), ()) if k not in e]
+        if e.get("ph") == "M" and e.get("name") == "thread_name" and (
+                "tid" not in e or not isinstance(e.get("args"), dict) or not isinstance(e["args"].get("name"), str)):
+            missing = ["tid and args.name"]
+        if missing:
+            raise TraceError(f"{path}: not a trace: traceEvents[{i}] (ph {e.get('ph')!r}) has no {', '.join(missing)}")
+    if not isinstance(trace.get("otherData", {}), dict):
+        raise TraceError(f"{path}: not a trace: \"otherData\" is not an object")
+    return trace
+
+
+def need_matplotlib():
+    """The pictures' matplotlib, checked before any output: the system python3 of the shebang often lacks it."""
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        raise TraceError(f"the pictures need matplotlib, which {sys.executable} does not have: run "
+                         f"`.venv/bin/python tools/weft_trace.py ...` (the project's venv), or install it "
+                         f"(python3 -m pip install --user -r bench/requirements.txt)") from None
 
 
 def lane_names(trace):
@@ -196,7 +236,13 @@ def main(argv=None):
     s = sub.add_parser("summary")
     s.add_argument("traces", nargs="+")
     a = p.parse_args(argv)
-    items = [(path, load(path)) for path in a.traces]
+    try:
+        if a.cmd == "timeline" or getattr(a, "plot", None):
+            need_matplotlib()
+        items = [(path, load(path)) for path in a.traces]
+    except TraceError as e:
+        print(f"weft_trace.py: {e}", file=sys.stderr)
+        return 2
     if a.cmd == "breakdown":
         for path, trace in items:
             print_breakdown(path, trace)
@@ -207,7 +253,8 @@ def main(argv=None):
     else:
         for path, trace in items:
             print_summary(path, trace)
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -53,3 +53,24 @@ def test_plots_are_written(tmp_path):
     weft_trace.main(["breakdown", path, "--plot", str(tmp_path / "b.png")])
     weft_trace.main(["timeline", path, path, "--out", str(tmp_path / "t.png")])
     assert (tmp_path / "b.png").stat().st_size > 0 and (tmp_path / "t.png").stat().st_size > 0
+
+
+def test_a_file_that_is_no_trace_is_a_one_line_error(tmp_path, capsys):
+    (tmp_path / "not.json").write_text("not json")
+    (tmp_path / "other.json").write_text(json.dumps({"a": 1}))
+    (tmp_path / "short.json").write_text(json.dumps({"traceEvents": [{"ph": "X", "name": "work", "tid": 0}]}))
+    for name, why in [("missing.json", "cannot read it"), ("not.json", "not JSON"),
+                      ("other.json", 'no "traceEvents" list'), ("short.json", "has no ts, dur")]:
+        assert weft_trace.main(["summary", str(tmp_path / name)]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith(f"weft_trace.py: {tmp_path / name}: ") and why in err and err.count("\n") == 1
+
+
+def test_pictures_without_matplotlib_say_how_to_run(tmp_path, capsys, monkeypatch):
+    path, _ = make_trace(tmp_path)
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # `import matplotlib` raises ImportError
+    assert weft_trace.main(["timeline", path, "--out", str(tmp_path / "t.png")]) == 2
+    assert weft_trace.main(["breakdown", path, "--plot", str(tmp_path / "b.png")]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""  # checked before any output
+    assert ".venv/bin/python tools/weft_trace.py" in captured.err and not (tmp_path / "t.png").exists()

@@ -1,0 +1,31 @@
+"""The measured runs of the tools' drivers (env_compare.py, trace_study.py, spawn_compare.py,
+heartbeat_study.py): a binary that is not there, a run that fails or output that is not what the
+driver reads stops the driver with the command, its exit status and its stderr — not a traceback.
+Exit status 2 for a binary that cannot be started (a wrong path: bad input), 1 otherwise."""
+from __future__ import annotations
+
+import shlex
+import subprocess
+import sys
+
+
+def stop(argv, why: str, stderr: str = "", status: int = 1):
+    """Ends the driver: `PROG: COMMAND: WHY`, then the run's stderr (its last 40 lines)."""
+    prog = sys.argv[0].rsplit("/", 1)[-1] or "tools"
+    print(f"{prog}: {shlex.join(str(a) for a in argv)}: {why}", file=sys.stderr)
+    tail = stderr.rstrip().splitlines()[-40:]
+    if tail:
+        print("\n".join("  " + line for line in tail), file=sys.stderr)
+    raise SystemExit(status)
+
+
+def checked(argv, env=None) -> str:
+    """Runs argv (with env, if given) and returns its stdout; stops the driver if it cannot."""
+    argv = [str(a) for a in argv]
+    try:
+        r = subprocess.run(argv, env=env, capture_output=True, text=True, check=False)
+    except OSError as e:  # FileNotFoundError, PermissionError, ...
+        stop(argv, f"cannot run it: {e.strerror or e}", status=2)
+    if r.returncode != 0:
+        stop(argv, f"exit status {r.returncode}", r.stderr)
+    return r.stdout

@@ -1,0 +1,87 @@
+"""Error paths of the tools' drivers (env_compare.py, trace_study.py, spawn_compare.py) against a fake
+benchmark binary: a missing binary or a failed run is the command, its exit status and its stderr,
+never a traceback (run: .venv/bin/python -m pytest -q tools/tests)."""
+import os
+import subprocess
+import sys
+
+TOOLS = os.path.join(os.path.dirname(__file__), "..")
+
+# A stand-in for weft-bench-weft: lists two kernels; prints three JSON lines whose time says which
+# policy ran (--policy, else WEFT_POLICY, as the real binary resolves it); fails on policy "bad".
+FAKE_BENCH = """\
+import json, os, sys
+a = sys.argv[1:]
+if a[:2] == ["--kernel", "list"]:
+    print("fib nqueens")
+    sys.exit(0)
+pol = a[a.index("--policy") + 1] if "--policy" in a else os.environ.get("WEFT_POLICY", "lazy-bf")
+if pol == "bad":
+    print("weft: unknown policy 'bad'", file=sys.stderr)
+    sys.exit(2)
+for _ in range(3):
+    print(json.dumps({"time_s": {"ws": 1.0, "wool": 2.0}.get(pol, 5.0), "stats": {"steals": 7}}))
+"""
+
+
+def fake_bench(tmp_path):
+    p = tmp_path / "bench"
+    p.write_text(f"#!{sys.executable}\n" + FAKE_BENCH)
+    p.chmod(0o755)
+    return str(p)
+
+
+def tool(*args):
+    return subprocess.run([sys.executable, os.path.join(TOOLS, args[0]), *args[1:]], capture_output=True, text=True)
+
+
+def no_traceback(r):
+    assert "Traceback" not in r.stderr, r.stderr
+
+
+def test_env_compare_failed_run_names_command_status_and_stderr(tmp_path):
+    r = tool("env_compare.py", "--var", "X", "--values", "1,2", "--policies", "bad", "--rounds", "1",
+             "--bin", fake_bench(tmp_path))
+    no_traceback(r)
+    assert r.returncode == 1
+    assert "--policy bad --reps 3: exit status 2" in r.stderr and "unknown policy 'bad'" in r.stderr
+
+
+def test_env_compare_missing_binary(tmp_path):
+    r = tool("env_compare.py", "--var", "X", "--values", "1,2", "--bin", str(tmp_path / "nope"))
+    no_traceback(r)
+    assert r.returncode == 2 and "nope --kernel list: cannot run it" in r.stderr
+
+
+def test_env_compare_weft_policy_wins_over_its_own_policy(tmp_path):
+    r = tool("env_compare.py", "--var", "WEFT_POLICY", "--values", "ws,wool", "--kernels", "fib", "--rounds", "1",
+             "--bin", fake_bench(tmp_path))
+    assert r.returncode == 0, r.stderr
+    assert "fib (WEFT_POLICY) 1.0000 7 2.0000 7 2.000" in r.stdout  # ws against wool, not lazy-bf twice
+
+
+def test_env_compare_refuses_settings_its_own_flags_override(tmp_path):
+    bench = fake_bench(tmp_path)
+    r = tool("env_compare.py", "--var", "WEFT_POLICY", "--values", "ws,wool", "--policies", "lazy-bf", "--bin", bench)
+    assert r.returncode == 2 and "--policy would override the variable" in r.stderr
+    r = tool("env_compare.py", "--var", "WEFT_WORKERS", "--values", "1,2", "--bin", bench)
+    assert r.returncode == 2 and "--workers (always given) overrides it" in r.stderr
+
+
+def test_trace_study_failed_run_and_missing_binary(tmp_path):
+    r = tool("trace_study.py", "overhead", fake_bench(tmp_path), "--kernels", "fib", "--workers", "1", "--policy",
+             "bad", "--runs", "1")
+    no_traceback(r)
+    assert r.returncode == 1 and "--policy bad: exit status 2" in r.stderr and "unknown policy" in r.stderr
+    r = tool("trace_study.py", "beats", str(tmp_path / "nope"))
+    no_traceback(r)
+    assert r.returncode == 2 and "cannot run it" in r.stderr
+
+
+def test_spawn_compare_missing_binary_and_output_without_time(tmp_path):
+    r = tool("spawn_compare.py", "--ports", f"x={tmp_path / 'nope'}", "3", "2", "1", "1")
+    no_traceback(r)
+    assert r.returncode == 2 and "nope dfs 3 2 1 1 -p elision: cannot run it" in r.stderr
+    r = tool("spawn_compare.py", "--ports", f"x={fake_bench(tmp_path)}", "--runs", "1", "3", "2", "1", "1")
+    no_traceback(r)
+    assert r.returncode == 1 and "no 'Time:' line" in r.stderr

@@ -1,0 +1,48 @@
+"""Error paths of tools/join_cost.sh and tools/flat_loops.sh against fake build folders: a missing
+binary, a bad policy or kernel is a message and a non-zero status, never a table of nothing
+(run: .venv/bin/python -m pytest -q tools/tests)."""
+import os
+import shutil
+import subprocess
+
+import pytest
+
+TOOLS = os.path.join(os.path.dirname(__file__), "..")
+
+
+def script(name, *args):
+    return subprocess.run(["bash", os.path.join(TOOLS, name), *map(str, args)], capture_output=True, text=True)
+
+
+def fake_build(tmp_path, program, body):
+    (tmp_path / "tools").mkdir()
+    p = tmp_path / "tools" / program
+    p.write_text("#!/bin/sh\n" + body)
+    p.chmod(0o755)
+    return tmp_path
+
+
+def test_join_cost_without_the_binary(tmp_path):
+    r = script("join_cost.sh", tmp_path)
+    assert r.returncode != 0 and r.stdout == "" and "no " + str(tmp_path / "tools" / "weft-overhead") in r.stderr
+
+
+@pytest.mark.skipif(not shutil.which("valgrind") or not shutil.which("callgrind_annotate"), reason="no valgrind")
+def test_join_cost_bad_policy_stops_before_callgrind(tmp_path):
+    build = fake_build(tmp_path, "weft-overhead", 'echo "weft-overhead: weft: unknown policy \\"$2\\"" >&2; exit 2\n')
+    r = script("join_cost.sh", build, "bogus")
+    assert r.returncode != 0 and r.stdout == ""
+    assert "once bogus 2' failed: weft-overhead: weft: unknown policy \"bogus\"" in r.stderr
+
+
+def test_flat_loops_bad_kernel_is_named_before_any_run(tmp_path):
+    build = fake_build(tmp_path, "weft-flat-loops", 'echo "ran" >> "$(dirname "$0")/runs"\necho "$1 $2 $3 0.1 1"\n')
+    r = script("flat_loops.sh", build, 1, 1, "stream strm")
+    assert r.returncode == 2 and "unknown kernel 'strm'" in r.stderr and "Traceback" not in r.stderr
+    assert not (build / "tools" / "runs").exists()
+
+
+def test_flat_loops_failed_run_stops_with_its_status(tmp_path):
+    build = fake_build(tmp_path, "weft-flat-loops", 'echo "weft-flat-loops: WORKERS must be ..." >&2; exit 2\n')
+    r = script("flat_loops.sh", build, 1, 1, "stream", 0)
+    assert r.returncode == 2 and "exited 2" in r.stderr and "Traceback" not in r.stderr
