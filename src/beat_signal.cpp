@@ -79,30 +79,28 @@ void set_timer_at(std::int64_t deadline_ns) noexcept {
 
 int beat_signal_number() noexcept { return SIGRTMIN + 5; }
 
+// Checked at every pool's construction, not once per process (found by stop 41's bug hunt: a
+// handler the program installed after the first signal-delivery pool took weft's beats from every
+// later pool, which then promoted nothing, silently).  Installed once, unless the program reset it.
 void install_beat_handler() {
-  static std::once_flag once;
-  static std::string failure;
-  std::call_once(once, [] {
-    struct sigaction old {};
-    ::sigaction(beat_signal_number(), nullptr, &old);
-    const bool foreign = (old.sa_flags & SA_SIGINFO) ? old.sa_sigaction != on_beat
-                                                     : (old.sa_handler != SIG_DFL && old.sa_handler != SIG_IGN);
-    if (foreign) {
-      failure = "weft: signal " + std::to_string(beat_signal_number()) +
-                " (SIGRTMIN+5) has a handler of the program; heartbeat_delivery = signal needs it. Accepted: "
-                "heartbeat_delivery = thread (WEFT_HEARTBEAT_DELIVERY=thread)";
-      return;
-    }
-    struct sigaction sa {};
-    sa.sa_sigaction = on_beat;
-    sigemptyset(&sa.sa_mask);
-    // SA_RESTART: a beat that lands in a restartable system call (read, write, futex waits, ...)
-    // restarts it instead of failing it with EINTR (docs/ARCHITECTURE.md lists the ones that
-    // do not restart).
-    sa.sa_flags = SA_SIGINFO | SA_RESTART;
-    ::sigaction(beat_signal_number(), &sa, nullptr);
-  });
-  if (!failure.empty()) throw std::runtime_error(failure);
+  static std::mutex installing;  // two pools made at once: one check-and-install at a time
+  const std::lock_guard lk(installing);
+  struct sigaction old {};
+  ::sigaction(beat_signal_number(), nullptr, &old);
+  if ((old.sa_flags & SA_SIGINFO) && old.sa_sigaction == on_beat) return;  // ours
+  const bool foreign = (old.sa_flags & SA_SIGINFO) || (old.sa_handler != SIG_DFL && old.sa_handler != SIG_IGN);
+  if (foreign)
+    throw std::runtime_error("weft: signal " + std::to_string(beat_signal_number()) +
+                             " (SIGRTMIN+5) has a handler of the program; heartbeat_delivery = signal needs it. Accepted: "
+                             "heartbeat_delivery = thread (WEFT_HEARTBEAT_DELIVERY=thread)");
+  struct sigaction sa {};
+  sa.sa_sigaction = on_beat;
+  sigemptyset(&sa.sa_mask);
+  // SA_RESTART: a beat that lands in a restartable system call (read, write, futex waits, ...)
+  // restarts it instead of failing it with EINTR (docs/ARCHITECTURE.md lists the ones that
+  // do not restart).
+  sa.sa_flags = SA_SIGINFO | SA_RESTART;
+  ::sigaction(beat_signal_number(), &sa, nullptr);
 }
 
 bool beat_timer_prepare() noexcept {

@@ -2,6 +2,7 @@
 // fact about a policy (its name, whether it is implemented, the settings it accepts) comes from its
 // row in weft/detail/policy_table.hpp.
 #include <cerrno>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <stdexcept>
@@ -219,6 +220,10 @@ void resolve_work_span(config& out) {
   } else if (out.work_span != work_span_unit::ns && out.work_span != work_span_unit::calls) {
     throw std::invalid_argument("weft: config.work_span is not a unit; accepted: work_span_unit::off, ns, calls");
   }
+  // NaN compares false with everything: refused first, or it would pass for unset (found by stop
+  // 41's bug hunt: accepted while the mode was off).
+  if (std::isnan(out.work_span_burden))
+    throw std::invalid_argument("weft: config.work_span_burden is NaN; accepted: 0..2^40 (< 0 = default)");
   // The burden is a figure of the mode: given while the mode is off it would be ignored.
   const char* env_burden = env("WEFT_WORK_SPAN_BURDEN");
   if ((out.work_span_burden >= 0 || env_burden != nullptr) && out.work_span == work_span_unit::off)
@@ -326,7 +331,9 @@ void resolve_steal_backoff(config& out) {
       throw std::invalid_argument("weft: config.steal_backoff / WEFT_STEAL_BACKOFF_US is set but policy \"" +
                                   std::string(to_string(out.policy)) + "\" has no stealing workers; accepted only with " +
                                   names_where([](const detail::policy_traits& r) { return r.implemented && has_stealing_workers(r); }, true));
-    out.steal_backoff = std::chrono::microseconds(0);
+    // Left unset (-1), as every setting a policy has no use for: a pool made from this pool's
+    // config() is then the same pool (0 would read as a backoff given, and be refused).
+    out.steal_backoff = std::chrono::microseconds(-1);
     return;
   }
   // Heartbeat amortizes its promotions against N of work already (HB §2): a thief finds at most one

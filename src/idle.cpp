@@ -76,7 +76,8 @@ void runtime::worker_main(worker& w) {
 static_assert(max_steal_backoff_us * 1000 <= std::int64_t(spin_before_sleep_ns),
               "a waiting thief yields but never sleeps: its longest wait stays within the idle spin");
 void runtime::back_off_after_steal(worker& w, std::uint64_t ran_ns, std::uint64_t now) {
-  const auto limit_ns = std::uint64_t(std::chrono::nanoseconds(cfg.steal_backoff).count());
+  // Unset (-1) under the policies with no stealing workers (config.cpp): no wait.
+  const auto limit_ns = std::uint64_t(std::max<std::int64_t>(0, std::chrono::nanoseconds(cfg.steal_backoff).count()));
   if (limit_ns == 0 || ran_ns >= small_theft_ns_) {
     w.backoff_ns = 0;  // off, or the theft was no small one
     return;

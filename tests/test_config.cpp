@@ -1,6 +1,7 @@
 // Configuration (SPEC §2, §4): policy names, environment variables, and bad settings that must
 // raise std::invalid_argument naming the setting (never a silent fallback).
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -94,10 +95,43 @@ TEST(Config, PolicyOutsideTheEnumeration) {
   }
 }
 
+// A pool's config() makes the same pool again, under every policy, whatever was left to defaults
+// (found by stop 41's bug hunt: serial, adf, dfd and fifo resolved steal_backoff to 0, which the
+// copy then offered as a backoff given, and was refused).
+TEST(Config, APoolsConfigMakesTheSamePoolAgain) {
+  wt::clean_env clean;
+  for (weft::policy p : weft::implemented_policies()) {
+    const std::string name(weft::to_string(p));
+    for (weft::work_span_unit u : {weft::work_span_unit::off, weft::work_span_unit::calls}) {
+      weft::pool first(weft::config{.workers = wt::runs_on_caller(p) ? 1u : 2u, .policy = p, .work_span = u});
+      const weft::config& a = first.config();
+      weft::pool again(a);
+      const weft::config& b = again.config();
+      EXPECT_EQ(a.workers, b.workers) << name;
+      EXPECT_EQ(a.policy, b.policy) << name;
+      EXPECT_EQ(a.heartbeat, b.heartbeat) << name;
+      EXPECT_EQ(a.heartbeat_delivery, b.heartbeat_delivery) << name;
+      EXPECT_EQ(a.quota_bytes, b.quota_bytes) << name;
+      EXPECT_EQ(a.trace_path, b.trace_path) << name;
+      EXPECT_EQ(a.max_depth, b.max_depth) << name;
+      EXPECT_EQ(a.stack_bytes, b.stack_bytes) << name;
+      EXPECT_EQ(a.fiber_stack_bytes, b.fiber_stack_bytes) << name;
+      EXPECT_EQ(a.trace_events, b.trace_events) << name;
+      EXPECT_EQ(a.work_span, b.work_span) << name;
+      EXPECT_EQ(a.work_span_burden, b.work_span_burden) << name;
+      EXPECT_EQ(a.steal_backoff, b.steal_backoff) << name;
+      EXPECT_EQ(again.run([] { return wt::fib(10); }), wt::fib_serial(10)) << name;
+    }
+  }
+}
+
 TEST(Config, WorkSpanBurdenOnlyWithTheMode) {
   wt::clean_env clean;
   expect_invalid([] { weft::pool p(weft::config{.workers = 1, .work_span_burden = 5}); },
                  {"work_span_burden", "WEFT_WORK_SPAN_BURDEN", "off"}, "burden without the mode");
+  for (weft::work_span_unit u : {weft::work_span_unit::off, weft::work_span_unit::ns})
+    expect_invalid([u] { weft::pool p(weft::config{.workers = 1, .work_span = u, .work_span_burden = std::nan("")}); },
+                   {"work_span_burden", "NaN"}, "a NaN burden, the mode on or off");
   {
     wt::env_guard g("WEFT_WORK_SPAN_BURDEN", "5");
     expect_invalid([] { weft::pool p(weft::config{.workers = 1}); }, {"WEFT_WORK_SPAN_BURDEN"}, "env burden without the mode");
@@ -267,7 +301,9 @@ TEST(Config, StealBackoff) {
     } else {
       {
         weft::pool pl(weft::config{.workers = w, .policy = p});
-        EXPECT_EQ(pl.config().steal_backoff, 0us) << name << " has no stealing workers";
+        EXPECT_EQ(pl.config().steal_backoff, -1us) << name << " has no stealing workers: left unset";
+        weft::pool again(pl.config());  // found by stop 41's bug hunt: refused while it read 0
+        EXPECT_EQ(again.config().steal_backoff, -1us) << name;
       }
       expect_invalid([&] { weft::pool pl(weft::config{.workers = w, .policy = p, .steal_backoff = 10us}); },
                      {"steal_backoff", name.c_str()}, ("steal_backoff with " + name).c_str());

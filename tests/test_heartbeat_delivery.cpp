@@ -7,6 +7,7 @@
 
 #include <pthread.h>
 #include <sched.h>
+#include <signal.h>
 
 #include <atomic>
 #include <chrono>
@@ -154,6 +155,39 @@ TEST(HeartbeatDelivery, SignalBeatsReachThePolls) {
   // except at its leaves, so most beats promote.
   EXPECT_LE(c.promotions, c.heartbeats_delivered);
   EXPECT_GT(c.promotions, 0u);
+}
+
+// A handler of the program on SIGRTMIN+5 is refused by every signal-delivery pool made while it is
+// there, also one made after an earlier pool installed weft's (found by stop 41's bug hunt: the check
+// ran once per process, and later pools gave their beats to the program's handler, promoting
+// nothing); once the program restores the default, pools may take the signal again.  In a child
+// process: the test changes the process's signal state.
+TEST(HeartbeatDelivery, AProgramsOwnHandlerIsRefusedByEveryLaterPool) {
+  wt::clean_env clean;
+  if (!heartbeat_implemented()) GTEST_SKIP();
+  EXPECT_EXIT(
+      ([] {
+        const auto refused = [] {
+          try {
+            weft::pool p(heartbeat_config(1, heartbeat_delivery::signal, kPeriod));
+          } catch (const std::runtime_error& e) {
+            return std::string(e.what()).find("SIGRTMIN+5") != std::string::npos;
+          }
+          return false;
+        };
+        if (refused()) std::_Exit(1);  // nothing of the program's yet: accepted
+        struct sigaction mine {};
+        mine.sa_handler = [](int) {};
+        sigemptyset(&mine.sa_mask);
+        ::sigaction(SIGRTMIN + 5, &mine, nullptr);
+        if (!refused()) std::_Exit(2);
+        mine.sa_handler = SIG_DFL;
+        ::sigaction(SIGRTMIN + 5, &mine, nullptr);
+        if (refused()) std::_Exit(3);
+        weft::pool p(heartbeat_config(1, heartbeat_delivery::signal, kPeriod));
+        std::_Exit(run_for_cpu(p, kRunCpu) > 0 && p.stats().total.heartbeats_delivered > 0 ? 0 : 4);
+      }()),
+      testing::ExitedWithCode(0), "");
 }
 
 // Several workers: every result equals the serial elision (fib and a reduction over a loop), and

@@ -94,7 +94,7 @@ struct config {
   // of a larger task ends the waiting.  A theft costs its victim about a microsecond and a half, so a thief that keeps
   // taking pieces of microsecond work makes it slower with every worker added.  -1 = default:
   // 256 us, or 0 under heartbeat (whose promotions are amortized by its beats); 0 = off; at most
-  // 1000 us.  Every policy whose idle workers steal (not serial, adf, dfd, fifo).
+  // 1000 us.  Every policy whose idle workers steal (not serial, adf, dfd, fifo: there it stays -1).
   // WEFT_STEAL_BACKOFF_US.
   std::chrono::microseconds steal_backoff{-1};
 };
