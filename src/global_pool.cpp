@@ -98,7 +98,8 @@ namespace detail {
 runtime* global_runtime() { return pool::global().rt_.get(); }
 
 namespace {
-// The pools kept (pool::~pool): reachable from here, so that a leak checker sees them as live.
+// The pools kept (pool::~pool: made before a fork, or destroyed from inside one of their runs):
+// reachable from here, so that a leak checker sees them as live.
 struct kept_pool {
   std::unique_ptr<runtime> rt;
   kept_pool* next;
@@ -106,7 +107,7 @@ struct kept_pool {
 std::atomic<kept_pool*> kept_pools{nullptr};
 }  // namespace
 
-void keep_after_fork(std::unique_ptr<runtime> rt) noexcept {
+void keep_undestroyed(std::unique_ptr<runtime> rt) noexcept {
   auto* k = new (std::nothrow) kept_pool{std::move(rt), kept_pools.load(std::memory_order_relaxed)};
   if (k == nullptr) {
     (void)rt.release();  // no memory even for this: the runtime is left as it is, unreachable

@@ -1,4 +1,6 @@
 // weft — weft::pool's out-of-line methods (SPEC §2): a pool is a handle on its runtime.
+#include <cstdio>
+#include <exception>
 #include <stdexcept>
 
 #include "config_resolve.hpp"
@@ -9,11 +11,27 @@ namespace weft {
 
 pool::pool() : pool(weft::config{}) {}
 pool::pool(const weft::config& cfg) : rt_(std::make_unique<detail::runtime>(detail::resolve(cfg))) {}
-// In the child of a fork(), a pool made before it (but a serial one, which has no threads) is kept,
-// not destroyed: its threads do not exist there, and its parts wait for them — joins, a condition
-// variable the timer thread waited on, mutexes they may have held (global_pool.cpp).
+// Two pools are kept, not destroyed (global_pool.cpp, detail::keep_undestroyed):
+//  - in the child of a fork(), one made before it (but a serial one, which has no threads): its
+//    threads do not exist there, and its parts wait for them — joins, a condition variable the
+//    timer thread waited on, mutexes they may have held;
+//  - one destroyed by a thread running one of its own jobs: std::exit() called in a task with the
+//    pool in static storage (found by stop 41's bug hunt: it hung waiting for the calling thread's
+//    own slot, or unmapped the stack the caller ran on).  Its trace is written as a snapshot.
 pool::~pool() {
-  if (rt_ != nullptr && !rt_->runs_on_caller && rt_->made_before_fork()) detail::keep_after_fork(std::move(rt_));
+  if (rt_ == nullptr) return;
+  if (!rt_->runs_on_caller && rt_->made_before_fork()) {
+    detail::keep_undestroyed(std::move(rt_));
+  } else if (detail::runs_in(rt_.get())) {
+    if (rt_->tracing()) {
+      try {
+        rt_->write_trace();
+      } catch (const std::exception& e) {
+        std::fprintf(stderr, "%s\n", e.what());
+      }
+    }
+    detail::keep_undestroyed(std::move(rt_));
+  }
 }
 
 unsigned pool::size() const noexcept { return rt_->cfg.workers; }

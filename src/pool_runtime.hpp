@@ -290,8 +290,9 @@ void fiber_before_alloc(std::size_t bytes);
 // How many fork() children deep this process is (0 in the original process); registers the
 // pthread_atfork handlers on first call (global_pool.cpp).
 std::uint64_t current_fork_generation();
-// The child of fork() keeps a pool made before the fork as the parent left it (global_pool.cpp).
-void keep_after_fork(std::unique_ptr<runtime> rt) noexcept;
+// A pool that cannot be destroyed is kept as it is (pool::~pool: the child of a fork, a pool destroyed
+// from inside one of its own runs).
+void keep_undestroyed(std::unique_ptr<runtime> rt) noexcept;
 
 // Adds `by` to a counter that only its owning worker writes, while a stats() reader may read it:
 // a load and a store, no locked instruction.

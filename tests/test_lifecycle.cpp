@@ -85,6 +85,29 @@ TEST_P(Lifecycle, PoolsNestedInACycleThroughASerialPool) {
       testing::ExitedWithCode(0), "");
 }
 
+// Found by stop 41's bug hunt: std::exit() in a task, with the pool in static storage, runs the
+// pool's destructor on a thread running one of its jobs.  It hung (the caller's borrowed slot was
+// never given back to the worker that stop_threads waited for) or crashed (it unmapped the stack it
+// ran on).  Now such a pool is kept; the process ends with the task's status.  The branch that exits
+// may run on the caller, on a borrowed slot or on another worker (a thief).
+TEST_P(Lifecycle, ExitFromATaskOfAStaticPool) {
+  for (unsigned workers : {1u, 2u}) {
+    if (workers > 1 && wt::runs_on_caller(GetParam())) continue;
+    EXPECT_EXIT(
+        ([&] {
+          ::alarm(20);
+          static weft::pool pool(cfg(workers));
+          pool.run([] {
+            auto [a, b] = weft::join([] { return wt::fib(14); }, [] { return wt::fib(15); });
+            if (a + b == wt::fib_serial(16)) std::exit(3);
+          });
+          std::_Exit(1);
+        }()),
+        testing::ExitedWithCode(3), "")
+        << workers << " workers";
+  }
+}
+
 // Defect 4: a pool whose threads cannot all be started throws (and joins the ones it started)
 // instead of calling std::terminate.  The address-space limit leaves room for a few workers only.
 TEST_P(Lifecycle, ThreadsThatCannotStartThrow) {
