@@ -9,20 +9,29 @@
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
+#include <new>
 
 namespace weft::detail {
 
 namespace {
 
-// A fixed table: the handler reads it without locks or allocation.  A slot is free when `hi` is 0;
-// it is filled (lo, kind, limit, then hi with release) and emptied (hi = 0) under `table_mutex`.
+// A table the handler reads without locks or allocation: chunks of slots, the first static, the
+// others mapped when every slot before them is taken and linked for good (never unmapped: the
+// handler may be walking them).  A slot is free when `hi` is 0; it is filled (lo, kind, limit, then
+// hi with release) and emptied (hi = 0) under `table_mutex`.  Until stop 41 the table was one fixed
+// chunk of 8192 slots and a stack registered past it quietly had no guard message: 70 pools of 64
+// workers alive at once overflowed with a bare SIGSEGV (found by stop 41's bug hunt).
 struct guard_slot {
   std::atomic<std::uintptr_t> lo{0}, hi{0};
   std::atomic<std::size_t> limit{0};
   std::atomic<guard_kind> kind{guard_kind::task_stack};
 };
-constexpr int table_size = 8192;  // 1024 workers x 2 stacks x 4 pools alive at once
-guard_slot table[table_size];
+constexpr int chunk_slots = 8192;  // 1024 workers x 2 stacks x 4 pools alive at once
+struct guard_chunk {
+  guard_slot slots[chunk_slots];
+  std::atomic<guard_chunk*> next{nullptr};  // written once (release), under table_mutex
+};
+guard_chunk first_chunk;
 std::mutex table_mutex;
 struct sigaction previous_action;
 std::once_flag install_once;
@@ -61,11 +70,13 @@ void report(guard_kind kind, std::size_t limit) noexcept {
 
 void on_fault(int, siginfo_t* info, void*) {
   const auto addr = reinterpret_cast<std::uintptr_t>(info->si_addr);
-  for (const guard_slot& g : table) {
-    const std::uintptr_t hi = g.hi.load(std::memory_order_acquire);
-    if (hi != 0 && addr >= g.lo.load(std::memory_order_relaxed) && addr < hi) {
-      report(g.kind.load(std::memory_order_relaxed), g.limit.load(std::memory_order_relaxed));
-      std::abort();
+  for (const guard_chunk* c = &first_chunk; c != nullptr; c = c->next.load(std::memory_order_acquire)) {
+    for (const guard_slot& g : c->slots) {
+      const std::uintptr_t hi = g.hi.load(std::memory_order_acquire);
+      if (hi != 0 && addr >= g.lo.load(std::memory_order_relaxed) && addr < hi) {
+        report(g.kind.load(std::memory_order_relaxed), g.limit.load(std::memory_order_relaxed));
+        std::abort();
+      }
     }
   }
   // Not a weft guard: put the previous handler back; the faulting access recurs and meets it.
@@ -85,22 +96,32 @@ void install_handler() noexcept {
 int register_guard(std::uintptr_t lo, std::uintptr_t hi, guard_kind kind, std::size_t limit) noexcept {
   std::call_once(install_once, install_handler);
   std::lock_guard lk(table_mutex);
-  for (int i = 0; i < table_size; ++i) {
-    guard_slot& g = table[i];
-    if (g.hi.load(std::memory_order_relaxed) != 0) continue;
-    g.lo.store(lo, std::memory_order_relaxed);
-    g.kind.store(kind, std::memory_order_relaxed);
-    g.limit.store(limit, std::memory_order_relaxed);
-    g.hi.store(hi, std::memory_order_release);  // the handler reads hi first (acquire), then the rest
-    return i;
+  int base = 0;
+  for (guard_chunk* c = &first_chunk;; c = c->next.load(std::memory_order_relaxed), base += chunk_slots) {
+    for (int i = 0; i < chunk_slots; ++i) {
+      guard_slot& g = c->slots[i];
+      if (g.hi.load(std::memory_order_relaxed) != 0) continue;
+      g.lo.store(lo, std::memory_order_relaxed);
+      g.kind.store(kind, std::memory_order_relaxed);
+      g.limit.store(limit, std::memory_order_relaxed);
+      g.hi.store(hi, std::memory_order_release);  // the handler reads hi first (acquire), then the rest
+      return base + i;
+    }
+    if (c->next.load(std::memory_order_relaxed) == nullptr) {
+      // mmap: zero pages are empty slots (hi = 0) and a null `next`, as the constructors make them.
+      void* p = ::mmap(nullptr, sizeof(guard_chunk), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+      if (p == MAP_FAILED) return -1;  // no memory for the table: the stack has no message, only a SIGSEGV
+      c->next.store(::new (p) guard_chunk, std::memory_order_release);  // the handler reads it (acquire)
+    }
   }
-  return -1;
 }
 
 void unregister_guard(int handle) noexcept {
   if (handle < 0) return;
   std::lock_guard lk(table_mutex);
-  table[handle].hi.store(0, std::memory_order_release);
+  guard_chunk* c = &first_chunk;
+  for (; handle >= chunk_slots; handle -= chunk_slots) c = c->next.load(std::memory_order_relaxed);
+  c->slots[handle].hi.store(0, std::memory_order_release);
 }
 
 void lock_guard_table() noexcept { table_mutex.lock(); }

@@ -19,12 +19,12 @@ namespace weft::detail {
 enum class guard_kind : std::uint8_t { task_stack, native_stack, fiber_stack };
 
 // Registers [lo, hi) as the guard of a stack of `limit` (frames for a task stack, bytes for a
-// native stack); returns a handle for unregister_guard, or -1 when the table is full (the guard
-// still protects, without the message).  Installs the handler on first use.
+// native stack); returns a handle for unregister_guard, or -1 when there is no memory for the table
+// to grow (the guard still protects, without the message).  Installs the handler on first use.
 int register_guard(std::uintptr_t lo, std::uintptr_t hi, guard_kind kind, std::size_t limit) noexcept;
 void unregister_guard(int handle) noexcept;
-// Held by the forking thread across fork() (global_pool.cpp): the child unmaps the stacks of a
-// pool made before the fork, and must not find the table locked by a thread it does not have.
+// Held by the forking thread across fork() (global_pool.cpp): the child's new pools register their
+// stacks, and must not find the table locked by a thread the child does not have.
 void lock_guard_table() noexcept;
 void unlock_guard_table() noexcept;
 
