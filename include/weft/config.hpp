@@ -55,8 +55,10 @@ std::vector<policy> implemented_policies();
 
 // A field left at its default is taken from the environment when set there (WEFT_WORKERS,
 // WEFT_POLICY, WEFT_HEARTBEAT_US, WEFT_HEARTBEAT_DELIVERY, WEFT_QUOTA, WEFT_TRACE, WEFT_MAX_DEPTH,
-// WEFT_STACK_BYTES, WEFT_FIBER_STACK_BYTES, WEFT_TRACE_EVENTS, WEFT_STEAL_BACKOFF_US); bad
-// values raise std::invalid_argument.
+// WEFT_STACK_BYTES, WEFT_FIBER_STACK_BYTES, WEFT_TRACE_EVENTS, WEFT_WORK_SPAN,
+// WEFT_WORK_SPAN_BURDEN, WEFT_STEAL_BACKOFF_US); bad values raise std::invalid_argument, and so
+// does a value the pool's policy has no use for.  pool::config() gives the settings as resolved
+// (unused ones left unset), and a pool made from it is the same pool.
 struct config {
   unsigned workers = 0;                      // 0 = automatic (hardware threads)
   weft::policy policy = weft::policy::automatic;
@@ -102,7 +104,7 @@ struct config {
 // Per-worker counters (SPEC §6).  Cheap enough to stay on in release builds: each worker writes
 // its own, unshared.
 struct counters {
-  std::uint64_t joins = 0;             // joins and scope spawns
+  std::uint64_t joins = 0;             // joins, scope spawns and typed spawns (weft::spawn)
   std::uint64_t loop_iterations = 0;   // iterations run by parallel_for / parallel_reduce
   std::uint64_t promotions = 0;        // latent items made stealable
   std::uint64_t steals = 0;            // successful steals (including leapfrogs)
@@ -125,7 +127,8 @@ struct counters {
   std::uint64_t fiber_stack_peak_bytes = 0;
   std::uint64_t quota_preemptions = 0;
   std::uint64_t dummy_threads = 0;
-  // Heartbeat policy (HB §2): beats the timer thread sent, and beats that reached a poll (a beat
+  // Heartbeat policy (HB §2): beats sent (by the timer thread, an idle worker under spare delivery,
+  // or a worker's own timer under signal delivery), and beats that reached a poll (a beat
   // sent while the previous one is still pending, or cleared by a steal, never reaches one).
   std::uint64_t heartbeats_requested = 0;
   std::uint64_t heartbeats_delivered = 0;

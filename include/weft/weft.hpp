@@ -11,6 +11,7 @@
 //   auto t = weft::spawn(f); ...; auto r = t.sync();                  // one typed task
 //   weft::malloc / weft::free / weft::allocator<T>
 //   weft::config, weft::policy, weft::parse_policy, weft::to_string, weft::counters, weft::stats
+//   p.config();  p.write_trace();  p.work_span();  weft::region("name", f)      // Seeing inside
 #pragma once
 
 #include "config.hpp"
