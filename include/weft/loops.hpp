@@ -362,14 +362,23 @@ T parallel_reduce(R&& r, T init, Map&& map, Combine&& combine, grain g = grain{}
 }
 
 // What the loops do not take, named in the error instead of a bare "no matching function": a range
-// that is not random-access and sized (std::list, a filter view: copy it into a vector first) and
-// an iterator pair (pass the range, or std::ranges::subrange(first, last)).  Deleted, not a
+// that is not random-access and sized (std::list, a filter view: copy it into a vector first), an
+// iterator pair (pass the range, or std::ranges::subrange(first, last)) and bool bounds.  Deleted, not a
 // static_assert, so that a requires-expression still sees the call as ill-formed; the compiler's
 // message names the deleted overload and its `Why`.
 namespace detail {
 struct range_must_be_random_access_and_sized_copy_it_into_a_vector {};
 struct pass_the_range_or_a_subrange_not_an_iterator_pair {};
+struct loop_bounds_are_integers_not_bool {};
+template <class A, class B>
+concept a_bool_bound = std::same_as<std::remove_cvref_t<A>, bool> || std::same_as<std::remove_cvref_t<B>, bool>;
 }  // namespace detail
+template <class A, class B, class... Rest, class Why = detail::loop_bounds_are_integers_not_bool>
+  requires detail::a_bool_bound<A, B>
+void parallel_for(A, B, Rest&&...) = delete;
+template <class A, class B, class... Rest, class Why = detail::loop_bounds_are_integers_not_bool>
+  requires detail::a_bool_bound<A, B>
+void parallel_reduce(A, B, Rest&&...) = delete;
 template <class R, class... Rest, class Why = detail::range_must_be_random_access_and_sized_copy_it_into_a_vector>
   requires(std::ranges::range<R> && !detail::indexable_range<R>)
 void parallel_for(R&&, Rest&&...) = delete;
