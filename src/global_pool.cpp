@@ -10,12 +10,13 @@
 // that do not exist) and makes a new one on first use.  An explicit pool made before the fork is
 // unusable in the child: its run() throws std::logic_error saying so (a serial pool, which runs on
 // the caller, keeps working), and its destructor leaves it as the parent left it, as the global
-// pool's is: its parts would wait for threads that are not there (the workers' joins, a
-// condition variable with the timer thread as its waiter — pthread_cond_destroy waits for it —
-// mutexes one of them held).  Its trace and work/span figures are the parent's to write.  pthread_atfork holds the global pool's mutex, the heap registry's and the stack
-// guards' table's across the fork (in that order, the order in which a pool's construction takes
-// them; nothing takes the last two together), so the child never inherits one locked by a thread
-// that is gone.
+// pool's is: its parts would wait for threads that are not there (the workers' joins, a condition
+// variable with the timer thread as its waiter — pthread_cond_destroy waits for it — mutexes one
+// of them held).  Its trace and work/span figures are the parent's to write.
+//
+// pthread_atfork holds the global pool's mutex, the heap registry's and the stack guards' table's
+// across the fork (in that order, the order in which a pool's construction takes them; nothing
+// takes the last two together), so the child never inherits one locked by a thread that is gone.
 #include <pthread.h>
 
 #include <atomic>
