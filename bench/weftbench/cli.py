@@ -353,7 +353,7 @@ def exit_code(runner):
         return 130
     bad = [r for r in runner.runs if r.status in R.FAILURES]
     if bad:
-        say(f"*** {len(bad)} run(s) WRONG or FAILED:")
+        say(f"*** {sum(r.runs_covered for r in bad)} run(s) WRONG or FAILED:")
         for r in bad[:20]:
             say(f"***   {r.status} {r.label} {r.kernel} P={r.workers}: {r.reason}")
         return 1

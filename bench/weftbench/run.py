@@ -96,7 +96,7 @@ class Runner:
                 system=cfg.system, policy=cfg.weft_policy, label=cfg.label, run=first + i,
                 status=status, rc=done.rc, wall_s=round(done.wall_s / len(outcomes), 6),
                 reason=reason, command=command, cap_s=cap, process_wall_s=round(done.wall_s, 6),
-                rep=i)
+                rep=i, runs_covered=reps if len(outcomes) == 1 else 1)
             if j:
                 rec.take_json(j)
             if status != R.OK and done.stderr:
