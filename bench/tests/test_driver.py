@@ -162,10 +162,23 @@ def test_unimplemented_policy_is_a_missing_column(env):
     assert "**weft:adf** fib: fake_bench: policy 'adf' is not implemented yet" in env.report()
 
 
+def test_a_listed_kernel_refused_is_a_failure(env):
+    # exit 2 on a kernel the binary lists, without a policy or variant that it may lack, is a
+    # broken setup (say a bad WEFT_* value): FAILED and a non-zero exit, not a missing column
+    env.configure({"missing_kernels": {"weft": ["fib", "nqueens"]}})
+    env.only(["serial", "weft", "tbb"])
+    assert env.run("--kernels", "fib,nqueens", "--workers", "1", "--steal-cost", "none") == 1
+    for k in ["fib", "nqueens"]:
+        m = env.median(k, 1, "weft:default")
+        assert m["status"] == "FAILED" and "although `--kernel list` names" in m["reason"]
+    rep = env.report()
+    assert "## FAILURES" in rep and "every configuration ran" not in rep
+
+
 def test_kernel_missing_in_one_system(env):
-    env.configure({"missing_kernels": {"tbb": ["nqueens"]},
-                   "kernels": ["fib", "nqueens", "stress"],
-                   "kernels_of": {"serial": ["fib", "nqueens", "quickhull"]}})
+    env.configure({"kernels": ["fib", "nqueens", "stress"],
+                   "kernels_of": {"serial": ["fib", "nqueens", "quickhull"],
+                                  "tbb": ["fib", "stress"]}})
     env.only(["serial", "weft", "tbb"])
     fake_bench.install(env.bins, ["rayon"])
     # rayon's --kernel list lacks quickhull: skipped without running it

@@ -55,7 +55,7 @@ from pathlib import Path
 
 from . import analyse, output, plan as planning, plots, report
 from . import records as R
-from .binaries import REPO, SYSTEMS
+from .binaries import REPO, SYSTEMS, scrubbed_env
 from .cap import CapRule
 from .estimate import Estimator, load_prior, trim_to_budget
 from .fmt import fmt_dur
@@ -332,6 +332,7 @@ def make_meta(opts, inv, plan, runner, cells, started, elapsed, est):
                               for r in runner.runs}),
             "interrupted": runner.interrupted,
             "binaries": {s: str(p) for s, p in inv.binaries.items()},
+            "scrubbed_env": scrubbed_env(),
             "missing_binaries": inv.missing_bin}
 
 

@@ -92,7 +92,9 @@ def header(ctx):
           f"`weft:<policy>`.",
           f"- Ts is the median of the serial binary (`weft-bench-serial`, the serial elision) "
           f"in the same kernel and worker-count group. The environment variables "
-          f"{', '.join(SCRUB_ENV)} are removed for the binaries.",
+          f"{', '.join(SCRUB_ENV)} are removed for the binaries"
+          + (f" (removed in this run: {', '.join(meta['scrubbed_env'])})."
+             if meta.get("scrubbed_env") else " (none was set in this run)."),
           f"- Time cap of a non-serial run: {o.cap.describe()}"
           f"{', per timed run (a process of R runs gets R times it)' if o.cap.enabled else ''}"
           f"; every process: --timeout "
