@@ -2,7 +2,8 @@
 """Heartbeat studies on the benchmark binaries (issue 3):
 
   bound   HB Fig. 8 column 5: on every kernel, the 1-worker time of `heartbeat` with promotion on
-          (N = 30 us, the default) against the same run with promotion off (N = 10^8 us: no beat
+          (the library's default N: WEFT_HEARTBEAT_US unset; its value is read from
+          src/config_resolve.hpp for the table) against the same run with promotion off (N = 10^8 us: no beat
           in any run), alternating runs, medians.  HB Theorem 2 bounds the difference by tau/N.
   sweep   HB Fig. 7: run time against N at 2 workers, a PNG plot.
 
@@ -12,6 +13,7 @@
 import argparse
 import json
 import os
+import re
 import statistics
 import sys
 from pathlib import Path
@@ -23,9 +25,22 @@ BIN = REPO / "build" / "bench" / "weft-bench-weft"
 OFF_US = 100_000_000
 
 
+def default_heartbeat_us():
+    """The library's default heartbeat period N in us, from its source of truth
+    (src/config_resolve.hpp, default_heartbeat), or None if it cannot be read there."""
+    try:
+        text = (REPO / "src" / "config_resolve.hpp").read_text()
+    except OSError:
+        return None
+    m = re.search(r"default_heartbeat\{(\d+)\}", text)
+    return int(m.group(1)) if m else None
+
+
 def run(kernel, size, workers, n_us):
+    """One run; n_us None: the library's default period (WEFT_HEARTBEAT_US unset)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("WEFT_")}
-    env["WEFT_HEARTBEAT_US"] = str(n_us)
+    if n_us is not None:
+        env["WEFT_HEARTBEAT_US"] = str(n_us)
     argv = [BIN, "--kernel", kernel, "--size", size, "--workers", workers, "--policy", "heartbeat"]
     out = checked(argv, env)
     try:
@@ -48,7 +63,7 @@ def bound(a):
     for k in kernels(a.kernels):
         on, off, prom = [], [], []
         for _ in range(a.runs):
-            t, p = run(k, a.size, 1, 30)
+            t, p = run(k, a.size, 1, None)
             on.append(t)
             prom.append(p)
             off.append(run(k, a.size, 1, OFF_US)[0])
@@ -56,7 +71,9 @@ def bound(a):
         rows.append((k, m_off, m_on, statistics.median(prom), 100 * (m_on / m_off - 1)))
         print(f"{k:10s} off {m_off:.4f}s on {m_on:.4f}s promotions {statistics.median(prom):.0f} "
               f"difference {rows[-1][4]:+.1f}%", flush=True)
-    lines = ["| kernel | promotion off (s) | on, N = 30 us (s) | promotions | on / off |",
+    n = default_heartbeat_us()
+    n_txt = f"N = {n} us, the default" if n is not None else "the default N"
+    lines = [f"| kernel | promotion off (s) | on, {n_txt} (s) | promotions | on / off |",
              "|---|---|---|---|---|"]
     for k, off_, on_, p, d in rows:
         lines.append(f"| {k} | {off_:.4f} | {on_:.4f} | {p:.0f} | {d:+.1f}% |")

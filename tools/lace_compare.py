@@ -22,11 +22,14 @@ from __future__ import annotations
 import argparse
 import re
 import statistics
-import subprocess
 import sys
 from pathlib import Path
 
-TIME = re.compile(r"^Time:\s*([0-9.]+)\s*$", re.M)
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from checked_run import checked, stop  # noqa: E402
+
+# a float as printf %g or %f writes it: 1.5, .5, 1e-05, 2.5E+03
+TIME = re.compile(r"^Time:\s*([0-9]+\.?[0-9]*(?:[eE][-+]?[0-9]+)?|\.[0-9]+(?:[eE][-+]?[0-9]+)?)\s*$", re.M)
 RESULT = re.compile(r"(-?\d+)\s*$")  # the result: the last number of the first line
 
 
@@ -47,12 +50,14 @@ def configurations(a):
 
 
 def run_once(argv):
-    r = subprocess.run(argv, capture_output=True, text=True, check=False)
-    t = TIME.search(r.stdout)
-    if r.returncode != 0 or not t:
-        sys.exit(f"{' '.join(argv)}: exit {r.returncode}, no 'Time:' line\n{r.stdout}{r.stderr}")
-    first = r.stdout.splitlines()[0]
-    return float(t.group(1)), RESULT.search(first).group(1)
+    """(seconds, result) of one run; a missing binary, a failed run or output without a 'Time:'
+    line or a result stops the driver with the command, its status and its stderr/stdout."""
+    out = checked(argv)
+    t = TIME.search(out)
+    result = RESULT.search(out.splitlines()[0]) if out.strip() else None
+    if not t or not result:
+        stop(argv, "no 'Time:' line or no result on its first line", out)
+    return float(t.group(1)), result.group(1)
 
 
 def main():

@@ -18,7 +18,13 @@ def main() -> int:
     if len(sys.argv) < 3 or not sys.argv[1].isdigit() or any("=" not in a for a in sys.argv[2:]):
         sys.exit(__doc__)
     rounds = int(sys.argv[1])
+    if rounds < 1:
+        sys.exit("paired_rounds.py: ROUNDS must be at least 1\n" + __doc__)
     programs = [a.split("=", 1) for a in sys.argv[2:]]
+    labels = [label for label, _ in programs]
+    dups = sorted({x for x in labels if labels.count(x) > 1})
+    if dups:  # their times would be merged into one list: a wrong median and ratio
+        sys.exit(f"paired_rounds.py: label(s) given twice: {', '.join(dups)}")
     times = {label: [] for label, _ in programs}
     for _ in range(rounds):
         for label, command in programs:

@@ -35,7 +35,8 @@ import sys
 
 from checked_run import checked, stop
 
-TIME = re.compile(r"^Time:\s*([0-9.]+)\s*$", re.M)
+# a float as printf %g or %f writes it: 1.5, .5, 1e-05, 2.5E+03
+TIME = re.compile(r"^Time:\s*([0-9]+\.?[0-9]*(?:[eE][-+]?[0-9]+)?|\.[0-9]+(?:[eE][-+]?[0-9]+)?)\s*$", re.M)
 RESULT = re.compile(r"^(?:dfs|fib)\(.*= (-?\d+)$", re.M)
 PROGRAMS = {  # program: (number of ARGS, the join forms)
     "dfs": (4, ("join",)),

@@ -192,17 +192,22 @@ struct rep_record {
 rep_record& timed_reps();
 
 // The warm-up rule of KERNELS.md: prepare(); run() once untimed unless the size is full;
-// then a.reps times prepare(); run() timed (the system hooks around each), every repetition
-// recorded in timed_reps().  prepare() is untimed and restores whatever run() modifies (e.g.
-// copies the input matrix back).  One input generation and one oracle serve all repetitions.
-template <class Prepare, class Run>
-auto measure(const args& a, Prepare&& prepare, Run&& run) -> timed<decltype(run())> {
-    using R = decltype(run());
-    static_assert(!std::is_void_v<R>, "a kernel run returns its checksum material");
+// then a.reps times prepare(); run() timed (the system hooks around each); verify() untimed,
+// every repetition recorded in timed_reps().  prepare() is untimed and restores whatever run()
+// modifies (e.g. copies the input matrix back) and clears or poisons the outputs, so that a
+// repetition that skips work cannot inherit the right answer from the warm-up or an earlier
+// repetition.  verify() is untimed and returns the repetition's checksum material, computed
+// from the outputs run() left (the checksum pass is not part of the timed region: KERNELS.md,
+// "Timing"); every repetition's must equal the first's (results_agree), and the last one's is
+// checked against the oracle.  One input generation and one oracle serve all repetitions.
+template <class Prepare, class Run, class Verify>
+auto measure(const args& a, Prepare&& prepare, Run&& run, Verify&& verify)
+    -> timed<decltype(verify())> {
+    using R = decltype(verify());
+    static_assert(!std::is_void_v<R>, "a kernel's verify returns its checksum material");
     if (size_of(a) != size_class::full) {
         prepare();
-        R warm = run();
-        (void)warm;
+        run();
     }
     rep_record& log = timed_reps();
     std::optional<R> first;
@@ -210,11 +215,12 @@ auto measure(const args& a, Prepare&& prepare, Run&& run) -> timed<decltype(run(
         prepare();
         system_before_timed();
         const auto t0 = std::chrono::steady_clock::now();
-        R r = run();
+        run();
         const auto t1 = std::chrono::steady_clock::now();
         system_after_timed();
         const double s = std::chrono::duration<double>(t1 - t0).count();
         log.samples.push_back({s, system_extra_json()});
+        R r = verify();
         if constexpr (std::equality_comparable<R>) {
             if (rep == 0) first = r;
             else if (!(r == *first)) log.results_agree = false;
@@ -223,10 +229,27 @@ auto measure(const args& a, Prepare&& prepare, Run&& run) -> timed<decltype(run(
     }
 }
 
+// A kernel whose timed run returns its checksum material (fib, nqueens, ...: the result of the
+// computation itself); verify() hands back what the repetition's run() returned.
+template <class Prepare, class Run>
+auto measure(const args& a, Prepare&& prepare, Run&& run) -> timed<decltype(run())> {
+    using R = decltype(run());
+    static_assert(!std::is_void_v<R>, "a kernel run returns its checksum material");
+    std::optional<R> last;
+    return measure(
+        a, std::forward<Prepare>(prepare), [&] { last.emplace(run()); },
+        [&] { return std::move(*last); });
+}
+
 template <class Run>
 auto measure(const args& a, Run&& run) -> timed<decltype(run())> {
     return measure(a, [] {}, std::forward<Run>(run));
 }
+
+// The value prepare() fills a kernel's double outputs with before each repetition: exactly
+// representable, convertible to uint64 without undefined behaviour, and far from any result, so
+// that a cell a repetition leaves unwritten changes the checksum.
+inline constexpr double poison = 1099511627776.0;  // 2^40
 
 // The wrapping sum of step() over reps calls (kernels that repeat one product reps times).
 template <class Step>

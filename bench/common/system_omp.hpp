@@ -45,11 +45,17 @@ struct omp_system {
 
     template <class F>
     static auto run_tasks(F&& f) {
-        decltype(f()) r{};
+        if constexpr (std::is_void_v<decltype(f())>) {
 #pragma omp parallel
 #pragma omp single
-        r = f();
-        return r;
+            f();
+        } else {
+            decltype(f()) r{};
+#pragma omp parallel
+#pragma omp single
+            r = f();
+            return r;
+        }
     }
     template <class F>
     static auto run_loops(F&& f) {

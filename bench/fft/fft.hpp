@@ -123,13 +123,8 @@ output run(const args& a) {
     const input_t in = input(a);
     std::vector<cplx> x;
     auto t = measure(
-        a, [&] { x = in.x; },
-        [&] {
-            return S::run_tasks([&] {
-                transform<S>(in, x.data(), in.n, 1);
-                return checksum(x);
-            });
-        });
+        a, [&] { x = in.x; }, [&] { S::run_tasks([&] { transform<S>(in, x.data(), in.n, 1); }); },
+        [&] { return checksum(x); });
     return result(t.time_s, t.result, oracle(in));
 }
 

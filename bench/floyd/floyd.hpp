@@ -74,12 +74,9 @@ template <class S>
 output run(const args& a) {
     const input_t in = input(a);
     std::vector<std::int32_t> d;
-    auto t = measure(a, [&] { d = in.d0; }, [&] {
-        return S::run_loops([&] {
-            solve<S>(d.data(), opaque(in.n));
-            return checksum(d);
-        });
-    });
+    auto t = measure(
+        a, [&] { d = in.d0; }, [&] { S::run_loops([&] { solve<S>(d.data(), opaque(in.n)); }); },
+        [&] { return checksum(d); });
     return result(t.time_s, t.result, oracle(in));
 }
 

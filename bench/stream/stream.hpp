@@ -61,12 +61,9 @@ output run(const args& a) {
     select_flat_schedule<S>(a);
     const input_t in = input(a);
     std::vector<double> y(in.n);
-    auto t = measure(a, [&] { std::fill(y.begin(), y.end(), 0.0); }, [&] {
-        return S::run_loops([&] {
-            sweeps<S>(in, y);
-            return quarters_sum(y);
-        });
-    });
+    auto t = measure(
+        a, [&] { std::fill(y.begin(), y.end(), 0.0); },
+        [&] { S::run_loops([&] { sweeps<S>(in, y); }); }, [&] { return quarters_sum(y); });
     return result(t.time_s, t.result, oracle(in));
 }
 

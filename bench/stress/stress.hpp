@@ -56,9 +56,16 @@ inline input_t input(const args& a) {
     return input_t{h, l, r, true};
 }
 
+// The leaf: `leaf` dependent LCG steps.  The constants go through opaque() (as the Rust leaf's
+// go through black_box, bench/rust/src/kernels/stress.rs) so that the compiler cannot unroll the
+// loop and fold k steps into one x * a^k + c_k: clang does (about 8x less work than g++'s loop,
+// which made weft-bench-omp-clang's stress and steal-cost figures measure a different amount of
+// work); every step stays one multiply and one add in every build.
 inline std::uint64_t leaf_work(std::uint64_t index, std::uint64_t leaf) {
+    const std::uint64_t a = opaque(std::uint64_t{6364136223846793005ULL});
+    const std::uint64_t c = opaque(std::uint64_t{1442695040888963407ULL});
     std::uint64_t x = index;
-    for (std::uint64_t k = 0; k < leaf; ++k) x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+    for (std::uint64_t k = 0; k < leaf; ++k) x = x * a + c;
     return x;
 }
 

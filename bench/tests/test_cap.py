@@ -20,11 +20,14 @@ def test_cap_rule_limit():
     assert rule.limit(0.1, 3) == pytest.approx(6.0)
     assert rule.limit(5.0, 3) == pytest.approx(30.0)
     assert rule.limit(0.001, 3) == pytest.approx(1.0)
-    assert rule.reason(6.0, 0.1, 3) == "over the time cap of 6 s (20 × the serial binary's " \
-        "median wall time of the same kernel (at least 1 s), at most 10 s, per timed run, 3 " \
-        "in this process; serial wall 100 ms a run)"
+    assert rule.reason(6.0, 0.1, 3) == "over the time cap of this process of 3 timed runs, " \
+        "6 s (20 × the serial binary's median wall time of the same kernel (at least 1 s a " \
+        "process), at most 10 s, per timed run; serial wall 100 ms a run)"
+    assert rule.reason(2.0, 0.1) == "over the time cap of 2 s (20 × the serial binary's " \
+        "median wall time of the same kernel (at least 1 s a process), at most 10 s; serial " \
+        "wall 100 ms)"
     assert rule.describe() == "20 × the serial binary's median wall time of the same " \
-                              "kernel (at least 1 s), at most 10 s"
+                              "kernel (at least 1 s a process), at most 10 s"
 
 
 def test_cap_options(tmp_path):

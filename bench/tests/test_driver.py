@@ -162,10 +162,23 @@ def test_unimplemented_policy_is_a_missing_column(env):
     assert "**weft:adf** fib: fake_bench: policy 'adf' is not implemented yet" in env.report()
 
 
+def test_a_listed_kernel_refused_is_a_failure(env):
+    # exit 2 on a kernel the binary lists, without a policy or variant that it may lack, is a
+    # broken setup (say a bad WEFT_* value): FAILED and a non-zero exit, not a missing column
+    env.configure({"missing_kernels": {"weft": ["fib", "nqueens"]}})
+    env.only(["serial", "weft", "tbb"])
+    assert env.run("--kernels", "fib,nqueens", "--workers", "1", "--steal-cost", "none") == 1
+    for k in ["fib", "nqueens"]:
+        m = env.median(k, 1, "weft:default")
+        assert m["status"] == "FAILED" and "although `--kernel list` names" in m["reason"]
+    rep = env.report()
+    assert "## FAILURES" in rep and "every configuration ran" not in rep
+
+
 def test_kernel_missing_in_one_system(env):
-    env.configure({"missing_kernels": {"tbb": ["nqueens"]},
-                   "kernels": ["fib", "nqueens", "stress"],
-                   "kernels_of": {"serial": ["fib", "nqueens", "quickhull"]}})
+    env.configure({"kernels": ["fib", "nqueens", "stress"],
+                   "kernels_of": {"serial": ["fib", "nqueens", "quickhull"],
+                                  "tbb": ["fib", "stress"]}})
     env.only(["serial", "weft", "tbb"])
     fake_bench.install(env.bins, ["rayon"])
     # rayon's --kernel list lacks quickhull: skipped without running it
@@ -432,3 +445,55 @@ def test_estimate_takes_ratios_from_another_mode(env, capsys):
     g = SERIAL_GUESS_S["full"]["mm"]
     assert f"12 runs, estimated {fmt_dur(24 * g)} (from built-in guesses and the ratios of " \
            "the previous quick run)" in err
+
+
+def test_every_runtime_setting_is_scrubbed(env, monkeypatch):
+    for k, v in [("WEFT_WORK_SPAN", "ns"), ("WEFT_HEARTBEAT_DELIVERY", "bogus"),
+                 ("OMP_THREAD_LIMIT", "1"), ("KMP_BLOCKTIME", "0"), ("GOMP_SPINCOUNT", "1"),
+                 ("RAYON_NUM_THREADS", "1"), ("TBB_MALLOC_USE_HUGE_PAGES", "1")]:
+        monkeypatch.setenv(k, v)
+    monkeypatch.setenv("PATH_LIKE_WEFT_", "kept")
+    ce = child_env()
+    assert not [k for k in ce if k.startswith(("WEFT_", "OMP_", "GOMP_", "KMP_", "RAYON_", "TBB_"))]
+    assert ce["PATH_LIKE_WEFT_"] == "kept"
+    env.only(["serial", "weft"])
+    assert env.run("--kernels", "fib", "--workers", "1") == 0
+    assert "removed in this run: GOMP_SPINCOUNT, KMP_BLOCKTIME, OMP_THREAD_LIMIT" in env.report()
+
+
+@pytest.mark.parametrize("bad", [["--timeout", "inf"], ["--timeout", "nan"],
+                                 ["--cap-factor", "nan"], ["--cap-factor", "inf"],
+                                 ["--workers", "1,,2"], ["--workers", "2,"],
+                                 ["--steal-cost-workers", ",2"]])
+def test_bad_numbers_are_refused_up_front(env, bad, capsys):
+    with pytest.raises(SystemExit) as e:
+        env.run("--kernels", "fib", *bad)
+    assert e.value.code == 2
+    assert bad[0] in capsys.readouterr().err
+    assert not env.calls()
+
+
+@pytest.mark.parametrize("kind", ["file", "unwritable"])
+def test_unusable_out_fails_before_any_run(env, tmp_path, kind, capsys):
+    import os
+    if kind == "file":
+        out = tmp_path / "a-file"
+        out.write_text("x")
+    else:
+        if os.geteuid() == 0:
+            pytest.skip("root writes anywhere")
+        out = tmp_path / "ro"
+        out.mkdir()
+        out.chmod(0o500)
+    env.only(["serial", "weft"])
+    args = ["--mode", "test", "--bin-dir", str(env.bins), "--out", str(out), "--kernels", "fib"]
+    assert cli.main(args) == 2
+    assert "not a writable folder" in capsys.readouterr().err
+    assert not [c for c in env.calls() if "--size" in c]
+
+
+def test_fmt_time_rounds_before_choosing_the_unit():
+    from weftbench.fmt import fmt_time
+    assert fmt_time(0.9996) == "1 s"
+    assert fmt_time(0.0009996) == "1 ms"
+    assert fmt_time(0.01234) == "12.3 ms" and fmt_time(2e-6) == "2 µs"

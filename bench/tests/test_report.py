@@ -128,6 +128,68 @@ def test_default_vs_peers(ctx):
     assert "| stress | 1.33 | over cap |" in t
 
 
+def set_cell(ctx, kernel, workers, label, status=R.OK, median_s=None):
+    m = ctx.idx[(kernel, "", workers, label)]
+    m.status, m.median_s = status, median_s
+
+
+def test_default_vs_peers_claims_only_with_every_ratio(ctx):
+    set_cell(ctx, "fib", 2, "tbb", median_s=0.1)
+    set_cell(ctx, "stress", 2, "tbb", median_s=0.2)
+    t = text(report.default_vs_peers(ctx))
+    assert "is at least as fast as every peer measured" in t
+    set_cell(ctx, "stress", 2, "tbb", R.OVER_CAP)  # the peer over its cap: no claim
+    t = text(report.default_vs_peers(ctx))
+    assert "| stress | 1.33 | over cap |" in t
+    assert "at least as fast" not in t and "1 cell could not be compared" in t
+
+
+def test_default_vs_peers_labels_weft_status(ctx):
+    set_cell(ctx, "fib", 2, "tbb", median_s=0.1)
+    set_cell(ctx, "stress", 2, "tbb", median_s=0.2)
+    set_cell(ctx, "stress", 2, "weft:default", R.OVER_CAP)
+    set_cell(ctx, "fib", 1, "weft:default", R.FAILED)
+    t = text(report.default_vs_peers(ctx))
+    # weft's status, labelled as weft's, in the peer's column; the peer counts as faster
+    assert "| stress | 1.33 | weft over cap |" in t
+    assert "| fib | weft **FAILED** | 1.60 |" in t
+    assert "at 2 workers weft (lazy-bf) has no time (over cap) while tbb takes 200 ms" in t
+    assert "at least as fast" not in t and "2 cells could not be compared" in t
+
+
+def test_default_vs_peers_without_weft(ctx):
+    for k in list(ctx.idx):
+        if k[3] == "weft:default":
+            del ctx.idx[k]
+    t = text(report.default_vs_peers(ctx))
+    assert "at least as fast" not in t and "no weft run" in t
+    ctx.plan.configs = [c for c in ctx.plan.configs if c.system != "weft"]
+    t = text(report.default_vs_peers(ctx))
+    assert "weft:default was not run" in t and "at least as fast" not in t
+
+
+def test_failures_count_runs_not_processes(ctx):
+    # one record per failed process of 3 runs: 2 processes are 6 runs
+    for r in ctx.runs[1:3]:
+        r.status, r.reason, r.runs_covered = R.FAILED, "exit code -11", 3
+        r.kernel, r.workers, r.label = "fib", 1, "tbb"
+    ctx.opts.runs = 6
+    t = text(report.failures(ctx))
+    assert "**6 run(s) were WRONG or FAILED" in t and "(6 of 6 runs)" in t
+
+
+def test_a_timeout_makes_the_cell_a_timeout(ctx):
+    runs = [r for r in ctx.runs if r.label == "tbb" and r.kernel == "fib" and r.workers == 1]
+    late = R.RunRecord(**{**runs[0].__dict__, "seq": 999, "status": R.TIMEOUT,
+                          "reason": "timed out after 2 s"})
+    cells, idx = analyse.analyse(ctx.runs + [late], ctx.plan, ctx.inv)
+    m = idx[("fib", "", 1, "tbb")]
+    assert m.status == R.TIMEOUT and m.median_s is None and m.n_runs == 2
+    ctx.cells, ctx.idx = cells, idx
+    t = text(report.missing_columns(ctx))
+    assert "timeout: timed out after 2 s" in t and "every configuration ran" not in t
+
+
 def test_steal_cost(ctx):
     t = text(report.steal_cost(ctx))
     # (70 ms - 50 ms) / 10 trees = 2 ms; the leaf 5 ms

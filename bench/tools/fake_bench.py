@@ -15,7 +15,7 @@ FAKE_BENCH_CONFIG (or by --config at install time, baked into the wrappers):
       "log": "/tmp/calls.log",            # one line per timed invocation (see log_line)
       "kernels": ["fib", "stress"],        # what --kernel list prints (default: all 18)
       "kernels_of": {"rayon": ["fib"]},    # the same for one system (before "kernels")
-      "missing_kernels": {"rayon": ["quickhull"]},   # exit 2: kernel not implemented
+      "missing_kernels": {"rayon": ["quickhull"]},   # exit 2 although listed (a failure)
       "unimplemented_policies": ["adf"],   # weft --policy adf: exit 2 "... not implemented"
       "policy_list": ["ws", "lazy-bf"],    # what weft --policy list prints (default: every
                                            # policy but the unimplemented ones)

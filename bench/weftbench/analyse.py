@@ -7,10 +7,10 @@ import statistics
 from . import records as R
 from .options import steal_of_variant
 
-# a cell's status from its runs' statuses: the first that occurs wins (an over-cap run
-# among ok ones makes the cell over cap: the median of the runs that beat the cap would
-# flatter the configuration)
-PRECEDENCE = (R.WRONG, R.FAILED, R.OVER_CAP, R.OK, R.TIMEOUT, R.MISSING)
+# a cell's status from its runs' statuses: the first that occurs wins (an over-cap or
+# timed-out run among ok ones makes the cell over cap / timeout: the median of the runs that
+# finished in time would flatter the configuration)
+PRECEDENCE = (R.WRONG, R.FAILED, R.OVER_CAP, R.TIMEOUT, R.OK, R.MISSING)
 
 
 def median_or_none(xs):
@@ -65,11 +65,14 @@ def cell_of_runs(recs) -> R.Cell:
     times = [r.time_s for r in ok]
     cell = R.Cell(kernel=first.kernel, variant=first.variant, workers=first.workers,
                   label=first.label, system=first.system, policy=first.policy, status=status,
-                  n_ok=len(ok), n_runs=len(recs), median_s=median_or_none(times),
+                  n_ok=len(ok), n_runs=sum(r.runs_covered for r in recs),
+                  median_s=median_or_none(times),
                   min_s=min(times) if times else None, max_s=max(times) if times else None,
                   times_s=times, reason=reasons[0] if reasons and status != R.OK else "")
     if status == R.OVER_CAP:
         cell.cap_s = next(r.cap_s for r in recs if r.status == R.OVER_CAP)
+        cell.median_s = cell.min_s = cell.max_s = None
+    if status == R.TIMEOUT:
         cell.median_s = cell.min_s = cell.max_s = None
     pols = [r.reported_policy for r in ok if r.reported_policy]
     if pols:

@@ -47,6 +47,7 @@ from __future__ import annotations
 
 import argparse
 import datetime
+import math
 import os
 import shlex
 import sys
@@ -55,7 +56,7 @@ from pathlib import Path
 
 from . import analyse, output, plan as planning, plots, report
 from . import records as R
-from .binaries import REPO, SYSTEMS
+from .binaries import REPO, SYSTEMS, scrubbed_env
 from .cap import CapRule
 from .estimate import Estimator, load_prior, trim_to_budget
 from .fmt import fmt_dur
@@ -146,7 +147,10 @@ def _systems(text, fail):
 
 def _int_list(text, flag, least, why, fail):
     try:
-        xs = sorted({int(x) for x in split_list(text)})
+        parts = [x.strip() for x in text.split(",")]
+        if "" in parts:  # "1,,2", "2,": a slip, not a list of two
+            raise ValueError(text)
+        xs = sorted({int(x) for x in parts})
     except ValueError:
         fail(f"{flag} must be a comma list of integers (got '{text}')")
     if not xs or xs[0] < least:
@@ -168,8 +172,9 @@ def _cap(a, mode, fail):
                 fail(f"--cap-seconds must be a positive number of seconds or 'none' "
                      f"(got '{a.cap_seconds}')")
     factor = mode["cap_factor"] if a.cap_factor is None else a.cap_factor
-    if factor < 0:
-        fail(f"--cap-factor must be 0 (no relative cap) or positive (got {factor:g})")
+    if not math.isfinite(factor) or factor < 0:
+        fail(f"--cap-factor must be 0 (no relative cap) or a positive finite number "
+             f"(got {factor:g})")
     return CapRule(factor=factor, seconds=seconds, floor_s=mode["cap_floor"])
 
 
@@ -229,8 +234,8 @@ def parse_args(argv):
     workers = list(range(1, nproc() + 1)) if a.workers is None else \
         _int_list(a.workers, "--workers", 1, "every worker count must be at least 1", fail)
     timeout = mode["timeout"] if a.timeout is None else a.timeout
-    if timeout <= 0:
-        fail("--timeout must be positive")
+    if not math.isfinite(timeout) or timeout <= 0:
+        fail(f"--timeout must be a positive finite number of seconds (got {timeout:g})")
     return Options(
         mode=a.mode, runs=runs, reps=min(reps, runs), argv=list(argv), kernels=kernels,
         systems=_systems(a.systems, fail), policies_requested=policies,
@@ -332,6 +337,7 @@ def make_meta(opts, inv, plan, runner, cells, started, elapsed, est):
                               for r in runner.runs}),
             "interrupted": runner.interrupted,
             "binaries": {s: str(p) for s, p in inv.binaries.items()},
+            "scrubbed_env": scrubbed_env(),
             "missing_binaries": inv.missing_bin}
 
 
@@ -348,12 +354,25 @@ def write_outputs(opts, inv, plan, runner, meta, cells, idx):
     (out / "latest.md").write_text(report.report(ctx))
 
 
+def check_out(out):
+    """None if --out is (or can be made) a writable folder, else why not: checked before the
+    first run, not after every benchmark has run."""
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        probe = out / f".weft-bench-write-test-{os.getpid()}"
+        probe.write_text("")
+        probe.unlink()
+    except OSError as e:
+        return f"--out {out}: not a writable folder ({e.strerror or e})"
+    return None
+
+
 def exit_code(runner):
     if runner.interrupted:
         return 130
     bad = [r for r in runner.runs if r.status in R.FAILURES]
     if bad:
-        say(f"*** {len(bad)} run(s) WRONG or FAILED:")
+        say(f"*** {sum(r.runs_covered for r in bad)} run(s) WRONG or FAILED:")
         for r in bad[:20]:
             say(f"***   {r.status} {r.label} {r.kernel} P={r.workers}: {r.reason}")
         return 1
@@ -376,6 +395,10 @@ def main(argv=None):
     if opts.dry_run:
         print_plan(plan, inv)
         return 0
+    why = check_out(opts.out)
+    if why:
+        say(f"bench/run.py: error: {why}")
+        return 2
     total = estimator.plan_cost(plan, inv)[0]
     runner, elapsed = execute(opts, inv, plan, estimator, total)
     cells, idx = analyse.analyse(runner.runs, plan, inv)

@@ -6,11 +6,11 @@ def fmt_time(s):
     """Seconds as a short human time (3 significant digits)."""
     if s is None:
         return "—"
-    if s >= 1:
-        return f"{s:.3g} s"
-    if s >= 1e-3:
-        return f"{s * 1e3:.3g} ms"
-    return f"{s * 1e6:.3g} µs"
+    # the unit is chosen on the rounded value: 0.9996 s is "1 s", not "1e+03 ms"
+    for scale, unit in ((1.0, "s"), (1e-3, "ms"), (1e-6, "µs")):
+        v = s / scale
+        if float(f"{v:.3g}") >= 1 or unit == "µs":
+            return f"{v:.0f} {unit}" if v >= 1000 else f"{v:.3g} {unit}"
 
 
 def fmt_num(x, digits=3):

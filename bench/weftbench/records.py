@@ -88,6 +88,9 @@ class RunRecord:
     # run's place in it; wall_s above is this run's share (process_wall_s / runs it timed)
     process_wall_s: Optional[float] = None
     rep: int = 0
+    # the timed runs this record stands for: 1, or the whole block when the process failed or
+    # was stopped before printing a line per run (one record for all of them)
+    runs_covered: int = 1
     # from the binary's JSON line, when it printed one
     time_s: Optional[float] = None
     checksum: Optional[str] = None

@@ -92,7 +92,9 @@ def header(ctx):
           f"`weft:<policy>`.",
           f"- Ts is the median of the serial binary (`weft-bench-serial`, the serial elision) "
           f"in the same kernel and worker-count group. The environment variables "
-          f"{', '.join(SCRUB_ENV)} are removed for the binaries.",
+          f"{', '.join(SCRUB_ENV)} are removed for the binaries"
+          + (f" (removed in this run: {', '.join(meta['scrubbed_env'])})."
+             if meta.get("scrubbed_env") else " (none was set in this run)."),
           f"- Time cap of a non-serial run: {o.cap.describe()}"
           f"{', per timed run (a process of R runs gets R times it)' if o.cap.enabled else ''}"
           f"; every process: --timeout "
@@ -106,7 +108,8 @@ def failures(ctx):
     bad = [r for r in ctx.runs if r.status in R.FAILURES]
     if not bad:
         return []
-    L = ["## FAILURES", "", f"**{len(bad)} run(s) were WRONG or FAILED; the driver exits "
+    n_bad = sum(r.runs_covered for r in bad)  # a failed process of R runs stands for R runs
+    L = ["## FAILURES", "", f"**{n_bad} run(s) were WRONG or FAILED; the driver exits "
          f"non-zero.**", ""]
     counts = {}
     for r in bad:
@@ -114,7 +117,8 @@ def failures(ctx):
     for rs in counts.values():
         r = rs[0]
         L.append(f"- **{r.status}** {r.label} {r.kernel}{' ' + r.variant if r.variant else ''}"
-                 f" P={r.workers} ({len(rs)} of {ctx.opts.runs} runs): {r.reason}  \n"
+                 f" P={r.workers} ({sum(x.runs_covered for x in rs)} of {ctx.opts.runs} runs):"
+                 f" {r.reason}  \n"
                  f"  `{r.command}`")
     return L + [""]
 
@@ -227,31 +231,52 @@ def compared_workers(ctx):
     return [w for w in ctx.opts.workers if w in (1, 2)] or ctx.opts.workers[:2]
 
 
-def peer_ratio_row(ctx, k, losses):
-    """One kernel's T_peer / T_weft cells; the peers faster than weft go into losses."""
+def weft_status(mw):
+    """The T_peer / T_weft cell when weft:default has no figure: weft's own status, labelled as
+    weft's (the peer's column must not read as if the peer had failed or gone over its cap)."""
+    if mw is None:
+        return "no weft run"
+    return {R.WRONG: "weft **WRONG**", R.FAILED: "weft **FAILED**", R.TIMEOUT: "weft timeout",
+            R.OVER_CAP: "weft over cap", R.MISSING: "weft missing"}.get(mw.status)
+
+
+def peer_ratio_row(ctx, k, losses, tally):
+    """One kernel's T_peer / T_weft cells; the peers faster than weft go into losses (a peer
+    with a time where weft has none because it failed, timed out or went over its cap counts as
+    faster: its T_weft is None), and tally["uncompared"] counts the cells without a ratio."""
     row = [k]
     for p in ctx.peers:
         for w in compared_workers(ctx):
             mw, mp = ctx.cell(k, w, "weft:default"), ctx.cell(k, w, p)
-            s = cell_status(mp) or cell_status(mw)
-            if s is not None:
-                row.append(s)
+            sp, sw = cell_status(mp), weft_status(mw)
+            if sp is not None or sw is not None:
+                row.append(sp if sp is not None else sw)
+                tally["uncompared"] = tally.get("uncompared", 0) + 1
+                if sp is None and mw is not None and \
+                        mw.status in (R.WRONG, R.FAILED, R.TIMEOUT, R.OVER_CAP):
+                    losses.setdefault(w, []).append((p, mp.median_s, None, mw.status))
                 continue
             r = mp.median_s / mw.median_s
             row.append(f"**{r:.2f}**" if r < 1 else f"{r:.2f}")
             if r < 1:
-                losses.setdefault(w, []).append((p, mp.median_s, mw.median_s))
+                losses.setdefault(w, []).append((p, mp.median_s, mw.median_s, R.OK))
     return row
 
 
 def slower_sentence(ctx, k, losses):
     parts = []
     for w in sorted(losses):
-        tw = losses[w][0][2]
-        peers_txt = " and ".join(f"{p} ({fmt_time(t)}; weft takes {tw / t:.2f}× as long)"
-                                 for p, t, _ in losses[w])
-        parts.append(f"at {plural(w, 'worker')} weft ({ctx.default_policy}, {fmt_time(tw)}) "
-                     f"is slower than {peers_txt}")
+        timed = [(p, t, tw) for p, t, tw, _ in losses[w] if tw is not None]
+        if timed:
+            tw = timed[0][2]
+            peers_txt = " and ".join(f"{p} ({fmt_time(t)}; weft takes {tw / t:.2f}× as long)"
+                                     for p, t, _ in timed)
+            parts.append(f"at {plural(w, 'worker')} weft ({ctx.default_policy}, "
+                         f"{fmt_time(tw)}) is slower than {peers_txt}")
+        for p, t, _, st in losses[w]:
+            if st != R.OK:
+                parts.append(f"at {plural(w, 'worker')} weft ({ctx.default_policy}) has no time "
+                             f"({st}) while {p} takes {fmt_time(t)}")
     return f"- **{k}**: " + "; ".join(parts) + "."
 
 
@@ -259,19 +284,31 @@ def default_vs_peers(ctx):
     dp, cmp_ws = ctx.default_policy, compared_workers(ctx)
     L = ["## weft default policy vs each peer", "",
          f"weft:default is policy **{dp}**. Each cell is T_peer / T_weft (medians at the "
-         f"same worker count): above 1 weft is faster, below 1 (bold) the peer is faster.", ""]
+         f"same worker count): above 1 weft is faster, below 1 (bold) the peer is faster. A "
+         f"cell without a ratio says whose figure is missing: the peer's status (e.g. \"over "
+         f"cap\": the peer passed its cap), or weft's (\"weft over cap\", \"weft **FAILED**\", "
+         f"\"no weft run\").", ""]
     if not ctx.peers:
         return L + ["No peer was run.", ""]
-    rows, slower = [], []
+    if "weft:default" not in ctx.labels:
+        return L + ["weft:default was not run (no `default` among `--policies`, or weft not "
+                    "among `--systems`): nothing to compare.", ""]
+    rows, slower, tally = [], [], {}
     for k in ctx.plan.kernels:
         losses = {}
-        rows.append(peer_ratio_row(ctx, k, losses))
+        rows.append(peer_ratio_row(ctx, k, losses, tally))
         if losses:
             slower.append(slower_sentence(ctx, k, losses))
     L += [md_table(["kernel"] + [f"{p} P={w}" for p in ctx.peers for w in cmp_ws], rows), ""]
     if slower:
-        return L + [f"Kernels where weft's default policy is slower than a peer at "
-                    f"{' or '.join(map(str, cmp_ws))} worker(s):", ""] + slower + [""]
+        L += [f"Kernels where weft's default policy is slower than a peer at "
+              f"{' or '.join(map(str, cmp_ws))} worker(s):", ""] + slower + [""]
+    n = tally.get("uncompared", 0)
+    if n:
+        return L + [f"{plural(n, 'cell')} could not be compared (no figure for weft or the "
+                    f"peer); no claim is made about them.", ""]
+    if slower:
+        return L
     return L + [f"weft's default policy ({dp}) is at least as fast as every peer measured, on "
                 f"every kernel measured, at {' and '.join(map(str, cmp_ws))} worker(s).", ""]
 
@@ -352,7 +389,11 @@ def missing_columns(ctx):
         seen.add(k)
         miss.append(f"- **{m.label}** {m.kernel}{' ' + m.variant if m.variant else ''}: "
                     f"{'timeout: ' if m.status == R.TIMEOUT else ''}{m.reason}")
-    return ["## Missing columns", ""] + (miss or ["None: every configuration ran."]) + [""]
+    if not miss:
+        failed = any(m.status in R.FAILURES for m in ctx.cells)
+        miss = ["None missing; but some configurations FAILED or were WRONG (see "
+                "[FAILURES](#failures))." if failed else "None: every configuration ran."]
+    return ["## Missing columns", ""] + miss + [""]
 
 
 def data_section(ctx):

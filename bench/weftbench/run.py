@@ -77,6 +77,17 @@ class Runner:
             cap = None  # --timeout is the tighter limit: a kill is a timeout
         return cap, basis
 
+    @staticmethod
+    def must_run(cfg, g):
+        """Whether exit 2 (bad arguments) is a failure rather than a missing cell: a plain run
+        (no variant) of a kernel the binary listed, by a configuration that chose nothing the
+        binary may lack (no weft policy but the default): nothing in its arguments can be
+        unsupported, so a refusal is a broken setup (e.g. a bad WEFT_* value) and must not
+        turn the whole column into "missing" with exit 0.  A listed but unimplemented weft
+        policy, or a variant a binary lacks, stays a missing cell."""
+        plain = not g.variant and not cfg.variant
+        return plain and (cfg.system != "weft" or cfg.policy == "default")
+
     def run_block(self, cfg, g, first, reps) -> list:
         """One process timing `reps` runs (numbered first, first + 1, ...): a RunRecord per
         timed run, or one for the whole process when it did not answer with reps lines."""
@@ -88,6 +99,10 @@ class Runner:
         command = shlex.join([str(self.inv.binaries[cfg.system])] + args)
         recs = []
         for i, (status, j, reason) in enumerate(outcomes):
+            if status == R.MISSING and self.must_run(cfg, g):
+                status = R.FAILED
+                reason = (f"exit 2 (refused its arguments or environment) although `--kernel "
+                          f"list` names {g.kernel}: {reason}")
             if status == R.TIMEOUT and cap is not None:
                 status, reason = R.OVER_CAP, self.opts.cap.reason(cap, basis, reps)
             self.seq += 1
@@ -96,7 +111,7 @@ class Runner:
                 system=cfg.system, policy=cfg.weft_policy, label=cfg.label, run=first + i,
                 status=status, rc=done.rc, wall_s=round(done.wall_s / len(outcomes), 6),
                 reason=reason, command=command, cap_s=cap, process_wall_s=round(done.wall_s, 6),
-                rep=i)
+                rep=i, runs_covered=reps if len(outcomes) == 1 else 1)
             if j:
                 rec.take_json(j)
             if status != R.OK and done.stderr:

@@ -10,7 +10,9 @@ first configuration (the baseline, normally a serial binary at 1 worker).
 A configuration is LABEL=BINARY:WORKERS; label and worker count name it, so two builds of one system
 need two labels (weft-before=..., weft-after=...).
 Used for docs/results/loops.md, "bfs at 2 workers" (the same kernel from two builds) and the full-size
-bfs/tsp/quickhull table.  A binary that fails its check (exit 3) stops the script.
+bfs/tsp/quickhull table.  A binary that fails (its check: exit 3; a typo in the kernel: exit 2) stops
+the script with its command, exit status and stderr (tools/checked_run.py), and so do two
+configurations that print different checksums for one kernel (exit 3).
 
 --stat min: each configuration's fastest run over all rounds and reps instead (with --reps 9, say).
 On a shared host whose memory speed swings by 1.5x within minutes, the medians of two runs of the
@@ -23,7 +25,11 @@ import argparse
 import collections
 import json
 import statistics
-import subprocess
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tools"))
+from checked_run import checked, stop  # noqa: E402
 
 
 def main() -> int:
@@ -36,6 +42,8 @@ def main() -> int:
                     help="median: the median over rounds of each process's median; min: the fastest run")
     ap.add_argument("configs", nargs="+", help="LABEL=BINARY:WORKERS, the first the baseline")
     a = ap.parse_args()
+    if a.rounds < 1 or a.reps < 1:
+        ap.error(f"--rounds and --reps must be at least 1 (got {a.rounds}, {a.reps})")
     confs = []
     for c in a.configs:
         label, _, rest = c.partition("=")
@@ -46,12 +54,24 @@ def main() -> int:
             ap.error(f"two configurations named {label} at {workers} workers")
         confs.append((label, binary, workers))
     times = collections.defaultdict(list)
+    checksums = {}  # kernel -> (checksum, the configuration that printed it first)
     for _ in range(a.rounds):
         for k in a.kernels.split(","):
             for label, binary, workers in confs:
-                out = subprocess.run([binary, "--kernel", k, "--size", a.size, "--workers", workers, "--reps", str(a.reps)],
-                                     capture_output=True, text=True, check=True).stdout
-                runs = [json.loads(line)["time_s"] for line in out.splitlines() if line.startswith("{")]
+                argv = [binary, "--kernel", k, "--size", a.size, "--workers", workers, "--reps", str(a.reps)]
+                out = checked(argv)
+                try:
+                    lines = [json.loads(line) for line in out.splitlines() if line.startswith("{")]
+                    runs = [j["time_s"] for j in lines]
+                except (json.JSONDecodeError, KeyError, TypeError):
+                    lines = runs = []
+                if len(runs) != a.reps:
+                    stop(argv, f"printed {len(runs)} benchmark JSON lines for --reps {a.reps}", out)
+                first = checksums.setdefault(k, (lines[0].get("checksum"), f"{label} P={workers}"))
+                if lines[0].get("checksum") != first[0]:
+                    stop(argv, f"checksum {lines[0].get('checksum')} differs from {first[1]}'s "
+                               f"{first[0]}: the configurations did not compute the same thing",
+                         status=3)
                 if a.stat == "min":
                     times[(k, label, workers)].extend(runs)
                 else:

@@ -85,3 +85,78 @@ def test_spawn_compare_missing_binary_and_output_without_time(tmp_path):
     r = tool("spawn_compare.py", "--ports", f"x={fake_bench(tmp_path)}", "--runs", "1", "3", "2", "1", "1")
     no_traceback(r)
     assert r.returncode == 1 and "no 'Time:' line" in r.stderr
+
+
+# A weft-lace-ports / Lace stand-in whose "Time:" line is in exponent form (printf %g of a short run)
+FAKE_PORTS = """\
+import sys
+print("fib(" + sys.argv[2 if sys.argv[1] == "fib" else 1] + ") = 610")
+print("Time: 1e-05")
+"""
+
+
+def fake_ports(path):
+    path.write_text(f"#!{sys.executable}\n" + FAKE_PORTS)
+    path.chmod(0o755)
+    return str(path)
+
+
+def test_spawn_compare_reads_a_time_in_exponent_form(tmp_path):
+    ports = fake_ports(tmp_path / "ports")
+    r = tool("spawn_compare.py", "--program", "fib", "--ports", f"x={ports}", "--runs", "1",
+             "--workers", "1", "10")
+    no_traceback(r)
+    assert r.returncode == 0, r.stderr
+
+
+def test_lace_compare_time_in_exponent_form_and_missing_binary(tmp_path):
+    bench = tmp_path / "lace" / "benchmarks"
+    bench.mkdir(parents=True)
+    for name in ("fib-seq", "fib-lace"):
+        fake_ports(bench / name)
+    ports = fake_ports(tmp_path / "ports")
+    r = tool("lace_compare.py", "--lace", str(tmp_path / "lace"), "--ports", ports, "--runs", "1",
+             "--workers", "1", "--policies", "default", "fib", "10")
+    no_traceback(r)
+    assert r.returncode == 0, r.stderr
+    r = tool("lace_compare.py", "--lace", str(tmp_path / "nolace"), "--ports", ports, "--runs", "1",
+             "--workers", "1", "--policies", "default", "fib", "10")
+    no_traceback(r)
+    assert r.returncode == 2 and "cannot run it" in r.stderr and "fib-seq" in r.stderr
+
+
+SYSTEMS_AB = os.path.join(TOOLS, "..", "docs", "results", "systems_ab.py")
+
+# A bench binary: --kernel typo exits 2 with a message; "wrongsum" answers with another checksum.
+FAKE_AB = """\
+import json, sys
+a = sys.argv[1:]
+k = a[a.index("--kernel") + 1]
+if k == "typo":
+    print("unknown kernel 'typo'", file=sys.stderr)
+    sys.exit(2)
+for _ in range(int(a[a.index("--reps") + 1])):
+    print(json.dumps({"time_s": 0.1, "checksum": "7" if "wrongsum" in sys.argv[0] else "42"}))
+"""
+
+
+def test_systems_ab_failures_are_reported_not_tracebacks(tmp_path):
+    good, bad = tmp_path / "good", tmp_path / "wrongsum"
+    for p in (good, bad):
+        p.write_text(f"#!{sys.executable}\n" + FAKE_AB)
+        p.chmod(0o755)
+    ab = lambda *args: subprocess.run([sys.executable, SYSTEMS_AB, *args], capture_output=True, text=True)
+    r = ab("--kernels", "fib", "--rounds", "1", f"a={good}:1", f"b={good}:2")
+    assert r.returncode == 0 and "speed 1.00" in r.stdout, r.stderr
+    r = ab("--kernels", "typo", "--rounds", "1", f"a={good}:1")
+    no_traceback(r)
+    assert r.returncode == 1 and "exit status 2" in r.stderr and "unknown kernel 'typo'" in r.stderr
+    r = ab("--kernels", "fib", "--rounds", "1", f"a={good}:1", f"b={bad}:1")
+    no_traceback(r)
+    assert r.returncode == 3 and "differs from a P=1's 42" in r.stderr
+    r = ab("--kernels", "fib", "--rounds", "0", f"a={good}:1")
+    no_traceback(r)
+    assert r.returncode == 2 and "--rounds and --reps must be at least 1" in r.stderr
+    r = ab("--kernels", "fib", "--rounds", "1", f"a={tmp_path / 'nope'}:1")
+    no_traceback(r)
+    assert r.returncode == 2 and "cannot run it" in r.stderr

@@ -30,3 +30,17 @@ def test_a_program_without_a_time_line_fails_naming_it():
 def test_bad_arguments_print_the_usage():
     r = run("x", "a=echo Time: 1")
     assert r.returncode != 0 and "ROUNDS LABEL=COMMAND" in r.stderr
+
+
+def test_duplicate_labels_and_zero_rounds_are_refused():
+    r = run("2", "a=echo Time: 1", "a=echo Time: 3")
+    assert r.returncode != 0 and "label(s) given twice: a" in r.stderr and not r.stdout
+    r = run("0", "a=echo Time: 1")
+    assert r.returncode != 0 and "ROUNDS must be at least 1" in r.stderr
+    assert "Traceback" not in r.stderr
+
+
+def test_time_in_exponent_form():
+    r = run("1", "a=echo Time: 1e-05", "b=echo Time: 2E-5")
+    assert r.returncode == 0, r.stderr
+    assert "median 2.000" in next(l for l in r.stdout.splitlines() if l.startswith("b "))

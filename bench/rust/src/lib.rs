@@ -46,10 +46,16 @@ impl Size {
     }
 }
 
+/// What `reset` fills a kernel's f64 outputs with (as the C++ `bench::poison`): exactly
+/// representable, converts to u64 as is, and far from any result, so a cell a run leaves
+/// unwritten changes the checksum.
+pub const POISON: f64 = 1099511627776.0; // 2^40
+
 /// One kernel of KERNELS.md.
 ///
-/// `generate` and `prepare` are untimed; `run` is the timed kernel call; `checksum` turns
-/// the run's result into the checksum (`None`: the output is invalid, e.g. not sorted);
+/// `generate`, `prepare` and `reset` are untimed; `run` is the timed kernel call; `checksum`
+/// (untimed, after every repetition) turns the run's result and state into the checksum
+/// (`None`: the output is invalid, e.g. not sorted);
 /// `oracle` is the expected checksum (closed form, or the serial algorithm written
 /// independently of the parallel one).
 pub trait Kernel {
@@ -61,6 +67,14 @@ pub trait Kernel {
 
     fn generate(size: Size) -> Self::Input;
     fn prepare(input: &Self::Input) -> Self::State;
+    /// Restores `st` before a run, in place (untimed): the state is made once per process and
+    /// reused, so its pages are already written and no timed run pays first-touch page faults
+    /// (the C++ binaries allocate once too); outputs are cleared or poisoned so that a run that
+    /// skips work cannot inherit an earlier run's answer. The default makes a fresh state,
+    /// for kernels whose `prepare` writes all of it (copies of the input).
+    fn reset(input: &Self::Input, st: &mut Self::State) {
+        *st = Self::prepare(input);
+    }
     fn run<S: sys::Sys>(c: &mut S::Ctx<'_>, input: &Self::Input, st: &mut Self::State)
     -> Self::Out;
     fn checksum(input: &Self::Input, st: &Self::State, out: Self::Out) -> Option<u64>;
@@ -88,6 +102,7 @@ impl<K: Stateless> Kernel for K {
         <K as Stateless>::generate(size)
     }
     fn prepare(_: &Self::Input) {}
+    fn reset(_: &Self::Input, _: &mut ()) {}
     fn run<S: sys::Sys>(c: &mut S::Ctx<'_>, input: &Self::Input, _: &mut ()) -> u64 {
         <K as Stateless>::run::<S>(c, input)
     }

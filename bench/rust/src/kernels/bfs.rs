@@ -154,6 +154,14 @@ impl Kernel for Bfs {
             next: atomic_vec(capacity(gr.n), 0),
         }
     }
+    fn reset(_: &Graph, st: &mut State) {
+        for l in &st.level {
+            l.store(UNVISITED, Relaxed);
+        }
+        for f in st.front.iter().chain(&st.next) {
+            f.store(0, Relaxed);
+        }
+    }
     fn run<S: Sys>(c: &mut S::Ctx<'_>, gr: &Graph, st: &mut State) {
         let (off, adj) = (&gr.off[..], &gr.adj[..]);
         let level = &st.level[..];

@@ -25,7 +25,7 @@ impl Kernel for FlatSpmv {
     const NAME: &'static str = "flat_spmv";
     type Input = Input;
     type State = Vec<f64>;
-    type Out = u64;
+    type Out = ();
 
     fn generate(size: Size) -> Input {
         let (rows, reps) = size.pick((300, 2), (1 << 18, 10), (1 << 20, 20));
@@ -34,14 +34,16 @@ impl Kernel for FlatSpmv {
     fn prepare(inp: &Input) -> Vec<f64> {
         vec![0.0; inp.rows]
     }
-    fn run<S: Sys>(c: &mut S::Ctx<'_>, inp: &Input, y: &mut Vec<f64>) -> u64 {
+    fn reset(_: &Input, y: &mut Vec<f64>) {
+        y.fill(0.0);
+    }
+    fn run<S: Sys>(c: &mut S::Ctx<'_>, inp: &Input, y: &mut Vec<f64>) {
         for _ in 0..inp.reps {
             S::for_each_mut(c, y, |_, r, yr| *yr += row_dot(inp, r));
         }
-        y_sum(y)
     }
-    fn checksum(_: &Input, _: &Vec<f64>, out: u64) -> Option<u64> {
-        Some(out)
+    fn checksum(_: &Input, y: &Vec<f64>, _: ()) -> Option<u64> {
+        Some(y_sum(y))
     }
     /// Serial: one product, times reps.
     fn oracle(inp: &Input) -> u64 {

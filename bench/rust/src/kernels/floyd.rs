@@ -53,6 +53,10 @@ impl Kernel for Floyd {
     fn prepare(inp: &Input) -> (Vec<i32>, Vec<i32>) {
         (inp.d.clone(), vec![0; inp.n])
     }
+    fn reset(inp: &Input, st: &mut (Vec<i32>, Vec<i32>)) {
+        st.0.copy_from_slice(&inp.d);
+        st.1.fill(0);
+    }
     fn run<S: Sys>(c: &mut S::Ctx<'_>, inp: &Input, st: &mut (Vec<i32>, Vec<i32>)) {
         let n = inp.n;
         let (d, rowk) = st;

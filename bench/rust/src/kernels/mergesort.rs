@@ -82,6 +82,10 @@ impl Kernel for Mergesort {
     fn prepare(k: &Vec<u64>) -> (Vec<u64>, Vec<u64>) {
         (k.clone(), vec![0; k.len()])
     }
+    fn reset(k: &Vec<u64>, st: &mut (Vec<u64>, Vec<u64>)) {
+        st.0.copy_from_slice(k);
+        st.1.fill(0);
+    }
     fn run<S: Sys>(c: &mut S::Ctx<'_>, _: &Vec<u64>, st: &mut (Vec<u64>, Vec<u64>)) {
         let (a, b) = st;
         if !a.is_empty() {

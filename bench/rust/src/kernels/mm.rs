@@ -36,6 +36,9 @@ impl Kernel for Mm {
     fn prepare(inp: &Input) -> Vec<f64> {
         vec![0.0; inp.n * inp.n]
     }
+    fn reset(_: &Input, cm: &mut Vec<f64>) {
+        cm.fill(crate::POISON);
+    }
     fn run<S: Sys>(c: &mut S::Ctx<'_>, inp: &Input, cm: &mut Vec<f64>) -> u64 {
         let n = inp.n;
         let (a, b) = (&inp.a[..], &inp.b[..]);

@@ -279,6 +279,13 @@ impl Kernel for Quickhull {
             cnt: vec![(0, 0); n],
         }
     }
+    fn reset(_: &Points, w: &mut Buffers) {
+        for (i, s) in w.src.iter_mut().enumerate() {
+            *s = i as u32;
+        }
+        w.dst.fill(0);
+        w.cnt.fill((0, 0));
+    }
     fn run<S: Sys>(c: &mut S::Ctx<'_>, p: &Points, w: &mut Buffers) -> u64 {
         let n = p.len();
         if n == 0 {

@@ -29,6 +29,9 @@ impl Kernel for Spmv {
     fn prepare(inp: &Input) -> Vec<f64> {
         vec![0.0; inp.rows]
     }
+    fn reset(_: &Input, y: &mut Vec<f64>) {
+        y.fill(crate::POISON);
+    }
     fn run<S: Sys>(c: &mut S::Ctx<'_>, inp: &Input, y: &mut Vec<f64>) -> u64 {
         let (rp, col, val, x) = (&inp.row_ptr[..], &inp.col[..], &inp.val[..], &inp.x[..]);
         let mut sum = 0u64;

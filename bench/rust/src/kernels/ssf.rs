@@ -66,6 +66,9 @@ impl Kernel for Ssf {
     fn prepare(s: &Vec<u8>) -> Vec<(u64, u64)> {
         vec![(0, 0); s.len()]
     }
+    fn reset(_: &Vec<u8>, out: &mut Vec<(u64, u64)>) {
+        out.fill((u64::MAX, u64::MAX));
+    }
     fn run<S: Sys>(c: &mut S::Ctx<'_>, s: &Vec<u8>, out: &mut Vec<(u64, u64)>) {
         S::for_each_mut(c, out, |_, i, o| *o = best_match(s, i));
     }

@@ -19,7 +19,7 @@ impl Kernel for Stream {
     const NAME: &'static str = "stream";
     type Input = Input;
     type State = Vec<f64>;
-    type Out = u64;
+    type Out = ();
 
     fn generate(size: Size) -> Input {
         let (n, sweeps) = size.pick((1000, 3), (1 << 22, 25), (1 << 24, 50));
@@ -30,16 +30,17 @@ impl Kernel for Stream {
     fn prepare(inp: &Input) -> Vec<f64> {
         vec![0.0; inp.x.len()]
     }
-    fn run<S: Sys>(c: &mut S::Ctx<'_>, inp: &Input, y: &mut Vec<f64>) -> u64 {
+    fn reset(_: &Input, y: &mut Vec<f64>) {
+        y.fill(0.0);
+    }
+    fn run<S: Sys>(c: &mut S::Ctx<'_>, inp: &Input, y: &mut Vec<f64>) {
         let x = &inp.x[..];
         for _ in 0..inp.sweeps {
             S::for_each_mut(c, y, |_, i, yi| *yi += 0.25 * x[i]);
         }
-        y.iter()
-            .fold(0u64, |s, &v| s.wrapping_add((4.0 * v) as u64))
     }
-    fn checksum(_: &Input, _: &Vec<f64>, out: u64) -> Option<u64> {
-        Some(out)
+    fn checksum(_: &Input, y: &Vec<f64>, _: ()) -> Option<u64> {
+        Some(y.iter().fold(0u64, |s, &v| s.wrapping_add((4.0 * v) as u64)))
     }
     /// Closed form: y[i] = sweeps * x[i] / 4 exactly.
     fn oracle(inp: &Input) -> u64 {
