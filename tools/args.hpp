@@ -6,6 +6,7 @@
 #pragma once
 
 #include <charconv>
+#include <cstdio>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -27,6 +28,17 @@ T number(std::string_view name, std::string_view text, T lo, T hi) {
 template <class T>
 T number_or(int argc, char** argv, int i, std::string_view name, T fallback, T lo, T hi) {
   return i < argc ? number(name, argv[i], lo, hi) : fallback;
+}
+
+// A tool's main: run(argc, argv), with a bad argument or pool setting (std::invalid_argument, a
+// WEFT_* variable's included) reported as "PROG: why" and the usage line (exit 2), not a terminate.
+inline int main_with_usage(const char* prog, int (*usage)(), int (*run)(int, char**), int argc, char** argv) {
+  try {
+    return run(argc, argv);
+  } catch (const std::invalid_argument& e) {
+    std::fprintf(stderr, "%s: %s\n", prog, e.what());
+    return usage();
+  }
 }
 
 }  // namespace tools

@@ -81,14 +81,7 @@ int run(int argc, char** argv);
 
 // A bad argument (tools::number) or pool setting (a WEFT_* variable) is reported with the usage
 // line, not a terminate.
-int main(int argc, char** argv) {
-  try {
-    return run(argc, argv);
-  } catch (const std::invalid_argument& e) {
-    std::fprintf(stderr, "weft-beat-delivery: %s\n", e.what());
-    return usage();
-  }
-}
+int main(int argc, char** argv) { return tools::main_with_usage("weft-beat-delivery", usage, run, argc, argv); }
 
 namespace {
 

@@ -212,14 +212,7 @@ int run(int argc, char** argv);
 
 // A bad argument (tools::number, an unknown name) or pool setting (a WEFT_* variable) is reported
 // with the usage line, not a terminate.
-int main(int argc, char** argv) {
-  try {
-    return run(argc, argv);
-  } catch (const std::invalid_argument& e) {
-    std::fprintf(stderr, "weft-flat-loops: %s\n", e.what());
-    return usage();
-  }
-}
+int main(int argc, char** argv) { return tools::main_with_usage("weft-flat-loops", usage, run, argc, argv); }
 
 namespace {
 

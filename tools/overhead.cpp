@@ -77,14 +77,7 @@ int run(int argc, char** argv);
 
 // A bad policy name (weft::parse_policy's std::invalid_argument) or number (tools::number's) is
 // reported with the usage line, not a terminate.
-int main(int argc, char** argv) {
-  try {
-    return run(argc, argv);
-  } catch (const std::invalid_argument& e) {
-    std::fprintf(stderr, "weft-overhead: %s\n", e.what());
-    return usage();
-  }
-}
+int main(int argc, char** argv) { return tools::main_with_usage("weft-overhead", usage, run, argc, argv); }
 
 namespace {
 

@@ -36,14 +36,7 @@ int run(int argc, char** argv);
 
 // A bad number (tools::number), policy name or pool setting (weft::parse_policy's and the pool's
 // std::invalid_argument: serial takes one worker) is reported with the usage line, not a terminate.
-int main(int argc, char** argv) {
-  try {
-    return run(argc, argv);
-  } catch (const std::invalid_argument& e) {
-    std::fprintf(stderr, "weft-run-latency: %s\n", e.what());
-    return usage();
-  }
-}
+int main(int argc, char** argv) { return tools::main_with_usage("weft-run-latency", usage, run, argc, argv); }
 
 namespace {
 

@@ -48,14 +48,7 @@ int run(int argc, char** argv);
 }  // namespace
 
 // A bad argument (tools::number's std::invalid_argument) is reported with the usage line.
-int main(int argc, char** argv) {
-  try {
-    return run(argc, argv);
-  } catch (const std::invalid_argument& e) {
-    std::fprintf(stderr, "weft-tau: %s\n", e.what());
-    return usage();
-  }
-}
+int main(int argc, char** argv) { return tools::main_with_usage("weft-tau", usage, run, argc, argv); }
 
 namespace {
 
