@@ -138,7 +138,11 @@ void runtime::begin_search(worker& w) noexcept {
 // skipped their wake because it was searching may have work it will not take now (Go's rule).
 void runtime::end_idle(worker& w) noexcept {
   if (w.idle_since != 0) {
-    bump(w.idle_ns, now_ns() - w.idle_since);
+    // An interval that began before reset_stats counts from the reset (found by stop 41's bug
+    // hunt: idle workers' whole sleeps before a reset were added after it).
+    const std::uint64_t from = std::max(w.idle_since, stats_reset_ns.load(std::memory_order_relaxed));
+    const std::uint64_t now = now_ns();
+    bump(w.idle_ns, now > from ? now - from : 0);
     w.idle_since = 0;
   }
   if (w.searching) {

@@ -162,6 +162,10 @@ class runtime {
   // The pool's live threads (counters::live_threads_peak in stats::total).
   live_threads live;
 
+  // When reset_stats last ran (now_ns; 0: never): an idle interval in progress then counts from
+  // it, not from its start (end_idle).  Relaxed: the counters are read and reset between runs.
+  std::atomic<std::uint64_t> stats_reset_ns{0};
+
   // Accounted memory (weft::malloc).
   std::atomic<std::int64_t> heap_now{0};
   std::atomic<std::uint64_t> heap_peak{0};

@@ -120,12 +120,18 @@ void runtime::reset_stats() {
   // (read between runs, as the other counters are reset).
   std::int64_t now = heap_now.load(std::memory_order_relaxed);
   const auto reset = [&](worker& w) {
+    const std::uint64_t requested = w.beats_requested.load(std::memory_order_relaxed);
     reset_counters_of(w);
     // A beat sent before the reset and not yet taken (an idle worker sends them between runs under
     // spare delivery) is still to be delivered: it counts as requested, so that delivered never
     // exceeds requested.
-    if (heartbeat_bits != 0 && w.hot != nullptr && (w.hot->poll.load(std::memory_order_relaxed) & heartbeat_bits) != 0)
-      w.beats_requested.store(1, std::memory_order_relaxed);
+    const bool pending =
+        heartbeat_bits != 0 && w.hot != nullptr && (w.hot->poll.load(std::memory_order_relaxed) & heartbeat_bits) != 0;
+    if (pending) w.beats_requested.store(1, std::memory_order_relaxed);
+    // The trace counts over the pool's life (found by stop 41's bug hunt: after a reset its file
+    // said fewer beats requested than its beat events showed delivered); the pending beat is in
+    // both `requested` and the new count, so it is kept once.
+    w.beats_requested_before_reset.fetch_add(requested - (pending && requested > 0 ? 1 : 0), std::memory_order_relaxed);
     now += w.heap_unposted.load(std::memory_order_relaxed);
     w.pool_heap_seen.store(0, std::memory_order_relaxed);
   };
@@ -136,6 +142,7 @@ void runtime::reset_stats() {
     for (auto& w : workers) reset(*w);
   }
   heap_peak.store(now > 0 ? std::uint64_t(now) : 0, std::memory_order_relaxed);
+  stats_reset_ns.store(now_ns(), std::memory_order_relaxed);
   const std::int64_t live_now = live.now.load(std::memory_order_relaxed);
   live.peak.store(live_now > 0 ? std::uint64_t(live_now) : 0, std::memory_order_relaxed);
   sched->reset_peaks();

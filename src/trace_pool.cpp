@@ -25,7 +25,8 @@ void runtime::write_trace() const {
                      std::to_string(cfg.workers) + ",\"heartbeat_us\":" + std::to_string(cfg.heartbeat.count());
   meta += ",\"heartbeats_requested\":[";
   for (const auto& w : workers)
-    meta += (w->index ? "," : "") + std::to_string(w->beats_requested.load(std::memory_order_relaxed));
+    meta += (w->index ? "," : "") + std::to_string(w->beats_requested_before_reset.load(std::memory_order_relaxed) +
+                                                   w->beats_requested.load(std::memory_order_relaxed));
   meta += "]";
   write_trace_file(cfg.trace_path, lanes, trace_start_, meta);
 }

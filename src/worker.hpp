@@ -128,6 +128,9 @@ struct worker {
   // every timer expiry, merged ones too), and beats that reached one of its polls (the owner alone
   // writes that).  beat_timer_error: signal delivery, the errno of this thread's timer_create.
   std::atomic<std::uint64_t> beats_requested{0};
+  // Beats requested before the last reset_stats (the trace's `heartbeats_requested` covers the
+  // pool's life, as its beat events do; written by reset_stats between runs, read by write_trace).
+  std::atomic<std::uint64_t> beats_requested_before_reset{0};
   std::uint64_t beats_delivered = 0;
   int beat_timer_error = 0;
 

@@ -1,6 +1,8 @@
 // Counters (SPEC §6) that the algorithm fixes: joins, promotions, steals, loop iterations, heap
 // high-water mark; reset_stats.
+#include <chrono>
 #include <cstring>
+#include <thread>
 #include <vector>
 
 #include "common.hpp"
@@ -138,6 +140,22 @@ TEST_P(Stats, ResetZeroes) {
     EXPECT_EQ(c->live_threads_peak, 0u);
     if (workers() == 1) EXPECT_EQ(c->steal_attempts, 0u);
   }
+}
+
+// Found by stop 41's bug hunt: an idle interval in progress at reset_stats (every idle worker's,
+// between runs) was counted whole when it ended, its time before the reset included.  Idle time
+// after a reset is at most the wall time since it on each worker: the bound holds whatever the
+// machine's load (idle time is wall time), so the test cannot fail by noise.
+TEST_P(Stats, IdleTimeAfterAResetStartsAtTheReset) {
+  if (workers() < 2) GTEST_SKIP() << "one worker: the caller runs the job, nobody idles";
+  pool().run([] { return wt::fib(18); });
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));  // the workers idle (asleep)
+  const auto t0 = std::chrono::steady_clock::now();
+  pool().reset_stats();
+  EXPECT_EQ(pool().run([] { return wt::fib(20); }), wt::fib_serial(20));
+  const weft::counters c = pool().stats().total;
+  const auto wall = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0);
+  EXPECT_LE(c.idle_ns, std::uint64_t(wall.count()) * workers()) << "idle time from before the reset counted";
 }
 
 TEST_P(Stats, HeapPeakThroughWeftMalloc) {
