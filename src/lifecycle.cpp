@@ -137,13 +137,7 @@ runtime::~runtime() {
     const work_span_report r = collect_work_span();
     if (r.jobs > 0) std::fputs(to_string(r).c_str(), stderr);
   }
-  if (tracing()) {  // a serial pool too: its file has the run's metadata and no worker lanes
-    try {
-      write_trace();
-    } catch (const std::exception& e) {
-      std::fprintf(stderr, "%s\n", e.what());
-    }
-  }
+  write_trace_at_end();  // a serial pool too: its file has the run's metadata and no worker lanes
 }
 
 void runtime::stop_threads() noexcept {

@@ -1,6 +1,4 @@
 // weft — weft::pool's out-of-line methods (SPEC §2): a pool is a handle on its runtime.
-#include <cstdio>
-#include <exception>
 #include <stdexcept>
 
 #include "config_resolve.hpp"
@@ -23,13 +21,7 @@ pool::~pool() {
   if (!rt_->runs_on_caller && rt_->made_before_fork()) {
     detail::keep_undestroyed(std::move(rt_));
   } else if (detail::runs_in(rt_.get())) {
-    if (rt_->tracing()) {
-      try {
-        rt_->write_trace();
-      } catch (const std::exception& e) {
-        std::fprintf(stderr, "%s\n", e.what());
-      }
-    }
+    rt_->write_trace_at_end();
     detail::keep_undestroyed(std::move(rt_));
   }
 }

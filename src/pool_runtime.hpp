@@ -181,6 +181,7 @@ class runtime {
   // trace.cpp / trace_pool.cpp: writes the workers' (and the heartbeat timer's) buffers as the trace
   // file cfg.trace_path.  Safe while workers run (a snapshot: see trace.hpp).
   void write_trace() const;
+  void write_trace_at_end() const noexcept;  // write_trace when tracing, a failure reported on stderr
   bool tracing() const noexcept { return !cfg.trace_path.empty(); }
   // work_span.cpp: the work/span figures of every worker and serial context.
   work_span_report collect_work_span() const;

@@ -1,5 +1,7 @@
 // weft — a pool's trace (SPEC §6): its buffers, made before the threads start, and the file, written
 // when the pool is destroyed (after its threads are joined), or on request (pool::write_trace).
+#include <cstdio>
+#include <exception>
 #include <string>
 
 #include "pool_runtime.hpp"
@@ -29,6 +31,16 @@ void runtime::write_trace() const {
                                                    w->beats_requested.load(std::memory_order_relaxed));
   meta += "]";
   write_trace_file(cfg.trace_path, lanes, trace_start_, meta);
+}
+
+// Where no exception may leave (a destructor): a file that cannot be written is reported on stderr.
+void runtime::write_trace_at_end() const noexcept {
+  if (!tracing()) return;
+  try {
+    write_trace();
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "%s\n", e.what());
+  }
 }
 
 }  // namespace weft::detail
