@@ -72,10 +72,20 @@ void runtime::park_until_done(worker& w, frame* fr) {
 
 void runtime::wait_stolen(worker& w, frame* fr, unsigned thief) {
   // The joined slot stays reserved while we wait: its thief still writes DONE into it, and the
-  // tasks we leapfrog push their frames above it.
+  // tasks we leapfrog push their frames above it.  A joined frame that is no slot of this stack (a
+  // loop's split-off piece lives in the worker's pool of children, loops.cpp) reserves the slot at
+  // the top all the same: the tasks we leapfrog must start strictly above the top of the code that
+  // waits, for a scope's owner test reads "at the scope's level" from the top alone (scope.hpp,
+  // spawn).  A loop pops its frame before it joins its pieces, so its top is then the top of the
+  // code around the loop; a task leapfrogged there, at that very top, passed the test of a scope
+  // made right before the loop and pushed a latent frame of that scope inside the leapfrogged task
+  // (stop 41's bug hunt: "deque order broken at a join", hangs; test
+  // Scope.SpawnFromATaskLeapfroggedAtTheScopesLevelRunsAtOnce).
   hot_state& h = *w.hot;
   frame* const joined_top = h.top;
-  if (fr >= w.stack.begin() && fr < w.stack.end() && fr + 1 > h.top) h.top = fr + 1;
+  const bool joined_on_stack = fr >= w.stack.begin() && fr < w.stack.end();
+  frame* const reserved = joined_on_stack ? fr : h.top;
+  if (reserved < w.stack.end() && reserved + 1 > h.top) h.top = reserved + 1;
   WEFT_ASSERT(h.top >= w.base && h.top <= w.stack.end(), "task stack top outside [base, end] at a blocked join");
   w.blocked_on.store(int(thief), std::memory_order_relaxed);
   w.trace_enter(activity::leapfrogging);

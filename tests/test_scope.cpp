@@ -244,6 +244,59 @@ TEST_P(Scope, RecursiveSpawnIntoSameScope) {
   }
 }
 
+// A task that the scope's owner runs while it waits for a thief (leapfrogging, WOOL §I.b) is another
+// task, not the scope's own level: its spawns into the scope run at once (the header's contract).
+// The scene: a parallel loop made right after the scope; its owner runs iteration 0 and waits for
+// the stolen piece holding iteration 1 with its loop frame popped, so its task-stack top is back
+// at the scope's level; the thief's iteration spawns a handle whose task spawns into the scope and
+// waits (bounded, with polls: the poll points where a policy may promote the handle) until
+// somebody takes that task — the waiting owner, leapfrogging, when it is the one that does.
+//
+// Regression test (stop 41's bug hunt, fixed in stop 42): the leapfrogged task's spawn took the
+// scope's fast path, its frame a latent task of the scope pushed inside the leapfrogged task, which
+// returned with it left on the task stack — lazy-df aborted ("deque order broken at a join"), hung,
+// or sync threw "called at a different nesting level".  A blocked join now starts its leapfrogged
+// tasks one slot above its own top (runtime::wait_stolen).
+TEST_P(Scope, SpawnFromATaskLeapfroggedAtTheScopesLevelRunsAtOnce) {
+  const int attempts = wt::pick(100, 30);
+  int leapfrogged = 0;  // attempts in which the owner ran the handle's task itself
+  for (int a = 0; a < attempts && leapfrogged < 10; ++a) {
+    std::atomic<int> count{0}, tasks{0}, latent_spawns{0}, on_owner{0}, thief_began{0};
+    pool().run([&] {
+      const std::thread::id owner = std::this_thread::get_id();
+      // Bounded: the owner's iterations wait for a thief at most 5 ms in all (the scene may not
+      // happen: a policy that promotes nothing yet, a thief asleep), then simply go on.
+      const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(5);
+      weft::scope sc;
+      weft::parallel_for(0, 64, [&](int) {
+        if (std::this_thread::get_id() == owner) {
+          while (thief_began.load() == 0 && std::chrono::steady_clock::now() < deadline) std::this_thread::yield();
+          return;
+        }
+        if (thief_began.exchange(1) != 0) return;  // one handle, in the thief's first iteration
+        std::atomic<int> started{0};
+        auto t = weft::spawn([&] {
+          started = 1;
+          tasks.fetch_add(1);
+          const int before = count.load();
+          sc.spawn([&] { count.fetch_add(1); });
+          if (count.load() == before) latent_spawns.fetch_add(1);
+          if (std::this_thread::get_id() == owner) on_owner.fetch_add(1);
+          return 1;
+        });
+        wt::poll_until(started, std::chrono::milliseconds(5));  // bounded, as above
+        EXPECT_EQ(t.sync(), 1);
+      });
+      weft::join([&] { sc.spawn([&] { count.fetch_add(1); }); }, [&] { sc.spawn([&] { count.fetch_add(1); }); });
+      sc.sync();
+    });
+    EXPECT_EQ(latent_spawns.load(), 0) << "a spawn from inside a task did not run at once (attempt " << a << ")";
+    ASSERT_EQ(count.load(), tasks.load() + 2) << "attempt " << a;
+    leapfrogged += on_owner.load();
+  }
+  RecordProperty("leapfrogged_on_owner", leapfrogged);
+}
+
 // Closures of every small shape a frame holds (scope.hpp, frame_closure): one word, two and three
 // words with and without padding, and sizes that are no multiple of 8 (copied as themselves, not as
 // words).  Every task joins before it reads its captures, so the first frame it pushes is the very
