@@ -15,14 +15,15 @@ namespace weft::detail {
 void runtime::worker_main(worker& w) {
   // Idle time runs from here, or from the end of the last task, to the start of the next one
   // (execute_stolen / run_root close the interval): looking for work and sleeping both count.
-  w.idle_since = now_ns();
+  std::uint64_t last_work = now_ns();
+  w.idle_since.store(last_work, std::memory_order_relaxed);
   if (w.trace) w.trace->replace(activity::stealing);
   begin_search(w);
-  std::uint64_t last_work = w.idle_since;
   unsigned fails = 0;
   while (!stopping_.load(std::memory_order_acquire)) {
     if (find_work(w)) {
-      w.idle_since = last_work = now_ns();
+      last_work = now_ns();
+      w.idle_since.store(last_work, std::memory_order_relaxed);
       begin_search(w);
       fails = 0;
       const std::uint64_t ran = std::exchange(w.stolen_task_ns, worker::none_stolen);
@@ -137,13 +138,17 @@ void runtime::begin_search(worker& w) noexcept {
 // The last searcher to leave wakes a sleeper (if any) to look in its place: the publishers that
 // skipped their wake because it was searching may have work it will not take now (Go's rule).
 void runtime::end_idle(worker& w) noexcept {
-  if (w.idle_since != 0) {
+  if (const std::uint64_t since = w.idle_since.load(std::memory_order_relaxed); since != 0) {
     // An interval that began before reset_stats counts from the reset (found by stop 41's bug
     // hunt: idle workers' whole sleeps before a reset were added after it).
-    const std::uint64_t from = std::max(w.idle_since, stats_reset_ns.load(std::memory_order_relaxed));
+    const std::uint64_t from = std::max(since, stats_reset_ns.load(std::memory_order_relaxed));
     const std::uint64_t now = now_ns();
-    bump(w.idle_ns, now > from ? now - from : 0);
-    w.idle_since = 0;
+    // The interval leaves `idle_since` before it enters `idle_ns`, and the count's store releases
+    // the clearing: a stats() reader that sees the new count (acquire) then sees no interval in
+    // progress, so it never counts the interval twice (counters_of; at worst, reading between the
+    // two stores, it misses it once: a read during a run).
+    w.idle_since.store(0, std::memory_order_relaxed);
+    w.idle_ns.store(w.idle_ns.load(std::memory_order_relaxed) + (now > from ? now - from : 0), std::memory_order_release);
   }
   if (w.searching) {
     w.searching = false;

@@ -208,7 +208,7 @@ bool runtime::run_on_idle_slot(root_job& job) {
     std::lock_guard lk(lend_mu_);
     w.hot = own;
   }
-  w.idle_since = now_ns();
+  w.idle_since.store(now_ns(), std::memory_order_relaxed);
   return_slot(w);
   job.done = true;  // this thread is the only one that reads it
   job.done_hint.store(true, std::memory_order_relaxed);

@@ -112,7 +112,9 @@ struct worker {
   // thread of no pool).  runs_in looks through it: a run of that worker's pool nested in the serial
   // run runs inline, as it would without the serial pool between (owner-private: the context's).
   worker* serial_caller = nullptr;
-  std::uint64_t idle_since = 0;  // when this worker last became idle (0: busy)
+  // When this worker last became idle (0: busy).  Written by the slot's holder only; atomic because
+  // stats() adds the interval in progress (counters_of; the order of the two writes in end_idle).
+  std::atomic<std::uint64_t> idle_since{0};
   bool searching = false;        // counted in runtime::searching_ (owner-private)
   // The steal backoff (idle.cpp; owner-private): the work of the last task this worker stole — its
   // time less its joins' waits for their thieves (execute_stolen; none_stolen until a steal) — and

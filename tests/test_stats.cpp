@@ -158,6 +158,29 @@ TEST_P(Stats, IdleTimeAfterAResetStartsAtTheReset) {
   EXPECT_LE(c.idle_ns, std::uint64_t(wall.count()) * workers()) << "idle time from before the reset counted";
 }
 
+// Found by stop 41's bug hunt: idle time counted only closed intervals, so a worker idle through a
+// whole run (or read between runs, when every worker is idle) showed none of it.  stats() now adds
+// the interval in progress.  Both bounds are wall time, which load cannot stretch or shrink: every
+// worker has idled since the reset, at least the sleep, and at most the wall time since the reset.
+TEST_P(Stats, IdleTimeIncludesTheIntervalInProgress) {
+  if (workers() < 2) GTEST_SKIP() << "one worker: the caller runs the job, nobody idles";
+  pool().run([] { return wt::fib(16); });
+  const auto t0 = std::chrono::steady_clock::now();
+  pool().reset_stats();
+  const auto nap = std::chrono::milliseconds(200);
+  std::this_thread::sleep_for(nap);
+  const weft::stats s = pool().stats();
+  const auto wall = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0);
+  ASSERT_EQ(s.workers.size(), workers());
+  for (std::size_t i = 0; i < s.workers.size(); ++i) {
+    EXPECT_GE(s.workers[i].idle_ns, std::uint64_t(std::chrono::nanoseconds(nap).count())) << "worker " << i;
+    EXPECT_LE(s.workers[i].idle_ns, std::uint64_t(wall.count())) << "worker " << i;
+  }
+  // And it goes on growing while the workers idle: read again later, never less.
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  EXPECT_GT(pool().stats().total.idle_ns, s.total.idle_ns);
+}
+
 TEST_P(Stats, HeapPeakThroughWeftMalloc) {
   constexpr std::size_t mb = 1 << 20;
   pool().reset_stats();

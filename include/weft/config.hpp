@@ -111,7 +111,7 @@ struct counters {
   std::uint64_t steal_attempts = 0;    // all steal attempts
   std::uint64_t leapfrogs = 0;         // tasks stolen back from a thief while blocked in a join
   std::uint64_t deque_checks = 0;      // polls that looked at the worker's own deque (lazy policies)
-  std::uint64_t idle_ns = 0;           // time spent looking for work or asleep
+  std::uint64_t idle_ns = 0;           // time spent looking for work or asleep, up to the read
   std::uint64_t heap_peak_bytes = 0;   // high-water mark of weft::malloc bytes
   // SPEC §6's name.  The most live threads at any one time: under adf, dfd and fifo the forked
   // threads (fibers) not yet terminated; under the other policies the promoted items not yet joined
