@@ -47,7 +47,11 @@ class scope {
 
   // Waits for every spawned task; rethrows the exception of the earliest-spawned task that threw,
   // in the serial elision's order (a spawn runs at once there: the spawns a task makes come right
-  // after it, before its later siblings).
+  // after it, before its later siblings).  Called where the spawns are: on the scope's thread, at
+  // its nesting level, with nothing opened since still open (no join branch, loop body or task
+  // started after the spawns, no younger weft::spawn handle unsynced).  Elsewhere, while the scope
+  // holds latent tasks, it throws std::logic_error: it cannot take them back past younger frames
+  // (a policy whose spawns all ran at once has none, and there such a sync succeeds).
   void sync();
 
  private:
