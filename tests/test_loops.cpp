@@ -6,6 +6,7 @@
 #include <limits>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <type_traits>
 #include <vector>
 
@@ -249,6 +250,83 @@ TEST_P(Loops, GrainHints) {
     });
     EXPECT_EQ(sum, long(n) * (n - 1) / 2) << "grain " << g;
   }
+}
+
+// weft::grain{n}: a range of at most n iterations is not split (loops.hpp), so a loop of n
+// iterations with grain n runs as one piece, in index order, on one thread.
+TEST_P(Loops, ARangeNoLongerThanTheGrainIsNotSplit) {
+  const int n = wt::pick(4000, 1000);
+  std::atomic<int> next{0}, out_of_order{0};
+  std::atomic<std::thread::id> first_thread{};
+  std::atomic<int> other_threads{0};
+  pool().run([&] {
+    weft::parallel_for(0, n, [&](int i) {
+      if (next.exchange(i + 1) != i) out_of_order.fetch_add(1);
+      std::thread::id none{}, me = std::this_thread::get_id();
+      if (!first_thread.compare_exchange_strong(none, me) && none != me) other_threads.fetch_add(1);
+      if (i % 256 == 0) std::this_thread::yield();  // time for a thief to try
+    }, weft::grain{std::size_t(n)});
+  });
+  EXPECT_EQ(next.load(), n);
+  EXPECT_EQ(out_of_order.load(), 0);
+  EXPECT_EQ(other_threads.load(), 0);
+}
+
+// A named body or map whose const call changes it (a `mutable` member) is called in place, as the
+// serial elision calls it: every call counts in the caller's object, under every policy (stop 42's
+// bug hunt: 0 under serial and the loop-frame policies, which called copies; 1000 under the halving
+// ones).  A temporary may be copied: nobody else can see its state.
+TEST_P(Loops, NamedBodiesWithMutableStateAreCalledInPlace) {
+  struct counting_body {
+    mutable long calls = 0;
+    void operator()(int) const { ++calls; }
+  };
+  struct counting_map {
+    mutable long calls = 0;
+    long operator()(int i) const {
+      ++calls;
+      return long(i) * i;
+    }
+  };
+  static_assert(std::is_trivially_copyable_v<counting_body> && std::is_trivially_copyable_v<counting_map>);
+  const int n = wt::pick(5000, 1000);
+  std::atomic<long> sum{0};
+  counting_body body;
+  counting_map map;
+  // One worker only for the counts: more would call the one object from several threads at once (a
+  // data race in the program, as it would be in a serial program's parallel version).
+  if (workers() == 1) {
+    pool().run([&] {
+      weft::parallel_for(0, n, body);
+      sum = weft::parallel_reduce(0, n, 0L, map, std::plus<>{});
+    });
+    EXPECT_EQ(body.calls, n);
+    EXPECT_EQ(map.calls, n);
+  } else {
+    // Several workers: the address the calls reach is the caller's object.
+    struct where_body {
+      const void* expected;
+      std::atomic<long>* wrong;
+      void operator()(int) const {
+        if (static_cast<const void*>(this) != expected) wrong->fetch_add(1);
+      }
+    };
+    std::atomic<long> wrong{0};
+    where_body w{nullptr, &wrong};
+    w.expected = &w;
+    pool().run([&] {
+      weft::parallel_for(0, n, w);
+      sum = weft::parallel_reduce(0, n, 0L, [](int i) { return long(i) * i; }, std::plus<>{});
+    });
+    EXPECT_EQ(wrong.load(), 0) << "iterations called a copy of a named body";
+  }
+  long want = 0;
+  for (long i = 0; i < n; ++i) want += i * i;
+  EXPECT_EQ(sum.load(), want);
+  // And from a thread that is no worker (the global pool's re-entry).
+  counting_body outside;
+  std::thread([&] { weft::parallel_for(0, 100, [&](int i) { if (i == 0) outside(i); }); weft::parallel_for(0, 1, outside); }).join();
+  EXPECT_EQ(outside.calls, 2);
 }
 
 TEST_P(Loops, GrainZeroThrows) {

@@ -18,7 +18,9 @@
 
 namespace weft {
 
-// The smallest range a split may produce.  Must be at least 1.
+// An amortizing hint (LS's "ppt"): a range of more than `value` iterations may be split in two
+// halves, one of at most `value` is not — so a split's parts hold at least about value / 2
+// iterations.  Must be at least 1.
 struct grain {
   std::size_t value = 1;
   grain() = default;  // 1: the default of every loop (no check to pay at each call)
@@ -120,14 +122,31 @@ uindex_t<I> grain_for(std::size_t g) noexcept {
 }
 
 // A loop's body as the pieces of the loop call it (returning R; unit for parallel_for's body).  It
-// holds a copy of the caller's function object when a copy behaves the same (trivially copyable and
-// callable as const: the rule branch_in_frame uses for a join's branch), else a reference to it.
+// holds a copy of the function object when a copy behaves the same (trivially copyable and callable
+// as const: the rule branch_in_frame uses for a join's branch), else a reference to it.  A named
+// function object (an lvalue) never gets here as itself: parallel_for and parallel_reduce wrap it
+// in called_in_place, whose copies all call the caller's object.
 // Each piece copies this wrapper into a local (adaptive_loop::run_chunks), so that a copied body's
 // captures stay in registers for the whole piece: reached through the loop's shared state instead,
 // they are reloaded from memory around every poll, an opaque call (a CSR row loop paid about 18
 // instructions a row for that, issue 10).
 template <class F, class I>
 inline constexpr bool copy_behaves_same = std::is_trivially_copyable_v<F> && std::is_invocable_v<const F&, I>;
+
+// A named body or map, as the loop calls it: in place, through its address — the caller's object,
+// as the serial elision calls it and as join calls a named branch (join.hpp, as_branch).  A copy
+// differs where the object's const call changes it (a `mutable` member: stop 42's bug hunt, a
+// counter of calls that read 0 under serial and the loop-frame policies, 1000 under the halving
+// ones).  The wrapper is trivially copyable, so the pieces copy it (a pointer) into their
+// registers.  A temporary is still copied: nobody else can call it, so only its own calls could tell.
+template <class F>
+struct called_in_place {
+  F* f;
+  template <class I>
+  WEFT_INLINE decltype(auto) operator()(I i) const {
+    return (*f)(i);
+  }
+};
 
 template <class R, class F, class I>
 struct loop_body {
@@ -243,6 +262,9 @@ void parallel_for(L lo, H hi, Body&& body, grain g = grain{}) {
   using I = std::common_type_t<L, H>;
   if (!(I(lo) < I(hi))) return;
   using B = std::remove_reference_t<Body>;
+  if constexpr (std::is_lvalue_reference_v<Body> && detail::copy_behaves_same<B, I>) {
+    return parallel_for(lo, hi, detail::called_in_place<B>{std::addressof(body)}, g);
+  }
   if (detail::tls_hot.loops_run_as == detail::loop_style::loop_frame) [[likely]] {
     detail::loop_body<unit, B, I> each{body};
     detail::unit_combine none;
@@ -263,6 +285,10 @@ T parallel_reduce(L lo, H hi, T init, Map&& map, Combine&& combine, grain g = gr
   if (!(I(lo) < I(hi))) return init;
   using M = std::remove_reference_t<Map>;
   using C = std::remove_reference_t<Combine>;
+  if constexpr (std::is_lvalue_reference_v<Map> && detail::copy_behaves_same<M, I>) {
+    return parallel_reduce(lo, hi, std::move(init), detail::called_in_place<M>{std::addressof(map)},
+                           std::forward<Combine>(combine), g);
+  }
   if (detail::tls_hot.loops_run_as == detail::loop_style::loop_frame) [[likely]] {
     detail::loop_body<T, M, I> each{map};
     detail::value_combine<T, C> both{combine};
@@ -274,10 +300,23 @@ T parallel_reduce(L lo, H hi, T init, Map&& map, Combine&& combine, grain g = gr
 
 namespace detail {
 
+// The body or map as the global pool's re-entry passes it on: one the public entry let through as a
+// copyable type came as a temporary or as its called_in_place (an lvalue is wrapped before it gets
+// here), so it goes on as an rvalue — passed as an lvalue it would be wrapped again, and a
+// temporary's copy into the pieces lost; any other goes on as the lvalue it is.
+template <class F, class I>
+WEFT_INLINE decltype(auto) as_forwarded(F& f) noexcept {
+  if constexpr (copy_behaves_same<F, I>)
+    return static_cast<F&&>(f);
+  else
+    return (f);
+}
+
 template <class I, class Body>
 void parallel_for_off_fast_path(I lo, I hi, Body& body, grain g) {
   if (tls_hot.self == nullptr) {
-    pool::global().run([&] { parallel_for(lo, hi, body, g); });
+    // A body that reached here as a copyable temporary (or a called_in_place) goes on as one.
+    pool::global().run([&] { parallel_for(lo, hi, as_forwarded<Body, I>(body), g); });
     return;
   }
   if (tls_hot.loops_run_as == loop_style::halving) {
@@ -293,7 +332,7 @@ void parallel_for_off_fast_path(I lo, I hi, Body& body, grain g) {
 template <class I, class T, class Map, class Combine>
 T parallel_reduce_off_fast_path(I lo, I hi, T init, Map& map, Combine& combine, grain g) {
   if (tls_hot.self == nullptr)
-    return pool::global().run([&] { return parallel_reduce(lo, hi, std::move(init), map, combine, g); });
+    return pool::global().run([&] { return parallel_reduce(lo, hi, std::move(init), as_forwarded<Map, I>(map), combine, g); });
   if (tls_hot.loops_run_as == loop_style::halving) {
     split_failure<I> failure(lo);
     std::optional<T> rest = reduce_split<T, I>(lo, hi, map, combine, grain_for<I>(g.value), failure);

@@ -35,7 +35,7 @@ struct loop_child;
 // grain and the function a thief runs a split-off part with.  adaptive_loop's shared_state derives
 // from it.
 struct loop_shape {
-  std::uint64_t grain;           // no split leaves fewer iterations than this (LS "ppt")
+  std::uint64_t grain;           // a range of at most this many iterations is not split (LS "ppt")
   task_fn run_child;             // runs a child's range on a thief
   std::uint64_t phase = 0;       // lo mod loop_align: where the aligned cut points are (aligned_cut)
 };
