@@ -1,6 +1,8 @@
 #include "costs.hpp"
 
+#include <filesystem>
 #include <fstream>
+#include <map>
 #include <stdexcept>
 #include <string>
 
@@ -86,7 +88,7 @@ void set_cost(Costs& c, std::string_view assignment) {
 
 void check_costs(const Costs& c, std::string_view policy) {
   if (policy_by_name(policy).trigger == Trigger::heartbeat && c.heartbeat == 0)
-    throw std::invalid_argument("--cost heartbeat: N must be at least 1 under heartbeat");
+    throw CostRefused("heartbeat", "N must be at least 1 under heartbeat");
 }
 
 std::vector<std::pair<std::string, std::uint64_t>> cost_values(const Costs& c) {
@@ -109,33 +111,60 @@ namespace weft_sim {
 // A machine's own calibration (`--costs file:PATH`; sim/calibrate.sh writes it with
 // sim/fit_costs.py --out): the `calibrated` preset, with the file's values over it.  A line
 // "name=value" sets a cost for every policy, "POLICY.name=value" for that policy only; '#' starts a
-// comment.  Every line is checked whatever the policy, so a bad name fails every run alike.
+// comment; blanks around the name and the value are allowed, inside either they are not ("st eal"
+// was read as "steal").  Every line is checked whatever the policy, so a bad name fails every run
+// alike; a name given twice is refused, as `--cost` refuses it (the last one won silently), and so
+// is a value the policy cannot take (heartbeat.heartbeat=0), with the line that set it.
 Costs costs_from_file(std::string_view path, std::string_view policy) {
   Costs c = cost_preset("calibrated", policy);
   const std::string where = "--costs file:" + std::string(path);
+  std::error_code ec;  // a directory opens as a stream that reads nothing: the preset ran unchanged
+  if (std::filesystem::exists(std::string(path), ec) && !std::filesystem::is_regular_file(std::string(path), ec))
+    throw std::invalid_argument(where + ": not a regular file");
   std::ifstream in{std::string(path)};
   if (!in) throw std::invalid_argument(where + ": cannot read the file");
+  auto trim = [](std::string_view t) {
+    const auto first = t.find_first_not_of(" \t\r");
+    return first == std::string_view::npos ? std::string_view{} : t.substr(first, t.find_last_not_of(" \t\r") - first + 1);
+  };
+  std::map<std::string, unsigned, std::less<>> seen;  // "[POLICY.]name" -> its line
+  std::map<std::string, unsigned, std::less<>> set_here;  // name -> the last line that set it for `policy`
   std::string line;
   for (unsigned n = 1; std::getline(in, line); ++n) {
-    std::string text;
-    for (char ch : line.substr(0, line.find('#')))
-      if (ch != ' ' && ch != '\t' && ch != '\r') text += ch;
+    const std::string_view text = trim(std::string_view(line).substr(0, line.find('#')));
     if (text.empty()) continue;
-    std::string_view assignment = text;
-    bool applies = true;
-    const auto dot = assignment.find('.'), eq = assignment.find('=');
     try {
-      if (dot != std::string_view::npos && (eq == std::string_view::npos || dot < eq)) {
-        const std::string_view target = assignment.substr(0, dot);
+      const auto eq = text.find('=');
+      if (eq == std::string_view::npos)
+        throw std::invalid_argument("expected name=value or POLICY.name=value, got '" + std::string(text) + "'");
+      const std::string_view key = trim(text.substr(0, eq)), value = trim(text.substr(eq + 1));
+      for (const std::string_view part : {key, value})
+        if (part.find_first_of(" \t") != std::string_view::npos)
+          throw std::invalid_argument("'" + std::string(part) + "' has a blank inside it");
+      if (const auto [at, fresh] = seen.emplace(std::string(key), n); !fresh)
+        throw std::invalid_argument(std::string(key) + " is named twice (first on line " +
+                                    std::to_string(at->second) + ")");
+      std::string_view name = key;
+      bool applies = true;
+      if (const auto dot = key.find('.'); dot != std::string_view::npos) {
+        const std::string_view target = key.substr(0, dot);
         policy_by_name(target);
         applies = target == policy;
-        assignment.remove_prefix(dot + 1);
+        name.remove_prefix(dot + 1);
       }
       Costs scratch = c;
-      set_cost(applies ? c : scratch, assignment);
+      set_cost(applies ? c : scratch, std::string(name) + "=" + std::string(value));
+      if (applies) set_here[std::string(name)] = n;
     } catch (const std::invalid_argument& e) {
       throw std::invalid_argument(where + " line " + std::to_string(n) + ": " + e.what());
     }
+  }
+  try {
+    check_costs(c, policy);
+  } catch (const CostRefused& e) {
+    const auto at = set_here.find(e.cost);
+    if (at == set_here.end()) throw;
+    throw std::invalid_argument(where + " line " + std::to_string(at->second) + ": " + e.cost + ": " + e.why);
   }
   return c;
 }

@@ -4,8 +4,10 @@
 #pragma once
 
 #include <cstdint>
+#include <stdexcept>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "dag.hpp"
@@ -101,8 +103,15 @@ Costs cost_preset(std::string_view name, std::string_view policy);
 
 // Sets one cost from "name=value"; std::invalid_argument naming the accepted names otherwise.
 void set_cost(Costs& c, std::string_view assignment);
-// What a policy needs of its costs (heartbeat: N >= 1); std::invalid_argument naming the cost.
+// What a policy needs of its costs (heartbeat: N >= 1); CostRefused naming the cost otherwise.
 void check_costs(const Costs& c, std::string_view policy);
+// check_costs's refusal, "--cost NAME: WHY": the cost is kept apart so that a cost file can name
+// the line that set it instead.
+struct CostRefused : std::invalid_argument {
+  CostRefused(std::string name, std::string reason)
+      : std::invalid_argument("--cost " + name + ": " + reason), cost(std::move(name)), why(std::move(reason)) {}
+  std::string cost, why;
+};
 std::vector<std::pair<std::string, std::uint64_t>> cost_values(const Costs& c);
 Costs zero_costs();  // every overhead 0: the greedy-bound tests use it
 

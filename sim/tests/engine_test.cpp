@@ -342,6 +342,31 @@ TEST(Engine, CostFileOverridesTheCalibratedPresetPerPolicy) {
   EXPECT_NE(error_of("join=1\nwool.jion=3\n").find("line 2: --cost: unknown name 'jion'"), std::string::npos);
   EXPECT_NE(error_of("cilk.join=3\n").find("line 1: policy: unknown 'cilk'"), std::string::npos);
   EXPECT_NE(error_of("join=-1\n").find("line 1:"), std::string::npos);
+  // Stop 41's bug hunt: a name given twice (the last won), a blank inside a name or value (stripped:
+  // "st eal" set steal), and a value the policy cannot take (reported as `--cost heartbeat`, without
+  // the file) are refused with the file and line.
+  EXPECT_NE(error_of("steal=5\n# again\nsteal = 6\n").find("line 3: steal is named twice (first on line 1)"),
+            std::string::npos);
+  EXPECT_NE(error_of("wool.join=5\nwool.join=6\n").find("line 2: wool.join is named twice"), std::string::npos);
+  EXPECT_NE(error_of("st eal = 5\n").find("line 1: 'st eal' has a blank inside it"), std::string::npos);
+  EXPECT_NE(error_of("steal = 5 0\n").find("line 1: '5 0' has a blank inside it"), std::string::npos);
+  EXPECT_EQ(error_of("steal=5\nws.steal=6\n"), "accepted");  // one for all, one for ws: two names
+  write("steal=5\nheartbeat.heartbeat=0\n");
+  try {
+    cost_preset("file:" + path, "heartbeat");
+    FAIL() << "heartbeat=0 was accepted under heartbeat";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find(path + " line 2: heartbeat: N must be at least 1"), std::string::npos)
+        << e.what();
+  }
+  EXPECT_EQ(cost_preset("file:" + path, "ws").heartbeat, 400000u);  // not ws's value: the preset's
+  // A directory is not a cost file (stop 41: it read as empty, and the calibrated preset ran).
+  try {
+    cost_preset("file:" + ::testing::TempDir(), "ws");
+    FAIL() << "a directory was accepted as a cost file";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("not a regular file"), std::string::npos);
+  }
   try {
     cost_preset("file:/nonexistent/costs.txt", "ws");
     FAIL() << "a missing cost file was accepted";
