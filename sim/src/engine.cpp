@@ -89,11 +89,13 @@ bool Simulator::descheduled(unsigned w) {
   Worker& k = ws_[w];
   if (costs_.slice_on == 0 || k.clock < k.next_off) return false;
   k.off_begin = k.clock;
-  while (k.clock >= k.next_off) {
-    k.clock += costs_.slice_off;
-    r_.descheduled += double(costs_.slice_off);
-    k.next_off += costs_.slice_off + costs_.slice_on;
-  }
+  // Each slice end passed costs slice_off and moves the next one slice_off + slice_on later, so the
+  // clock gains on it by slice_on per end: (clock - next_off) / slice_on + 1 ends in all (counted,
+  // not looped over: a 2^40-unit strand with slice_on=1 looped 2^40 times).
+  const Time ends = (k.clock - k.next_off) / costs_.slice_on + 1;
+  advance(k.clock, times(ends, costs_.slice_off));
+  r_.descheduled += double(ends) * double(costs_.slice_off);
+  advance(k.next_off, times(ends, costs_.slice_off + costs_.slice_on));
   k.off_end = k.clock;
   return true;
 }
@@ -149,7 +151,7 @@ void Simulator::push_child(unsigned w, std::uint32_t node) {
   const Node& n = dag_.node(node);
   // A leaf without allocation or inner polls needs no frame: run it in place.
   if (n.kind == NodeKind::leaf && n.alloc == 0 && !(polls_inside_work() && n.work > costs_.poll)) {
-    ws_[w].clock += n.work;
+    advance(ws_[w].clock, n.work);
     r_.raw_work += double(n.work);
     parent.span += n.work;
     ++r_.instances;
@@ -188,7 +190,7 @@ void Simulator::run_work(unsigned w, Frame& f, Stage next) {
   if (f.remaining > 0) {
     Time amount = f.remaining;
     if (polls_inside_work()) amount = std::min(amount, costs_.poll);
-    ws_[w].clock += amount;
+    advance(ws_[w].clock, amount);
     r_.raw_work += double(amount);
     f.span += amount;
     f.remaining -= amount;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <stdexcept>
 #include <utility>
 #include <vector>
 
@@ -62,5 +63,30 @@ struct RunResult {
 };
 
 RunResult simulate(const RunConfig& config);
+
+// The latest time a clock may reach: 2^62 units.  Node work and costs are at most 2^40 each and a
+// DAG's work at most 2^60, but a run adds up as many costs as it takes steps (loops:5000:5000:0
+// with iter=2^40 is 2.7e19 units, past 2^64), so a clock wrapped and the run reported a negative
+// idle time (stop 41's bug hunt).  Every advance of a clock is checked instead: a run that would
+// pass the limit stops with TimeLimitExceeded.  Below it, a clock plus one cost cannot wrap (the
+// next beat, the end of a backoff).
+inline constexpr Time kMaxClock = Time(1) << 62;
+
+struct TimeLimitExceeded : std::overflow_error {
+  TimeLimitExceeded()
+      : std::overflow_error(
+            "simulated time passed 2^62 units (4.6e18), the most the simulator's clocks hold: lower the "
+            "costs (--cost, --costs), the DAG's node work or its size (--dag)") {}
+};
+
+// clock += by, and n * each: checked against kMaxClock.
+inline void advance(Time& clock, Time by) {
+  if (__builtin_add_overflow(clock, by, &clock) || clock > kMaxClock) throw TimeLimitExceeded();
+}
+inline Time times(Time n, Time each) {
+  Time product = 0;
+  if (__builtin_mul_overflow(n, each, &product) || product > kMaxClock) throw TimeLimitExceeded();
+  return product;
+}
 
 }  // namespace weft_sim

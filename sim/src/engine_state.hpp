@@ -186,7 +186,7 @@ class Simulator {
   bool wait_for_join(unsigned w, const Frame& f);
   void wait_for_item(unsigned w);
   void search_dormant(unsigned w);
-  void charge_overhead(unsigned w, Time t) { ws_[w].clock += t; r_.overhead += double(t); }
+  void charge_overhead(unsigned w, Time t) { advance(ws_[w].clock, t); r_.overhead += double(t); }
 
   const RunConfig& cfg_;
   const Dag& dag_;

@@ -272,7 +272,7 @@ void Simulator::idle_steal(unsigned w) {
   if (costs_.steal == 0 || P_ == 1) {
     wait_for_item(w);
   } else {
-    k.clock += failed_attempt_cost(costs_);
+    advance(k.clock, failed_attempt_cost(costs_));
     search_dormant(w);
   }
 }
@@ -317,7 +317,7 @@ bool Simulator::back_off_after_steal(unsigned w) {
   k.backoff_now = k.backoff_now == 0 ? std::min(costs_.backoff_first, costs_.backoff)
                                      : std::min(2 * k.backoff_now, costs_.backoff);
   ++r_.steal_backoffs;
-  k.clock += k.backoff_now;  // idle time: neither work nor overhead
+  advance(k.clock, k.backoff_now);  // idle time: neither work nor overhead
   k.backoff_until = k.clock;
   return true;
 }
@@ -347,7 +347,7 @@ void Simulator::blocked_step(unsigned w, Frame& f) {
   }
   if (costs_.steal == 0) wait_for_item(w);
   else {
-    k.clock += failed_attempt_cost(costs_);
+    advance(k.clock, failed_attempt_cost(costs_));
     k.waited += failed_attempt_cost(costs_);  // a join's wait: no work of a stolen item (backoff)
     search_dormant(w);
   }
@@ -375,7 +375,7 @@ bool Simulator::steal_from(unsigned thief, unsigned victim) {
   }
   if (it.trip_wire) v.trip_notified = true;
   ++r_.thefts;
-  ws_[thief].clock += costs_.steal;
+  advance(ws_[thief].clock, costs_.steal);
   r_.steal_time += double(costs_.steal);
   run_item(thief, it, it.span_start, true);
   return true;

@@ -176,7 +176,7 @@ RunResult ThreadSim::run() {
 void ThreadSim::step(unsigned p) {
   Proc& pr = procs_[p];
   if (pr.current < 0 && !acquire(p)) {
-    pr.clock += attempt_cost();  // nothing to take: try again later
+    advance(pr.clock, attempt_cost());  // nothing to take: try again later
     if (ready_count_ == 0) {
       // Nothing is ready anywhere: every attempt fails until a thread is made ready, which wakes
       // this processor (made_ready).  The simulator's time no longer grows with an idle stretch's
@@ -212,14 +212,14 @@ bool ThreadSim::acquire(unsigned p) {
     take(p, fifo_.front());
     fifo_.pop_front();
     ++r_.thefts;
-    pr.clock += costs_.steal;
+    advance(pr.clock, costs_.steal);
     r_.steal_time += double(costs_.steal);
     return true;
   }
   if (pr.owns && !pr.dq->threads.empty()) {
     take(p, pr.dq->threads.back());
     pr.dq->threads.pop_back();
-    pr.clock += costs_.pop;
+    advance(pr.clock, costs_.pop);
     r_.overhead += double(costs_.pop);
     return true;
   }
@@ -258,7 +258,7 @@ bool ThreadSim::steal(unsigned p) {
   }
   pr.quota_left = costs_.quota;
   ++r_.thefts;
-  pr.clock += costs_.steal;
+  advance(pr.clock, costs_.steal);
   r_.steal_time += double(costs_.steal);
   return true;
 }
@@ -349,7 +349,7 @@ bool ThreadSim::start_thread(unsigned p, std::int32_t id) {
     if (cfg_.node_starts) ++(*cfg_.node_starts)[tr.node];
     live_mem_ += m;
     r_.memory_peak = std::max(r_.memory_peak, live_mem_);
-    pr.clock += n.work;
+    advance(pr.clock, n.work);
     r_.raw_work += double(n.work);
     tr.span += n.work;
   }
@@ -367,7 +367,7 @@ void ThreadSim::dummy_step(unsigned p, std::int32_t id) {
     else finish(p, id);
     return;
   }
-  pr.clock += 1;
+  advance(pr.clock, 1);
   r_.overhead += 1;
   ++r_.beats;  // counted as dummy threads run
   finish(p, id);
@@ -410,7 +410,7 @@ void ThreadSim::fork(unsigned p, std::int32_t id) {
   ++r_.joins;
   const std::uint64_t made = name_ == "fifo" ? self.pending : (b >= 0);
   r_.promotions += made;
-  pr.clock += costs_.join + made * costs_.promote;
+  advance(pr.clock, costs_.join + times(made, costs_.promote));
   r_.overhead += double(costs_.join + made * costs_.promote);
   threads_[std::size_t(a)].ready = pr.clock;
   if (b >= 0) threads_[std::size_t(b)].ready = pr.clock;
@@ -434,7 +434,7 @@ void ThreadSim::finish(unsigned p, std::int32_t id) {
   std::uint64_t retained = t.held;
   if (t.kind == Kind::node) {
     const Node& n = dag_.node(t.node);
-    pr.clock += n.work_after;
+    advance(pr.clock, n.work_after);
     r_.raw_work += double(n.work_after);
     t.span = std::max(t.span, t.span_join) + n.work_after;
     live_mem_ -= t.held + (n.free_at_parent_end ? 0 : n.alloc);

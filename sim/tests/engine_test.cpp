@@ -390,3 +390,22 @@ TEST(Engine, TimeSharingStretchesTheMakespanByTheShare) {
   EXPECT_GT(stretch, 1.9);
   EXPECT_LT(stretch, 2.1);
 }
+
+// A run whose clocks would pass 2^62 units stops with TimeLimitExceeded (stop 41's bug hunt: 4.2 M
+// iterations at iter = 2^40 wrapped a clock, and a negative idle time was reported; a strand of 2^40
+// units across slices of 1 wrapped it in one step); just below, the figures are whole.
+TEST(Engine, ClocksStopAtTheirLimitInsteadOfWrapping) {
+  Costs c;
+  c.iter = kMaxTimeValue;
+  EXPECT_THROW(run(make_dag("loops:2100:2000:0"), "lazy-bf", 1, c), TimeLimitExceeded);
+  const RunResult below = run(make_dag("loops:2000:2000:0"), "lazy-bf", 1, c);
+  EXPECT_GE(double(below.makespan), 4e6 * double(kMaxTimeValue));
+  // The totals are doubles: past 2^53 units the polls' single units are rounded off the overhead.
+  EXPECT_NEAR(double(below.makespan), below.overhead, 1e-9 * double(below.makespan));
+  EXPECT_GE(below.idle, 0);
+  EXPECT_LT(below.idle, 1e-9 * double(below.makespan));
+  Costs sliced;
+  sliced.slice_on = 1;
+  sliced.slice_off = kMaxTimeValue;
+  EXPECT_THROW(run(make_dag("fib:3:1099511627776"), "ws", 1, sliced), TimeLimitExceeded);
+}
