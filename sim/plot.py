@@ -2,7 +2,10 @@
 """Figures and markdown tables from weft-sim JSON output (docs/results/sim.md).
 
     plot.py all DIR          every figure and table for the files sim/experiments.sh writes
+    plot.py tables DIR       the tables alone (no figures: no matplotlib needed)
     plot.py speedup FILE OUT one speedup-vs-P figure (median over seeds) for any weft-sim JSON
+
+The figures need matplotlib: without it `all` and `speedup` exit 1 and say how to install it.
 """
 import json
 import statistics
@@ -22,15 +25,23 @@ def median_by(runs, key, value):
     return {k: statistics.median(v) for k, v in groups.items()}
 
 
+TABLES_ONLY = False  # plot.py tables: draw nothing
+
+
 def pyplot():
+    """matplotlib's pyplot; None in the tables-only mode.  Asked for a figure without matplotlib,
+    exit 1: printing "tables only" and exiting 0 with no figure written looked like success."""
+    if TABLES_ONLY:
+        return None
     try:
         import matplotlib
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
         return plt
     except ImportError:
-        print("plot.py: matplotlib missing; tables only", file=sys.stderr)
-        return None
+        sys.exit("plot.py: matplotlib is missing, so no figure can be drawn: install it "
+                 "(scripts/install-deps.sh puts it in .venv, or python3 -m pip install matplotlib) "
+                 "and run with that python; `plot.py tables DIR` writes the tables alone")
 
 
 def speedup_figure(runs, out, title):
@@ -165,13 +176,17 @@ def projections(d):
 
 
 def main(argv):
+    global TABLES_ONLY
     if len(argv) == 4 and argv[1] == "speedup":
+        pyplot()  # before reading anything: no figure, no success
         runs = load(argv[2])
         speedup_figure(runs, argv[3], runs[0]["dag"])
         return 0
-    if len(argv) != 3 or argv[1] != "all":
+    if len(argv) != 3 or argv[1] not in ("all", "tables"):
         print(__doc__, file=sys.stderr)
         return 2
+    TABLES_ONLY = argv[1] == "tables"
+    pyplot()
     d = Path(argv[2])
     if (d / "ls_scaling.json").exists():
         speedup_figure(load(d / "ls_scaling.json"), d / "ls_scaling.png", "nqueens(12): LS Figs 4-7")
