@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -52,8 +53,13 @@ std::uint64_t parse_integer(const std::string& what, const std::string& s, std::
   return *v;
 }
 
-unsigned parse_unsigned(const std::string& what, const std::string& s) {
-  return unsigned(parse_integer(what, s, 1, 1u << 20));
+// The most simulated processors: the stack engine's steps scan every worker (parked ones, the
+// spare-processor rule, wake-ups), so a step costs O(P).  fib:10 takes 1-5 s at 16,384 (wool the
+// slowest), minutes beyond; 2^20, the former limit, took hours (stop 41's bug hunt).
+constexpr unsigned kMaxWorkers = 16384;
+
+unsigned parse_unsigned(const std::string& what, const std::string& s, unsigned max = 1u << 20) {
+  return unsigned(parse_integer(what, s, 1, max));
 }
 
 template <class T>
@@ -69,17 +75,24 @@ void reject_repeats(const std::string& what, const std::vector<T>& v) {
 
 Options parse(int argc, char** argv) {
   Options o;
+  std::vector<std::string> given;  // the options seen: each but --cost is taken once
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     auto value = [&]() -> std::string {
       if (i + 1 >= argc) throw std::invalid_argument(a + ": missing value");
       return argv[++i];
     };
+    // A second --P (or --dag, --json, ...) silently replaced the first; lists go in one value.
+    if (a != "--cost" && a.starts_with("--")) {
+      for (const auto& g : given)
+        if (g == a) throw std::invalid_argument(a + ": given twice (each option is taken once; a list is one value, e.g. --P 1,2,8)");
+      given.push_back(a);
+    }
     if (a == "--dag") o.dag = value();
     else if (a == "--policy") o.policies = split_list(value());
     else if (a == "--P") {
       o.workers.clear();
-      for (const auto& p : split_list(value())) o.workers.push_back(parse_unsigned("--P", p));
+      for (const auto& p : split_list(value())) o.workers.push_back(parse_unsigned("--P", p, kMaxWorkers));
     } else if (a == "--seed") o.seed = parse_integer("--seed", value(), 0, UINT64_MAX);
     else if (a == "--runs") o.runs = parse_unsigned("--runs", value());
     else if (a == "--costs") o.costs_preset = value();
@@ -90,6 +103,7 @@ Options parse(int argc, char** argv) {
       o.cost_sweeps.push_back({c.substr(0, eq), split_list(c.substr(eq + 1))});
     } else if (a == "--json") {
       o.json = value();
+      if (o.json.empty()) throw std::invalid_argument("--json: the path is empty");  // wrote nothing before
     } else if (a == "--max-instances") {
       o.max_instances = double(parse_integer("--max-instances", value(), 1, UINT64_MAX));
     } else if (a == "--quiet") o.quiet = true;
@@ -131,18 +145,24 @@ std::vector<Costs> cost_grid(const Options& o, const std::string& policy) {
   return grid;
 }
 
+bool progress_shown = false;  // a progress line ends without a newline: an error starts its own line
+
+// A file to remove unless the run got to renaming it (main's --json output).
+struct PartialFile {
+  std::string path;
+  ~PartialFile() {
+    std::error_code ec;
+    if (!path.empty()) std::filesystem::remove(path, ec);
+  }
+};
+
 }  // namespace
 
 int main(int argc, char** argv) try {
   const Options o = parse(argc, argv);
   const auto t0 = std::chrono::steady_clock::now();
-  // Everything that can be refused is refused before the first run: the output file, the DAG's
-  // size, every policy's costs.
-  std::ofstream out;
-  if (!o.json.empty()) {
-    out.open(o.json);
-    if (!out) throw std::invalid_argument("--json: cannot write '" + o.json + "'");
-  }
+  // Everything that can be refused is refused before the first run: the DAG's size, every
+  // policy's costs, the output file.
   const Dag dag = make_dag(o.dag);
   const NodeTotals totals = dag.root_totals();
   if (totals.instances > o.max_instances) {
@@ -155,6 +175,19 @@ int main(int argc, char** argv) try {
     throw std::invalid_argument("--dag " + o.dag + ": its work is above 2^60 units, more than the simulator's clocks can hold");
   for (const auto& pname : o.policies)
     for (const auto& c : cost_grid(o, pname)) check_costs(c, pname);
+  // The JSON goes to a file beside the output, renamed over it once every run is done: a command
+  // refused or stopped (a clock past its limit) leaves an existing file as it was (it was opened,
+  // so emptied, before the DAG and costs were checked).
+  PartialFile partial;  // declared first: removed after `out` is closed
+  std::ofstream out;
+  if (!o.json.empty()) {
+    std::error_code ec;
+    if (std::filesystem::exists(o.json, ec) && !std::filesystem::is_regular_file(o.json, ec))
+      throw std::invalid_argument("--json: cannot write '" + o.json + "': not a regular file");
+    partial.path = o.json + ".partial";
+    out.open(partial.path);
+    if (!out) throw std::invalid_argument("--json: cannot write '" + o.json + "'");
+  }
   std::fprintf(stderr, "dag %s: %zu template nodes, %.0f instances, work %.4g, span %.4g", dag.name.c_str(),
                dag.size(), totals.instances, totals.work, totals.span);
   if (totals.span > 0) std::fprintf(stderr, ", parallelism %.4g", totals.work / totals.span);
@@ -171,6 +204,7 @@ int main(int argc, char** argv) try {
           rec.result = simulate({&dag, &policy_by_name(pname), costs, p, rec.seed});
           records.push_back(rec);
           const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+          progress_shown = true;
           std::fprintf(stderr, "\r[%zu/%zu] %s P=%u seed=%llu  %.1f s   ", records.size(), total,
                        pname.c_str(), p, (unsigned long long)rec.seed, secs);
           if (!o.quiet) std::cout << table_row(rec) << "\n" << std::flush;
@@ -183,9 +217,13 @@ int main(int argc, char** argv) try {
     out << "]}\n";
     out.close();
     if (!out) throw std::runtime_error("--json: writing '" + o.json + "' failed (disk full?)");
+    std::error_code ec;
+    std::filesystem::rename(partial.path, o.json, ec);
+    if (ec) throw std::runtime_error("--json: cannot replace '" + o.json + "': " + ec.message());
+    partial.path.clear();
   }
   return 0;
 } catch (const std::exception& e) {
-  std::fprintf(stderr, "weft-sim: %s\n", e.what());
+  std::fprintf(stderr, "%sweft-sim: %s\n", progress_shown ? "\n" : "", e.what());
   return 2;
 }

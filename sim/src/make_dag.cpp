@@ -1,4 +1,4 @@
-// "name:arg:arg" → Dag, with defaults for omitted arguments.
+// "name:arg:arg" → Dag, with defaults for omitted optional arguments (the required ones have none).
 #include <charconv>
 #include <cmath>
 #include <cstdint>
@@ -62,12 +62,19 @@ Dag make_dag(std::string_view spec) {
   }
   const auto a = split(spec);
   const std::string& name = a[0];
-  // Each generator's arguments: how many it takes at most, read as counts (32-bit), 64-bit seeds and
-  // sizes, node work (at most kMaxTimeValue) or real numbers.
-  auto at_most = [&](std::size_t n, const char* form) {
-    if (a.size() > n + 1)
-      throw std::invalid_argument("--dag " + std::string(spec) + ": " + name + " takes at most " + std::to_string(n) +
+  // Each generator's arguments: how many it takes at least (the form's required ones, which have
+  // no default: "fib" or "fib:" is refused rather than run as fib(30), stop 41's bug hunt) and at
+  // most, read as counts (32-bit), 64-bit seeds and sizes, node work (at most kMaxTimeValue) or
+  // real numbers.
+  auto arguments = [&](std::size_t least, std::size_t most, const char* form) {
+    if (a.size() > most + 1)
+      throw std::invalid_argument("--dag " + std::string(spec) + ": " + name + " takes at most " + std::to_string(most) +
                                   " arguments (" + form + ")");
+    for (std::size_t i = 1; i <= least; ++i)
+      if (i >= a.size() || a[i].empty())
+        throw std::invalid_argument("--dag " + std::string(spec) + ": " + name + " needs at least " +
+                                    std::to_string(least) + " argument" + (least == 1 ? "" : "s") + " (" + form +
+                                    "); argument " + std::to_string(i) + " is missing");
   };
   auto count = [&](std::size_t i, unsigned fallback) { return unsigned(integer(a, i, fallback, UINT32_MAX, spec)); };
   auto big = [&](std::size_t i, std::uint64_t fallback) { return integer(a, i, fallback, UINT64_MAX, spec); };
@@ -75,28 +82,28 @@ Dag make_dag(std::string_view spec) {
   auto number = [&](std::size_t i, double fallback) { return real(a, i, fallback, spec); };
   Dag d;
   if (name == "fib") {
-    at_most(2, "fib:N[:W]");
+    arguments(1, 2, "fib:N[:W]");
     d = make_fib(count(1, 30), work(2, 2));
   } else if (name == "nqueens") {
-    at_most(2, "nqueens:N[:W]");
+    arguments(1, 2, "nqueens:N[:W]");
     d = make_nqueens(count(1, 10), work(2, 5));
   } else if (name == "uts-geo") {
-    at_most(4, "uts-geo:DEPTH:B[:SEED[:ROOT]]");
+    arguments(2, 4, "uts-geo:DEPTH:B[:SEED[:ROOT]]");
     d = make_uts_geometric(count(1, 10), number(2, 4), big(3, 19), count(4, 100));
   } else if (name == "uts-bin") {
-    at_most(4, "uts-bin:ROOT:M:Q[:SEED]");
+    arguments(3, 4, "uts-bin:ROOT:M:Q[:SEED]");
     d = make_uts_binomial(count(1, 200), count(2, 8), number(3, 0.12), big(4, 42));
   } else if (name == "loops") {
-    at_most(3, "loops:OUTER:INNER:W");
+    arguments(3, 3, "loops:OUTER:INNER:W");
     d = make_nested_loops(big(1, 64), big(2, 1024), work(3, 50));
   } else if (name == "nar") {
-    at_most(4, "nar:G:M[:DEPTH[:SEED]]");
+    arguments(2, 4, "nar:G:M[:DEPTH[:SEED]]");
     d = make_nar_tree(count(1, 3), count(2, 1), count(3, 15), big(4, 1));
   } else if (name == "alg5") {
-    at_most(2, "alg5:N:F");
+    arguments(2, 2, "alg5:N:F");
     d = make_ls_adversary(count(1, 64), work(2, 10000));
   } else if (name == "nar-lb") {
-    at_most(3, "nar-lb:P:D:A");
+    arguments(3, 3, "nar-lb:P:D:A");
     d = make_nar_lower_bound(count(1, 64), count(2, 200), integer(a, 3, 1024, kMaxTimeValue, spec));
   } else {
     throw std::invalid_argument("--dag: unknown '" + name + "'; accepted: " + dag_help());

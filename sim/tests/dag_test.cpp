@@ -82,6 +82,36 @@ TEST(Dag, BadSpecsAreRejectedWithTheAcceptedNames) {
     SCOPED_TRACE(spec);
     EXPECT_THROW(make_dag(spec), std::invalid_argument);
   }
+  // Required arguments have no default (stop 41's bug hunt: "fib" and "fib:" ran fib(30), "loops"
+  // its defaults); only the optional ones in [..] may be left out.
+  for (const char* spec : {"fib", "fib:", "nqueens", "uts-geo:5", "uts-geo::3", "uts-bin:10:4", "loops", "loops:3:4",
+                           "loops:3::7", "nar:1", "alg5:4", "nar-lb:8:30"}) {
+    SCOPED_TRACE(spec);
+    try {
+      make_dag(spec);
+      FAIL() << "ran with a default";
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find("is missing"), std::string::npos) << e.what();
+    }
+  }
+  EXPECT_EQ(make_dag("fib:10").root_totals().work, make_dag("fib:10:2").root_totals().work);
+  EXPECT_EQ(make_dag("uts-geo:5:3").root_totals().work, make_dag("uts-geo:5:3:19:100").root_totals().work);
+}
+
+// A branching factor whose child counts the generator cannot compute is refused (stop 41: at
+// 1e17, log(1 - p) rounded to 0 and an infinite count was cast to unsigned; past ~1.2e8 a count
+// could pass 2^32).
+TEST(Dag, UtsGeoRefusesABranchingFactorBeyondItsCounts) {
+  for (const char* spec : {"uts-geo:2:1e17:19:3", "uts-geo:2:1e9:19:1", "uts-geo:1:100000001"}) {
+    SCOPED_TRACE(spec);
+    try {
+      make_dag(spec);
+      FAIL() << "built a tree";
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find("B must be at most 1e8"), std::string::npos) << e.what();
+    }
+  }
+  EXPECT_EQ(make_dag("uts-geo:2:1e8:19:0").root_totals().instances, 1);  // no node below the root
 }
 
 TEST(Dag, SpanWithForkCostCountsEveryForkOnThePath) {
