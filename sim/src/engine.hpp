@@ -67,7 +67,7 @@ RunResult simulate(const RunConfig& config);
 // The latest time a clock may reach: 2^62 units.  Node work and costs are at most 2^40 each and a
 // DAG's work at most 2^60, but a run adds up as many costs as it takes steps (loops:5000:5000:0
 // with iter=2^40 is 2.7e19 units, past 2^64), so a clock wrapped and the run reported a negative
-// idle time (stop 41's bug hunt).  Every advance of a clock is checked instead: a run that would
+// idle time (stop 42's bug hunt).  Every advance of a clock is checked instead: a run that would
 // pass the limit stops with TimeLimitExceeded.  Below it, a clock plus one cost cannot wrap (the
 // next beat, the end of a backoff).
 inline constexpr Time kMaxClock = Time(1) << 62;

@@ -107,7 +107,7 @@ Dag make_uts_geometric(unsigned depth, double b, std::uint64_t seed, unsigned ro
   if (b <= 0) throw std::invalid_argument("uts-geo: branching factor must be positive");
   // A node's child count is at most 36.7 (1 + b) (the draw nearest 1, 1 - 2^-53): up to b = 1e8 it
   // fits 32 bits and 1 - p is far from 1.0.  Beyond, log(1 - p) rounds to 0 (b = 1e17: an infinite
-  // count cast to unsigned) or a count passes 2^32, and the tree was silently wrong (stop 41's
+  // count cast to unsigned) or a count passes 2^32, and the tree was silently wrong (stop 42's
   // bug hunt); a tree deeper than its root's children with b that large passes 4e7 nodes anyway.
   if (b > 1e8) throw std::invalid_argument("uts-geo: branching factor B must be at most 1e8 (a node's child count must fit 32 bits)");
   const double p = 1.0 / (1.0 + b);  // geometric number of children with mean b (UTS's T1 family)

@@ -55,7 +55,7 @@ std::uint64_t parse_integer(const std::string& what, const std::string& s, std::
 
 // The most simulated processors: the stack engine's steps scan every worker (parked ones, the
 // spare-processor rule, wake-ups), so a step costs O(P).  fib:10 takes 1-5 s at 16,384 (wool the
-// slowest), minutes beyond; 2^20, the former limit, took hours (stop 41's bug hunt).
+// slowest), minutes beyond; 2^20, the former limit, took hours (stop 42's bug hunt).
 constexpr unsigned kMaxWorkers = 16384;
 
 unsigned parse_unsigned(const std::string& what, const std::string& s, unsigned max = 1u << 20) {

@@ -63,7 +63,7 @@ Dag make_dag(std::string_view spec) {
   const auto a = split(spec);
   const std::string& name = a[0];
   // Each generator's arguments: how many it takes at least (the form's required ones, which have
-  // no default: "fib" or "fib:" is refused rather than run as fib(30), stop 41's bug hunt) and at
+  // no default: "fib" or "fib:" is refused rather than run as fib(30), stop 42's bug hunt) and at
   // most, read as counts (32-bit), 64-bit seeds and sizes, node work (at most kMaxTimeValue) or
   // real numbers.
   auto arguments = [&](std::size_t least, std::size_t most, const char* form) {

@@ -82,7 +82,7 @@ TEST(Dag, BadSpecsAreRejectedWithTheAcceptedNames) {
     SCOPED_TRACE(spec);
     EXPECT_THROW(make_dag(spec), std::invalid_argument);
   }
-  // Required arguments have no default (stop 41's bug hunt: "fib" and "fib:" ran fib(30), "loops"
+  // Required arguments have no default (stop 42's bug hunt: "fib" and "fib:" ran fib(30), "loops"
   // its defaults); only the optional ones in [..] may be left out.
   for (const char* spec : {"fib", "fib:", "nqueens", "uts-geo:5", "uts-geo::3", "uts-bin:10:4", "loops", "loops:3:4",
                            "loops:3::7", "nar:1", "alg5:4", "nar-lb:8:30"}) {
@@ -98,7 +98,7 @@ TEST(Dag, BadSpecsAreRejectedWithTheAcceptedNames) {
   EXPECT_EQ(make_dag("uts-geo:5:3").root_totals().work, make_dag("uts-geo:5:3:19:100").root_totals().work);
 }
 
-// A branching factor whose child counts the generator cannot compute is refused (stop 41: at
+// A branching factor whose child counts the generator cannot compute is refused (stop 42: at
 // 1e17, log(1 - p) rounded to 0 and an infinite count was cast to unsigned; past ~1.2e8 a count
 // could pass 2^32).
 TEST(Dag, UtsGeoRefusesABranchingFactorBeyondItsCounts) {

@@ -360,7 +360,7 @@ TEST(Engine, CostFileOverridesTheCalibratedPresetPerPolicy) {
         << e.what();
   }
   EXPECT_EQ(cost_preset("file:" + path, "ws").heartbeat, 400000u);  // not ws's value: the preset's
-  // A directory is not a cost file (stop 41: it read as empty, and the calibrated preset ran).
+  // A directory is not a cost file (stop 42: it read as empty, and the calibrated preset ran).
   try {
     cost_preset("file:" + ::testing::TempDir(), "ws");
     FAIL() << "a directory was accepted as a cost file";
@@ -391,7 +391,7 @@ TEST(Engine, TimeSharingStretchesTheMakespanByTheShare) {
   EXPECT_LT(stretch, 2.1);
 }
 
-// A run whose clocks would pass 2^62 units stops with TimeLimitExceeded (stop 41's bug hunt: 4.2 M
+// A run whose clocks would pass 2^62 units stops with TimeLimitExceeded (stop 42's bug hunt: 4.2 M
 // iterations at iter = 2^40 wrapped a clock, and a negative idle time was reported; a strand of 2^40
 // units across slices of 1 wrapped it in one step); just below, the figures are whole.
 TEST(Engine, ClocksStopAtTheirLimitInsteadOfWrapping) {
