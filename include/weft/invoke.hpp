@@ -51,6 +51,7 @@ auto invoke_span(Refs& fs) {
 template <class... F>
   requires(std::invocable<std::remove_reference_t<F>&> && ...)
 auto parallel_invoke(F&&... fs) {
+  static_assert((detail::result_movable<std::remove_reference_t<F>> && ...), WEFT_RESULT_MOVABLE_MESSAGE);
   if constexpr (sizeof...(F) == 0) {
     return std::tuple<>{};
   } else {

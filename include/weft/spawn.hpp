@@ -39,6 +39,7 @@ template <class F>
 template <class F>
 class [[nodiscard]] spawned {
   static_assert(std::is_invocable_v<F&>, "weft::spawn: the task must be callable with no arguments");
+  static_assert(detail::result_movable<F>, WEFT_RESULT_MOVABLE_MESSAGE);
   using branch = detail::branch_t<F>;
   static constexpr bool in_frame = detail::branch_in_frame<F>::fits;
   using value_type = detail::ret_t<F>;

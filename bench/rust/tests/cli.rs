@@ -7,6 +7,12 @@ const BINS: [(&str, &str); 2] = [
     ("chili", env!("CARGO_BIN_EXE_weft-bench-chili")),
 ];
 
+/// Runs `bin` with a command line written as one string, split at spaces (no argument here has
+/// one): the cases below read as the commands they are.
+fn run_line(bin: &str, line: &str) -> (i32, String, String) {
+    run(bin, &line.split_whitespace().collect::<Vec<_>>())
+}
+
 fn run(bin: &str, args: &[&str]) -> (i32, String, String) {
     let out = Command::new(bin)
         .args(args)
@@ -22,7 +28,7 @@ fn run(bin: &str, args: &[&str]) -> (i32, String, String) {
 #[test]
 fn list_prints_the_kernels() {
     for (_, bin) in BINS {
-        let (rc, out, _) = run(bin, &["--kernel", "list"]);
+        let (rc, out, _) = run_line(bin, "--kernel list");
         assert_eq!(rc, 0);
         let names: Vec<&str> = out.lines().collect();
         let mut want = weft_bench::kernels::NAMES.to_vec();
@@ -36,11 +42,11 @@ fn list_prints_the_kernels() {
 #[test]
 fn list_with_a_variant() {
     for (_, bin) in BINS {
-        let (rc, out, _) = run(bin, &["--kernel", "list", "--variant", "dynamic"]);
+        let (rc, out, _) = run_line(bin, "--kernel list --variant dynamic");
         assert_eq!((rc, out.as_str()), (0, ""));
-        let (rc, out, _) = run(bin, &["--kernel", "list", "--variant", "steal-cost:10:3"]);
+        let (rc, out, _) = run_line(bin, "--kernel list --variant steal-cost:10:3");
         assert_eq!((rc, out.as_str()), (0, "stress\n"));
-        let (rc, out, _) = run(bin, &["--kernel", "list", "--variant", "steal-cost:0:3"]);
+        let (rc, out, _) = run_line(bin, "--kernel list --variant steal-cost:0:3");
         assert_eq!((rc, out.as_str()), (0, ""));
     }
 }
@@ -48,10 +54,7 @@ fn list_with_a_variant() {
 #[test]
 fn one_json_line() {
     for (system, bin) in BINS {
-        let (rc, out, _) = run(
-            bin,
-            &["--kernel", "fib", "--size", "test", "--workers", "2"],
-        );
+        let (rc, out, _) = run_line(bin, "--kernel fib --size test --workers 2");
         assert_eq!(rc, 0);
         assert_eq!(out.lines().count(), 1);
         let line = out.trim_end();
@@ -63,10 +66,7 @@ fn one_json_line() {
             "{line}"
         );
         // --key=value works too.
-        let (rc, out, _) = run(
-            bin,
-            &["--kernel=tsp", "--size=test", "--workers=1", "--variant="],
-        );
+        let (rc, out, _) = run_line(bin, "--kernel=tsp --size=test --workers=1 --variant=");
         assert_eq!(rc, 0);
         assert!(out.contains("\"checksum\":\"1930\""));
     }
@@ -78,21 +78,10 @@ fn one_json_line() {
 fn reps_print_one_line_each() {
     for (system, bin) in BINS {
         for args in [
-            &["--kernel", "fib", "--size", "test", "--workers", "2", "--reps", "3"][..],
-            &[
-                "--kernel",
-                "stress",
-                "--size",
-                "test",
-                "--workers",
-                "2",
-                "--variant",
-                "steal-cost:10:3",
-                "--reps",
-                "3",
-            ][..],
+            "--kernel fib --size test --workers 2 --reps 3",
+            "--kernel stress --size test --workers 2 --variant steal-cost:10:3 --reps 3",
         ] {
-            let (rc, out, err) = run(bin, args);
+            let (rc, out, err) = run_line(bin, args);
             assert_eq!(rc, 0, "{system}: {err}");
             let lines: Vec<&str> = out.lines().collect();
             assert_eq!(lines.len(), 3, "{system}: {out}");
@@ -107,122 +96,33 @@ fn reps_print_one_line_each() {
 
 #[test]
 fn bad_arguments_exit_2() {
-    let bad: &[&[&str]] = &[
-        &[],
-        &["--kernel", "nope", "--size", "test", "--workers", "1"],
-        &["--kernel", "fib", "--size", "huge", "--workers", "1"],
-        &["--kernel", "fib", "--size", "test", "--workers", "0"],
-        &["--kernel", "fib", "--size", "test", "--workers", "x"],
-        &["--kernel", "fib", "--size", "test", "--workers", "1", "--reps", "0"],
-        &["--kernel", "fib", "--size", "test", "--workers", "1", "--reps", "x"],
-        &["--kernel", "fib", "--size", "test", "--workers", "1", "--reps"],
-        &["--kernel", "fib", "--size", "test"],
-        &["--kernel", "fib", "--workers", "1"],
-        &[
-            "--kernel",
-            "fib",
-            "--size",
-            "test",
-            "--workers",
-            "1",
-            "--policy",
-            "lazy-bf",
-        ],
-        &[
-            "--kernel",
-            "fib",
-            "--size",
-            "test",
-            "--workers",
-            "1",
-            "--variant",
-            "v2",
-        ],
-        &[
-            "--kernel",
-            "fib",
-            "--size",
-            "test",
-            "--workers",
-            "1",
-            "--variant",
-            "steal-cost:10:2",
-        ],
-        &[
-            "--kernel",
-            "stress",
-            "--size",
-            "test",
-            "--workers",
-            "1",
-            "--variant",
-            "steal-cost:10",
-        ],
-        &[
-            "--kernel",
-            "stress",
-            "--size",
-            "test",
-            "--workers",
-            "1",
-            "--variant",
-            "steal-cost:0:2",
-        ],
-        &[
-            "--kernel",
-            "stress",
-            "--size",
-            "test",
-            "--workers",
-            "1",
-            "--variant",
-            "steal-cost:1:x",
-        ],
-        &[
-            "--kernel",
-            "stress",
-            "--size",
-            "test",
-            "--workers",
-            "1",
-            "--variant",
-            "steal-cost:-1:2",
-        ],
-        &[
-            "--kernel",
-            "stress",
-            "--size",
-            "test",
-            "--workers",
-            "1",
-            "--variant",
-            "other",
-        ],
-        &["--kernel", "fib", "--size", "test", "--workers", "4097"],
-        &[
-            "--kernel",
-            "fib",
-            "--size",
-            "test",
-            "--workers",
-            "1",
-            "--bogus",
-        ],
-        &["--kernel", "fib", "--size", "test", "--workers"],
-        &[
-            "--kernel",
-            "fib",
-            "--kernel",
-            "fib",
-            "--size",
-            "test",
-            "--workers",
-            "1",
-        ],
+    let bad: &[&str] = &[
+        "",
+        "--kernel nope --size test --workers 1",
+        "--kernel fib --size huge --workers 1",
+        "--kernel fib --size test --workers 0",
+        "--kernel fib --size test --workers x",
+        "--kernel fib --size test --workers 1 --reps 0",
+        "--kernel fib --size test --workers 1 --reps x",
+        "--kernel fib --size test --workers 1 --reps",
+        "--kernel fib --size test",
+        "--kernel fib --workers 1",
+        "--kernel fib --size test --workers 1 --policy lazy-bf",
+        "--kernel fib --size test --workers 1 --variant v2",
+        "--kernel fib --size test --workers 1 --variant steal-cost:10:2",
+        "--kernel stress --size test --workers 1 --variant steal-cost:10",
+        "--kernel stress --size test --workers 1 --variant steal-cost:0:2",
+        "--kernel stress --size test --workers 1 --variant steal-cost:1:x",
+        "--kernel stress --size test --workers 1 --variant steal-cost:-1:2",
+        "--kernel stress --size test --workers 1 --variant other",
+        "--kernel fib --size test --workers 4097",
+        "--kernel fib --size test --workers 1 --bogus",
+        "--kernel fib --size test --workers",
+        "--kernel fib --kernel fib --size test --workers 1",
     ];
     for (_, bin) in BINS {
         for args in bad {
-            let (rc, out, err) = run(bin, args);
+            let (rc, out, err) = run_line(bin, args);
             assert_eq!(rc, 2, "{args:?}");
             assert!(out.is_empty(), "{args:?}");
             assert!(!err.is_empty(), "{args:?}");
@@ -233,19 +133,7 @@ fn bad_arguments_exit_2() {
 #[test]
 fn unknown_variant_message() {
     for (_, bin) in BINS {
-        let (rc, _, err) = run(
-            bin,
-            &[
-                "--kernel",
-                "fib",
-                "--size",
-                "test",
-                "--workers",
-                "1",
-                "--variant",
-                "v2",
-            ],
-        );
+        let (rc, _, err) = run_line(bin, "--kernel fib --size test --workers 1 --variant v2");
         assert_eq!(rc, 2);
         assert!(err.contains("kernel fib has no variant 'v2'"), "{err}");
     }
@@ -254,7 +142,7 @@ fn unknown_variant_message() {
 #[test]
 fn help_exits_0() {
     for (_, bin) in BINS {
-        let (rc, out, _) = run(bin, &["--help"]);
+        let (rc, out, _) = run_line(bin, "--help");
         assert_eq!(rc, 0);
         assert!(out.starts_with("usage:"));
     }
@@ -271,19 +159,9 @@ fn steal_cost_variant() {
     ];
     for (system, bin) in BINS {
         for (p, h, sum) in cases {
-            let ps = p.to_string();
-            let (rc, out, err) = run(
+            let (rc, out, err) = run_line(
                 bin,
-                &[
-                    "--kernel",
-                    "stress",
-                    "--size",
-                    "test",
-                    "--workers",
-                    &ps,
-                    "--variant",
-                    "steal-cost:1000:20",
-                ],
+                &format!("--kernel stress --size test --workers {p} --variant steal-cost:1000:20"),
             );
             assert_eq!(rc, 0, "{err}");
             let line = out.trim_end();

@@ -33,6 +33,17 @@ WEFT_INLINE ret_t<F> call(F& f) {
   }
 }
 
+// join, parallel_invoke and spawn return their branches' results by value (a std::pair, a std::tuple,
+// sync's value), and a thief's result is moved out of the frame it made it in: a result type must be
+// move-constructible.  Checked where the user's call is, so that the error names the rule and not
+// a std::pair constructor deep in the runtime's headers.
+template <class F>
+inline constexpr bool result_movable = std::is_move_constructible_v<ret_t<F>>;
+#define WEFT_RESULT_MOVABLE_MESSAGE                                                                 \
+  "weft: a join, parallel_invoke or spawn returns its branches' results by value, so each result " \
+  "type must be move-constructible: return a std::unique_ptr to the object, or make it after the " \
+  "join from what the branches return"
+
 // A result a thief made in place, moved out and destroyed there on every way out (a throwing move
 // included): a join's second branch (join.hpp), a stolen loop part's value (loop.hpp).
 template <class R>

@@ -312,6 +312,7 @@ WEFT_INLINE std::remove_cv_t<T> slow_path_arg(T& t) {
 
 template <class F, class G>
 WEFT_INLINE auto join_branches(F& f, G& g) {
+  static_assert(result_movable<F> && result_movable<G>, WEFT_RESULT_MOVABLE_MESSAGE);
   using B = branch_t<G>;
   hot_state& h = tls_hot;
   if (poll_pending(h)) [[unlikely]]
