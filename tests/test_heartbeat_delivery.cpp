@@ -331,6 +331,43 @@ TEST(HeartbeatDelivery, SpareSendsNoBeatWhileEveryCoreRunsABusyWorker) {
   }
 }
 
+// A task of a heartbeat pool that calls a serial pool's run acts, for that run, as the serial
+// pool's context on the same thread, so the heartbeat pool's beats (the timer's bit in the
+// thread's poll word; under signal delivery the thread's own timer) land in the serial run's polls.
+// They are the outer pool's: the serial pool promotes nothing and counts no beat (SPEC §4: nothing
+// of a serial run is ever stealable), and the beat waits for the outer pool's next poll.  Found by
+// stop 43's bug hunt: the serial context took them as its own (heartbeats_delivered and promotions
+// under `serial`), and under signal delivery its poll never re-armed the outer worker's one-shot
+// timer, so the outer worker got no beat again until it slept.  Bound: as kMinBeats, the outer
+// worker polls between two serial runs of fib(18) (tens of us), so each beat reaches one of its
+// polls within about one fib(18) of its CPU time.
+TEST(HeartbeatDelivery, BeatsInANestedSerialRunStayTheOuterPools) {
+  wt::clean_env clean;
+  if (!heartbeat_implemented()) GTEST_SKIP();
+  for (heartbeat_delivery d : {heartbeat_delivery::signal, heartbeat_delivery::thread, heartbeat_delivery::spare}) {
+    if (d == heartbeat_delivery::spare && wt::usable_cpus() < 2) continue;  // one worker on one core: no spare capacity
+    const std::string name = d == heartbeat_delivery::signal ? "signal" : d == heartbeat_delivery::thread ? "thread" : "spare";
+    weft::pool serial(weft::config{.workers = 1, .policy = weft::policy::serial});
+    weft::pool p(heartbeat_config(1, d, kPeriod));
+    const long runs = p.run([&] {
+      const auto start = thread_cpu_time();
+      long n = 0;
+      while (thread_cpu_time() - start < kRunCpu) {
+        EXPECT_EQ(serial.run([] { return wt::fib(18); }), wt::fib_serial(18));
+        weft::join([] {}, [] {});  // a poll of the outer pool, between two serial runs
+        ++n;
+      }
+      return n;
+    });
+    EXPECT_GT(runs, 0) << name;
+    const weft::counters outer = p.stats().total, inner = serial.stats().total;
+    EXPECT_EQ(inner.heartbeats_delivered, 0u) << name << ": the serial pool took the heartbeat pool's beats";
+    EXPECT_EQ(inner.promotions, 0u) << name << ": a serial run promoted";
+    EXPECT_GE(outer.heartbeats_delivered, kMinBeats) << name;
+    EXPECT_LE(outer.heartbeats_delivered, outer.heartbeats_requested) << name;
+  }
+}
+
 // The spare delivery's fallback (heartbeat.cpp, timer_rate): when the awake workers fill every CPU
 // but some worker sleeps, the timer still beats once a millisecond, so a busy worker's latent work
 // reaches the sleepers.  A pool made by a thread pinned to one CPU (its workers inherit the
