@@ -3,6 +3,7 @@
 // beats reach the polls, results equal the serial elision, and a sleeping pool takes no beats (SPEC
 // §2: an idle worker uses no CPU); under spare delivery (the default) beats reach a busy worker
 // while another is idle, and none is sent while every core runs a busy worker.
+#include <sys/resource.h>
 #include <time.h>
 
 #include <pthread.h>
@@ -10,10 +11,12 @@
 #include <signal.h>
 
 #include <atomic>
+#include <cstdio>
 #include <chrono>
 #include <functional>
 #include <stdexcept>
 #include <string>
+#include <system_error>
 #include <thread>
 
 #include "common.hpp"
@@ -186,6 +189,36 @@ TEST(HeartbeatDelivery, AProgramsOwnHandlerIsRefusedByEveryLaterPool) {
         if (refused()) std::_Exit(3);
         weft::pool p(heartbeat_config(1, heartbeat_delivery::signal, kPeriod));
         std::_Exit(run_for_cpu(p, kRunCpu) > 0 && p.stats().total.heartbeats_delivered > 0 ? 0 : 4);
+      }()),
+      testing::ExitedWithCode(0), "");
+}
+
+// Each worker of a signal-delivery pool needs a POSIX timer, and the kernel counts each one against
+// the user's limit of queued signals (RLIMIT_SIGPENDING, `ulimit -i`): many pools at once, or a
+// container with a low limit, reach it.  The pool then says which limit was hit, how to raise it,
+// and which delivery needs no timer (found by stop 43's bug hunt: the message was the bare errno,
+// "Resource temporarily unavailable").  In a child process: the test lowers the process's limit
+// to 0, where timer_create fails at once.
+TEST(HeartbeatDelivery, NoTimerForAWorkerNamesTheLimit) {
+  wt::clean_env clean;
+  if (!heartbeat_implemented()) GTEST_SKIP();
+  EXPECT_EXIT(
+      ([] {
+        rlimit lim{};
+        if (::getrlimit(RLIMIT_SIGPENDING, &lim) != 0) std::_Exit(10);
+        lim.rlim_cur = 0;
+        if (::setrlimit(RLIMIT_SIGPENDING, &lim) != 0) std::_Exit(11);
+        try {
+          weft::pool p(heartbeat_config(2, heartbeat_delivery::signal, kPeriod));
+        } catch (const std::system_error& e) {
+          const std::string what = e.what();
+          std::fprintf(stderr, "%s\n", what.c_str());
+          const bool named = what.find("RLIMIT_SIGPENDING") != std::string::npos &&
+                             what.find("ulimit -i") != std::string::npos &&
+                             what.find("heartbeat_delivery = thread") != std::string::npos;
+          std::_Exit(named ? 0 : 2);
+        }
+        std::_Exit(3);  // made without a timer
       }()),
       testing::ExitedWithCode(0), "");
 }
