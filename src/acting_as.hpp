@@ -2,6 +2,8 @@
 // contexts, src/root_jobs.cpp; component tests driving a runtime by hand, tests/component_rig.hpp).
 #pragma once
 
+#include <utility>
+
 #include "pool_runtime.hpp"
 
 namespace weft::detail {
@@ -39,7 +41,8 @@ class acting_as {
     h_.scan_base = nullptr;
     h_.joins = saved_joins_;
     h_.loop_iterations = saved_iters_;
-    h_.poll.fetch_or(saved_poll_, std::memory_order_relaxed);  // keeps bits others set meanwhile
+    // Keeps bits others set meanwhile, and gives back the other pool's beats the run put aside.
+    h_.poll.fetch_or(saved_poll_ | std::exchange(w_.deferred_poll_bits, 0u), std::memory_order_relaxed);
     h_.loops_run_as = saved_loops_;
     h_.eager_deque = saved_eager_deque_;
     h_.eager_ledger = saved_eager_ledger_;

@@ -50,9 +50,19 @@ runtime::runtime(const config& resolved)
     start_workers();
     if (beats_by_signal()) {
       for (auto& w : workers)
-        if (w->beat_timer_error != 0)
+        if (w->beat_timer_error != 0) {
+          // EAGAIN: the kernel counts each timer against the user's limit of queued signals (all
+          // of the user's processes together): many pools at once, or a container's low limit,
+          // reach it.  Say which limit, how to raise it, and which deliveries need no timer.
+          const std::string limit = w->beat_timer_error == EAGAIN
+                                        ? "; each worker's timer counts against the user's limit of queued signals, "
+                                          "RLIMIT_SIGPENDING (ulimit -i): raise it, or "
+                                        : "; ";
           throw std::system_error(w->beat_timer_error, std::generic_category(),
-                                  "weft: heartbeat_delivery = signal: no timer for worker " + std::to_string(w->index));
+                                  "weft: heartbeat_delivery = signal: no timer for worker " + std::to_string(w->index) +
+                                      " of " + std::to_string(workers.size()) + limit +
+                                      "use heartbeat_delivery = thread or spare (WEFT_HEARTBEAT_DELIVERY), which need none");
+        }
     } else if (heartbeat_bits != 0) {
       // Every worker's `hot` is set (start_workers waited for them): beats may start.
       next_beat_ns_.store(now_ns() + beat_period_ns_, std::memory_order_release);

@@ -112,6 +112,10 @@ struct worker {
   // thread of no pool).  runs_in looks through it: a run of that worker's pool nested in the serial
   // run runs inline, as it would without the serial pool between (owner-private: the context's).
   worker* serial_caller = nullptr;
+  // Poll bits of another pool that reached this worker's polls while a thread acted as it (a beat
+  // of the heartbeat pool whose task runs a serial pool's job: sched_deque.cpp, defer_foreign_beat),
+  // given back to that thread's own poll word when it stops acting (acting_as).  Owner-private.
+  std::uint32_t deferred_poll_bits = 0;
   // When this worker last became idle (0: busy).  Written by the slot's holder only; atomic because
   // stats() adds the interval in progress (counters_of; the order of the two writes in end_idle).
   std::atomic<std::uint64_t> idle_since{0};

@@ -3,6 +3,7 @@
 // beats reach the polls, results equal the serial elision, and a sleeping pool takes no beats (SPEC
 // §2: an idle worker uses no CPU); under spare delivery (the default) beats reach a busy worker
 // while another is idle, and none is sent while every core runs a busy worker.
+#include <sys/resource.h>
 #include <time.h>
 
 #include <pthread.h>
@@ -10,10 +11,12 @@
 #include <signal.h>
 
 #include <atomic>
+#include <cstdio>
 #include <chrono>
 #include <functional>
 #include <stdexcept>
 #include <string>
+#include <system_error>
 #include <thread>
 
 #include "common.hpp"
@@ -190,6 +193,36 @@ TEST(HeartbeatDelivery, AProgramsOwnHandlerIsRefusedByEveryLaterPool) {
       testing::ExitedWithCode(0), "");
 }
 
+// Each worker of a signal-delivery pool needs a POSIX timer, and the kernel counts each one against
+// the user's limit of queued signals (RLIMIT_SIGPENDING, `ulimit -i`): many pools at once, or a
+// container with a low limit, reach it.  The pool then says which limit was hit, how to raise it,
+// and which delivery needs no timer (found by stop 43's bug hunt: the message was the bare errno,
+// "Resource temporarily unavailable").  In a child process: the test lowers the process's limit
+// to 0, where timer_create fails at once.
+TEST(HeartbeatDelivery, NoTimerForAWorkerNamesTheLimit) {
+  wt::clean_env clean;
+  if (!heartbeat_implemented()) GTEST_SKIP();
+  EXPECT_EXIT(
+      ([] {
+        rlimit lim{};
+        if (::getrlimit(RLIMIT_SIGPENDING, &lim) != 0) std::_Exit(10);
+        lim.rlim_cur = 0;
+        if (::setrlimit(RLIMIT_SIGPENDING, &lim) != 0) std::_Exit(11);
+        try {
+          weft::pool p(heartbeat_config(2, heartbeat_delivery::signal, kPeriod));
+        } catch (const std::system_error& e) {
+          const std::string what = e.what();
+          std::fprintf(stderr, "%s\n", what.c_str());
+          const bool named = what.find("RLIMIT_SIGPENDING") != std::string::npos &&
+                             what.find("ulimit -i") != std::string::npos &&
+                             what.find("heartbeat_delivery = thread") != std::string::npos;
+          std::_Exit(named ? 0 : 2);
+        }
+        std::_Exit(3);  // made without a timer
+      }()),
+      testing::ExitedWithCode(0), "");
+}
+
 // Several workers: every result equals the serial elision (fib and a reduction over a loop), and
 // the beats reach the polls.
 TEST(HeartbeatDelivery, SignalResultsEqualTheSerialElision) {
@@ -328,6 +361,43 @@ TEST(HeartbeatDelivery, SpareSendsNoBeatWhileEveryCoreRunsABusyWorker) {
       EXPECT_LE(after - before, cores) << "beats sent while every core ran a busy worker";  // one beat = one per worker
     else
       EXPECT_GE(after - before, 2u * cores) << "the baseline: the timer thread beats busy workers";
+  }
+}
+
+// A task of a heartbeat pool that calls a serial pool's run acts, for that run, as the serial
+// pool's context on the same thread, so the heartbeat pool's beats (the timer's bit in the
+// thread's poll word; under signal delivery the thread's own timer) land in the serial run's polls.
+// They are the outer pool's: the serial pool promotes nothing and counts no beat (SPEC §4: nothing
+// of a serial run is ever stealable), and the beat waits for the outer pool's next poll.  Found by
+// stop 43's bug hunt: the serial context took them as its own (heartbeats_delivered and promotions
+// under `serial`), and under signal delivery its poll never re-armed the outer worker's one-shot
+// timer, so the outer worker got no beat again until it slept.  Bound: as kMinBeats, the outer
+// worker polls between two serial runs of fib(18) (tens of us), so each beat reaches one of its
+// polls within about one fib(18) of its CPU time.
+TEST(HeartbeatDelivery, BeatsInANestedSerialRunStayTheOuterPools) {
+  wt::clean_env clean;
+  if (!heartbeat_implemented()) GTEST_SKIP();
+  for (heartbeat_delivery d : {heartbeat_delivery::signal, heartbeat_delivery::thread, heartbeat_delivery::spare}) {
+    if (d == heartbeat_delivery::spare && wt::usable_cpus() < 2) continue;  // one worker on one core: no spare capacity
+    const std::string name = d == heartbeat_delivery::signal ? "signal" : d == heartbeat_delivery::thread ? "thread" : "spare";
+    weft::pool serial(weft::config{.workers = 1, .policy = weft::policy::serial});
+    weft::pool p(heartbeat_config(1, d, kPeriod));
+    const long runs = p.run([&] {
+      const auto start = thread_cpu_time();
+      long n = 0;
+      while (thread_cpu_time() - start < kRunCpu) {
+        EXPECT_EQ(serial.run([] { return wt::fib(18); }), wt::fib_serial(18));
+        weft::join([] {}, [] {});  // a poll of the outer pool, between two serial runs
+        ++n;
+      }
+      return n;
+    });
+    EXPECT_GT(runs, 0) << name;
+    const weft::counters outer = p.stats().total, inner = serial.stats().total;
+    EXPECT_EQ(inner.heartbeats_delivered, 0u) << name << ": the serial pool took the heartbeat pool's beats";
+    EXPECT_EQ(inner.promotions, 0u) << name << ": a serial run promoted";
+    EXPECT_GE(outer.heartbeats_delivered, kMinBeats) << name;
+    EXPECT_LE(outer.heartbeats_delivered, outer.heartbeats_requested) << name;
   }
 }
 
