@@ -49,13 +49,14 @@ class deque_scheduler final : public scheduler {
 
   // The poll word says which trigger fired; each has its decision function.
   void promote_at_poll(worker& w, hot_state& h, frame* fr) override {
-    const std::uint32_t bits = h.poll.load(std::memory_order_relaxed);
+    std::uint32_t bits = h.poll.load(std::memory_order_relaxed);
+    if (const std::uint32_t foreign = bits & foreign_bits()) {
+      defer_foreign_poll_bits(w, h, foreign);
+      bits &= ~foreign;
+    }
     if (bits & poll_bit::always) return promote_pushed(w, fr);
     if (lazy() && (bits & poll_bit::notify)) return promote_below_threshold(w, h);
-    if (bits & poll_bit::heartbeat) {
-      if (when_ == trigger::heartbeat) return promote_at_beat(w, h);
-      return defer_foreign_beat(w, h);
-    }
+    if (bits & poll_bit::heartbeat) return promote_at_beat(w, h);
   }
 
   reclaimed reclaim(worker& w, hot_state& h, frame* fr) override {
@@ -199,17 +200,11 @@ class deque_scheduler final : public scheduler {
     return f != nullptr && f >= w.base && f < h.top;
   }
 
-  // A beat in the poll word of a pool without a heartbeat: a serial context run by a worker (or a
-  // lent slot's borrower) of a heartbeat pool, whose timer or own signal timer set the bit in the
-  // thread's word while it acts as the context.  The beat is the outer pool's: taken here it promoted
-  // a frame of the serial run (nothing of which is ever stealable), counted as the serial pool's,
-  // and, under signal delivery, left the outer worker's one-shot timer disarmed for good (nobody
-  // re-arms it but the poll that takes its beat).  So it is put aside on the context and given back
-  // to the outer word when the run ends (acting_as); left in the word, every later join of the
-  // serial run would take the slow path.
-  static void defer_foreign_beat(worker& w, hot_state& h) noexcept {
-    h.poll.fetch_and(~poll_bit::heartbeat, std::memory_order_relaxed);
-    w.deferred_poll_bits |= poll_bit::heartbeat;
+  // The bits other pools' threads set that this policy never acts on: a heartbeat pool's beat, and
+  // a lazy or wool pool's `notify`, reaching the polls of a run of this pool nested in their task
+  // (scheduler.hpp, defer_foreign_poll_bits).
+  std::uint32_t foreign_bits() const noexcept {
+    return (when_ == trigger::heartbeat ? 0 : poll_bit::heartbeat) | (lazy() ? 0 : poll_bit::notify);
   }
 
   // trigger::heartbeat: one promotion per beat (HB §2).

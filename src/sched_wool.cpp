@@ -50,6 +50,8 @@ class wool_scheduler final : public scheduler {
   }
 
   void promote_at_poll(worker& w, hot_state& h, frame* fr) override {
+    // Wool has no heartbeat: a beat here is another pool's (scheduler.hpp, defer_foreign_poll_bits).
+    if (h.poll.load(std::memory_order_relaxed) & poll_bit::heartbeat) defer_foreign_poll_bits(w, h, poll_bit::heartbeat);
     if (h.poll.load(std::memory_order_relaxed) & poll_bit::notify) {
       h.poll.fetch_and(~poll_bit::notify, std::memory_order_relaxed);
       grow(w, h);

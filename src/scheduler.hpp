@@ -50,6 +50,19 @@ class scheduler {
   virtual void reset_peaks() {}
 };
 
+// Poll bits of another pool in the poll word of a thread acting as a worker of this one (a task of
+// pool A running pool B's job on a serial context or a lent slot of B: acting_as): A's timer or
+// signal timer sets its beat, A's thieves set `notify`, in the thread's one word.  When B's policy
+// never acts on such a bit, taken as B's it did harm — a beat promoted a frame of B's run, counted as
+// B's, and under signal delivery left A's one-shot timer disarmed for good (nobody re-arms it but the
+// poll that takes its beat) — and left in the word it sent every later join of the run to the slow
+// path (fib(30) through a serial pool inside a lazy-bf job: 2.3x its time alone).  So it is put aside
+// on B's worker and given back to the thread's own word when the run ends (acting_as), where A's
+// next poll takes it.  (A bit both policies use — two lazy pools' `notify` — B takes as its own: A's
+// check then waits for A's next `notify`, at the latest its pop of a promoted frame.)  Owner-side
+// only: the word's other bits are untouched (fetch_and).
+void defer_foreign_poll_bits(worker& w, hot_state& h, std::uint32_t bits) noexcept;
+
 std::unique_ptr<scheduler> make_deque_scheduler(runtime& rt, const policy_traits& row);
 std::unique_ptr<scheduler> make_wool_scheduler(runtime& rt);
 std::unique_ptr<scheduler> make_fiber_scheduler(runtime& rt, policy p);  // adf, dfd, fifo

@@ -17,6 +17,11 @@ reclaimed reclaim(hot_state& h, frame* fr) {
   return w.rt->sched->reclaim(w, h, fr);
 }
 
+void defer_foreign_poll_bits(worker& w, hot_state& h, std::uint32_t bits) noexcept {
+  h.poll.fetch_and(~bits, std::memory_order_relaxed);
+  w.deferred_poll_bits |= bits;
+}
+
 bool reclaim_after_throw(hot_state& h, frame* fr) { return reclaim(h, fr) == reclaimed::stolen; }
 
 bool unwinding_here() noexcept { return std::uncaught_exceptions() > tls_hot.unwinding_base; }

@@ -80,6 +80,40 @@ TEST_P(Threads, PoolInsideAnotherPoolsWorker) {
   EXPECT_EQ(pool().run([&] { return wt::fib(n); }), wt::fib_serial(n));
 }
 
+// Bits another pool's threads set in this thread's poll word while it runs a serial pool's job from
+// that pool's task — a thief's `notify`, a timer's beat (set here by hand, as they would be: a
+// one-worker outer pool has no thief, and its beat period is far longer than the test) — are not
+// the serial run's: its next join puts them aside, so its later joins take the fast path again, and
+// the run's end gives them back to the outer pool's word (scheduler.hpp, defer_foreign_poll_bits).
+// Before stop 43 a `notify` stayed in the word for the whole run: every join took the slow path.
+TEST(Threads, ForeignPollBitsInANestedRunAreGivenBack) {
+  using weft::detail::tls_hot;
+  const std::uint32_t foreign = weft::detail::poll_bit::notify | weft::detail::poll_bit::heartbeat;
+  weft::pool serial(weft::config{.workers = 1, .policy = weft::policy::serial});
+  for (weft::policy outer_policy : {weft::policy::lazy_bf, weft::policy::wool, weft::policy::ws_ap, weft::policy::heartbeat}) {
+    SCOPED_TRACE(std::string(weft::to_string(outer_policy)));
+    weft::config cfg{.workers = 1, .policy = outer_policy};
+    if (outer_policy == weft::policy::heartbeat) {
+      cfg.heartbeat = std::chrono::seconds(10);
+      cfg.heartbeat_delivery = weft::heartbeat_delivery::thread;
+    }
+    weft::pool outer(cfg);
+    outer.run([&] {
+      const std::uint32_t outer_bits = tls_hot.poll.fetch_and(~foreign) & foreign;  // this test's bits only
+      const auto [in_run_after_join, result] = serial.run([&] {
+        tls_hot.poll.fetch_or(foreign);
+        const auto [a, b] = weft::join([] { return wt::fib(10); }, [] { return wt::fib(9); });
+        return std::pair{tls_hot.poll.load() & foreign, a + b + wt::fib(12)};
+      });
+      EXPECT_EQ(result, wt::fib_serial(11) + wt::fib_serial(12));
+      EXPECT_EQ(in_run_after_join, 0u) << "another pool's bits stayed in the serial run's poll word";
+      EXPECT_EQ(tls_hot.poll.load() & foreign, foreign) << "the other pool's bits were not given back";
+      tls_hot.poll.fetch_and(~foreign);
+      tls_hot.poll.fetch_or(outer_bits);
+    });
+  }
+}
+
 // A thread started from inside a worker is no worker: its joins go to the global pool.
 TEST_P(Threads, ThreadStartedInsideWorker) {
   auto r = pool().run([&] {
