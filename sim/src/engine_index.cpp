@@ -1,6 +1,6 @@
 // What the stack engine keeps of its workers' states so that a step asks about "every other
 // worker" in O(1) or O(log P) instead of scanning all P of them (issue 13: P = 256 on fib:30 in
-// seconds; P = 16,384 on fib:25 took 28-59 s per policy with the scans).  Each index answers exactly
+// seconds; P = 16,384 on fib:25 took 8-72 s per policy with the scans, 0.3-4 s without).  Each index answers exactly
 // what its scan answered (sim/identical_check.sh compares a run's every figure with main's).
 #include <algorithm>
 

@@ -212,7 +212,7 @@ class Simulator {
   RunResult r_;
   std::uint64_t live_mem_ = 0, live_items_ = 0;
   // The indices of engine_index.cpp.  Each answers what a scan of all P workers answered at every
-  // step before (P = 16,384 on fib:25 took minutes): kept as workers change, each exactly the scan.
+  // step before (fib:25 at P = 16,384: up to 72 s a run): kept as workers change, each exactly the scan.
   std::vector<unsigned> parked_;  // parked and not woken yet: whom wake_all wakes
   std::vector<unsigned> woken_;   // woken by wake_all: back into the event queue after the batch
   unsigned spare_count_ = 0;      // workers with Worker::spare (some_processor_spare)
