@@ -32,6 +32,7 @@ using EventQueue = std::priority_queue<Event, std::vector<Event>, std::greater<>
 
 RunResult Simulator::run() {
   push_frame(0, dag_.root(), 0);
+  index_start();
   EventQueue events;
   for (unsigned w = 0; w < P_; ++w) events.push({0, w});
   while (!done_) {
@@ -44,29 +45,30 @@ RunResult Simulator::run() {
       if (done_ || ws_[w].parked || woke_) break;
       if (!events.empty() && ws_[w].clock > events.top().first) break;
     }
+    refresh_spare(w);  // only w's own steps change its depth, join or parking
     if (!done_ && !ws_[w].parked) events.push({ws_[w].clock, w});
     woke_ = false;
-    for (unsigned v = 0; parked_count_ > 0 && v < P_; ++v) {
+    // The workers wake_all woke, back into the queue.  The order they go in does not matter: the
+    // queue's entries (clock, worker) are distinct and totally ordered.
+    for (const unsigned v : woken_) {
       Worker& k = ws_[v];
-      if (k.parked && k.clock == ~Time(0)) {  // woken by wake_all: back into the queue
-        k.parked = false;
-        --parked_count_;
-        k.clock = k.parked_since;
-        if (k.dormant) {
-          // The attempts it skipped, every failed_attempt_cost from dormant_at, all failed (no item
-          // was on any deque); it resumes at its last attempt before the wake, as a worker that had
-          // kept stepping would be there, and acts before the waker at the wake's time (ties go to
-          // the worker that is stepping).
-          k.dormant = false;
-          const Time cost = failed_attempt_cost(costs_);
-          const Time skipped = std::max<Time>(attempts_before(k.dormant_at, k.clock, cost), 1) - 1;
-          k.clock = k.dormant_at + skipped * cost;
-          r_.steal_attempts += skipped;
-          if (k.depth > 0) k.waited += skipped * cost;  // a blocked join's wait (the backoff's count)
-        }
-        events.push({k.clock, v});
+      unpark(v);
+      k.clock = k.parked_since;
+      if (k.dormant) {
+        // The attempts it skipped, every failed_attempt_cost from dormant_at, all failed (no item
+        // was on any deque); it resumes at its last attempt before the wake, as a worker that had
+        // kept stepping would be there, and acts before the waker at the wake's time (ties go to
+        // the worker that is stepping).
+        k.dormant = false;
+        const Time cost = failed_attempt_cost(costs_);
+        const Time skipped = std::max<Time>(attempts_before(k.dormant_at, k.clock, cost), 1) - 1;
+        k.clock = k.dormant_at + skipped * cost;
+        r_.steal_attempts += skipped;
+        if (k.depth > 0) k.waited += skipped * cost;  // a blocked join's wait (the backoff's count)
       }
+      events.push({k.clock, v});
     }
+    woken_.clear();
   }
   // A worker taken off its processor shortly before the root finished may be "off" past the end: only
   // the part within the run counts (its last time off: a worker whose clock passed the end steps no
@@ -287,24 +289,6 @@ void Simulator::notify_detached(Detached& d, const JoinRef& ref, Time span_end, 
   const Detached done = d;
   detached_.erase(ref.gen);
   notify(done.parent, done.span, completer, done.held);
-}
-
-void Simulator::park(unsigned w) {
-  ws_[w].parked = true;
-  ws_[w].parked_since = ws_[w].clock;
-  ++parked_count_;
-}
-
-// Zero steal latency only: a parked worker retries when something changes (a push or a finished
-// item). It is marked here and re-queued by the event loop at time `now`.
-void Simulator::wake_all(Time now) {
-  if (parked_count_ == 0) return;
-  for (auto& k : ws_) {
-    if (!k.parked || k.clock == ~Time(0)) continue;
-    k.parked_since = std::max(k.parked_since, now);
-    k.clock = ~Time(0);
-    woke_ = true;  // end the current worker's batch: the woken act at `now`, before its later steps
-  }
 }
 
 }  // namespace detail

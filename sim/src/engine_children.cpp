@@ -237,6 +237,7 @@ bool Simulator::take_own_item(unsigned w, std::uint32_t idx, Item& out) {
     if (it->parent.worker == std::int32_t(w) && it->parent.frame == idx) {
       out = *it;
       d.erase(std::next(it).base());
+      deque_changed(w);
       --queued_;
       return true;
     }

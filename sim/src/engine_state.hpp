@@ -5,7 +5,9 @@
 #include <unordered_map>
 #include <vector>
 
+#include "backoff_index.hpp"
 #include "engine.hpp"
+#include "ready_index.hpp"
 #include "rng.hpp"
 
 namespace weft_sim::detail {
@@ -106,6 +108,7 @@ struct Worker {
   std::int32_t blocked_on = -1;
   bool parked = false;
   Time parked_since = 0;
+  bool spare = false;  // counted in Simulator::spare_count_ (as of the end of its last step)
   // Parked while it searches (Simulator::search_dormant): every attempt from `dormant_at` on fails
   // until something is pushed or a join completes; woken, it resumes at its next attempt's time.
   bool dormant = false;
@@ -151,8 +154,13 @@ class Simulator {
   void notify(const JoinRef& ref, Time span_end, unsigned completer, std::uint64_t retained);
   void detach(unsigned w);
   void notify_detached(Detached& d, const JoinRef& ref, Time span_end, unsigned completer, std::uint64_t retained);
+  // engine_index.cpp: what the loop keeps of the workers' states so that no step scans all P
+  void index_start();
   void wake_all(Time now);
   void park(unsigned w);
+  void unpark(unsigned w);
+  void refresh_spare(unsigned w);
+  void deque_changed(unsigned w);
   // engine_children.cpp: pairs and loops
   void pair_step(unsigned w, Frame& f);
   void loop_step(unsigned w, Frame& f);
@@ -170,8 +178,8 @@ class Simulator {
   void poll(unsigned w);
   bool promote_one(unsigned w);
   void promote_while_short(unsigned w);
-  bool some_processor_spare(unsigned w) const;
-  bool no_thief_looking(unsigned w) const;
+  bool some_processor_spare(unsigned w) const;  // engine_index.cpp
+  bool no_thief_looking(unsigned w) const;      // engine_index.cpp
   static bool held_item_valid(const Worker& k);
   void wool_publish(unsigned w);
   void wool_split(unsigned w, std::uint32_t frame_index);
@@ -180,6 +188,7 @@ class Simulator {
   void idle_steal(unsigned w);
   bool back_off_after_steal(unsigned w);
   bool steal_random(unsigned w);
+  bool steal_around(unsigned w, unsigned start);
   void blocked_step(unsigned w, Frame& f);
   bool steal_from(unsigned thief, unsigned victim);
   void run_item(unsigned w, const Item& it, Time span_start, bool stolen = false);
@@ -202,7 +211,13 @@ class Simulator {
   std::unordered_map<std::uint64_t, Detached> detached_;
   RunResult r_;
   std::uint64_t live_mem_ = 0, live_items_ = 0;
-  unsigned parked_count_ = 0;
+  // The indices of engine_index.cpp.  Each answers what a scan of all P workers answered at every
+  // step before (fib:25 at P = 16,384: up to 72 s a run): kept as workers change, each exactly the scan.
+  std::vector<unsigned> parked_;  // parked and not woken yet: whom wake_all wakes
+  std::vector<unsigned> woken_;   // woken by wake_all: back into the event queue after the batch
+  unsigned spare_count_ = 0;      // workers with Worker::spare (some_processor_spare)
+  ReadyIndex ready_;              // each deque's oldest item's Item::ready (steal_around); steal = 0 only
+  BackoffIndex backoffs_;         // steal-backoff ends (no_thief_looking); kept when Costs::backoff > 0
   std::uint64_t queued_ = 0;  // items on all deques: none, and a failed attempt fails until a push
   bool done_ = false;
   bool woke_ = false;

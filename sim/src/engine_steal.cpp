@@ -1,5 +1,6 @@
 // Making work stealable (promotion at the policy's trigger) and taking it (steals, leapfrogging).
 #include <algorithm>
+#include <stdexcept>
 
 #include "engine_state.hpp"
 
@@ -54,6 +55,7 @@ void Simulator::push_promoted(unsigned w, const Item& it) {
   charge_overhead(w, costs_.promote);
   ws_[w].deque.push_back(it);
   ws_[w].deque.back().ready = ws_[w].clock;
+  deque_changed(w);
   ++queued_;
   ++r_.promotions;
   r_.live_items_peak = std::max(r_.live_items_peak, ++live_items_);
@@ -106,32 +108,9 @@ bool Simulator::promote_one(unsigned w) {
   return false;
 }
 
-// hb_spare: is some processor other than w not running a task — looking for work (no frame),
-// blocked at a join, or parked?  The runtime's spare delivery sends beats only then.
-bool Simulator::some_processor_spare(unsigned w) const {
-  for (unsigned u = 0; u < P_; ++u)
-    if (u != w && (ws_[u].depth == 0 || ws_[u].blocked_on >= 0 || ws_[u].parked)) return true;
-  return false;
-}
-
 // DF's remembered frame (Worker::held_item) is still one of the running task's frames.
 bool Simulator::held_item_valid(const Worker& k) {
   return k.held_item >= std::int64_t(k.base) && k.held_item < std::int64_t(k.depth);
-}
-
-// The runtime's hold on the lazy trigger (src/pool_runtime.hpp no_thief_looking): at least one
-// other processor waits out a steal backoff and every other one waits or is parked, so no thief
-// will look at a promoted item before a wait ends.  A processor's clock is never behind the one
-// polling (the earliest acts first), so "waiting at w's time" is backoff_until > w's clock; a wait's
-// end needs no re-arm here, the trigger being re-evaluated at every poll.
-bool Simulator::no_thief_looking(unsigned w) const {
-  unsigned waiting = 0;
-  for (unsigned u = 0; u < P_; ++u) {
-    if (u == w) continue;
-    if (ws_[u].backoff_until > ws_[w].clock) ++waiting;
-    else if (!ws_[u].parked || ws_[u].dormant) return false;  // a dormant thief is searching
-  }
-  return waiting != 0;
 }
 
 // LS §6.2: a check that finds the deque short promotes until it holds THR items or nothing more
@@ -224,13 +203,40 @@ void Simulator::wool_publish(unsigned w) {
 bool Simulator::steal_random(unsigned w) {
   if (P_ == 1) return false;
   const unsigned start = unsigned(rng_.below(P_ - 1));
-  const unsigned tries = costs_.steal == 0 ? P_ - 1 : 1;
-  for (unsigned t = 0; t < tries; ++t) {
-    unsigned victim = (start + t) % (P_ - 1);
-    if (victim >= w) ++victim;
-    if (steal_from(w, victim)) return true;
+  if (costs_.steal != 0) return steal_from(w, start >= w ? start + 1 : start);
+  return steal_around(w, start);
+}
+
+// Zero steal latency: the thief looks at victims start, start + 1, ... (mod P - 1, w skipped: the
+// workers from start's number up, then from 0), P - 1 attempts in all unless one succeeds, which
+// it does at the first deque whose oldest item is ready at w's clock (steal_from).  ready_ finds
+// that deque, the attempts before it are counted at once; when none is ready, the soonest item
+// any of them will have (a successful steal leaves soonest_item_ unused: wait_for_item only follows
+// a failure).
+bool Simulator::steal_around(unsigned w, unsigned start) {
+  const unsigned first = start >= w ? start + 1 : start;  // the worker the first attempt looks at
+  const Time now = ws_[w].clock;
+  unsigned victim = ReadyIndex::npos;
+  const auto look = [&](unsigned lo, unsigned hi) {  // [lo, hi) without w
+    if (victim != ReadyIndex::npos || lo >= hi) return;
+    if (w < lo || w >= hi) {
+      victim = ready_.first_at_most(lo, hi, now);
+      return;
+    }
+    victim = ready_.first_at_most(lo, w, now);
+    if (victim == ReadyIndex::npos) victim = ready_.first_at_most(w + 1, hi, now);
+  };
+  look(first, P_);
+  look(0, first);
+  if (victim == ReadyIndex::npos) {
+    r_.steal_attempts += P_ - 1;
+    soonest_item_ = std::min({soonest_item_, ready_.min(0, w), ready_.min(w + 1, P_)});
+    return false;
   }
-  return false;
+  const unsigned place = victim > w ? victim - 1 : victim;  // its number among the others
+  r_.steal_attempts += (place + (P_ - 1) - start) % (P_ - 1);  // the failed attempts before it
+  if (!steal_from(w, victim)) throw std::logic_error("simulator: a ready item could not be stolen");
+  return true;
 }
 
 // WOOL §III.B as the runtime sets it: the trip wire is the 2nd highest public slot, and a steal
@@ -318,6 +324,7 @@ bool Simulator::back_off_after_steal(unsigned w) {
                                      : std::min(2 * k.backoff_now, costs_.backoff);
   ++r_.steal_backoffs;
   advance(k.clock, k.backoff_now);  // idle time: neither work nor overhead
+  backoffs_.moved(k.backoff_until, k.clock, true);  // w steps: it is loud
   k.backoff_until = k.clock;
   return true;
 }
@@ -364,6 +371,7 @@ bool Simulator::steal_from(unsigned thief, unsigned victim) {
   }
   Item it = v.deque.front();  // the oldest: breadth-first thefts (LS §2)
   v.deque.pop_front();
+  deque_changed(victim);
   --queued_;
   Frame& p = ws_[unsigned(it.parent.worker)].frames[it.parent.frame];
   if (it.is_range) {

@@ -8,11 +8,11 @@
 // NAR's "WS").
 #include <algorithm>
 #include <deque>
-#include <list>
 #include <queue>
 #include <stdexcept>
 #include <vector>
 
+#include "deque_order.hpp"
 #include "engine.hpp"
 #include "rng.hpp"
 
@@ -74,13 +74,12 @@ struct ReadyDeque {
   ThreadQueue threads;  // front: bottom (oldest); back: top
   std::int32_t owner = -1;
 };
-using DequeList = std::list<ReadyDeque>;
 
 struct Proc {
   Time clock = 0;
   std::int32_t current = -1;
   bool owns = false;
-  DequeList::iterator dq;
+  std::int32_t dq = DequeOrder::none;  // its deque (ThreadSim::deques_), while it owns one
   std::uint64_t quota_left = 0;
   // Out of the event queue while no thread is ready anywhere: every attempt from dormant_at on
   // fails until a thread is made ready (ThreadSim::made_ready).
@@ -107,7 +106,11 @@ class ThreadSim {
   void finish(unsigned p, std::int32_t id);
   void give_up_deque(unsigned p);
   void preempt(unsigned p);
-  void own_new_deque(unsigned p, DequeList::iterator after);
+  void own_new_deque(unsigned p, std::int32_t after);
+  ThreadQueue& threads_of(std::int32_t d) { return deques_[std::size_t(d)].threads; }
+  void push_thread(std::int32_t d, std::int32_t id);
+  std::int32_t pop_top(std::int32_t d);
+  std::int32_t pop_bottom(std::int32_t d);
   void take(unsigned p, std::int32_t id);
   void made_ready(unsigned p, std::uint64_t n);
   Time attempt_cost() const { return std::max<Time>(costs_.steal, 1); }
@@ -121,11 +124,17 @@ class ThreadSim {
   Rng rng_;
   std::vector<Proc> procs_;
   std::vector<Thread> threads_;
-  DequeList order_;
-  std::vector<DequeList::iterator> left_;  // steal's scratch list, kept to reuse its memory
+  // The deques in NAR's order (Fig 6.3): the order and which are non-empty in order_, the deques
+  // by the numbers order_ gives them in deques_ (a number is reused after its deque is deleted, with
+  // its memory).
+  DequeOrder order_;
+  std::vector<ReadyDeque> deques_;
   std::deque<std::int32_t> fifo_;
   std::vector<std::int32_t> free_;  // finished threads' slots
   std::uint64_t ready_count_ = 0;   // threads in deques and the fifo queue
+  // The dormant processors, whom made_ready wakes (a scan of all P at every fork took most of a
+  // run's time at large P).
+  std::vector<unsigned> dormant_;
   using Event = std::pair<Time, unsigned>;
   std::priority_queue<Event, std::vector<Event>, std::greater<>> events_;
   RunResult r_;
@@ -156,7 +165,7 @@ std::int32_t ThreadSim::new_thread(std::uint32_t node, Kind kind, std::uint64_t 
 RunResult ThreadSim::run() {
   if (P_ == 0) throw std::invalid_argument("P: the number of workers must be at least 1");
   procs_[0].current = new_thread(dag_.root(), Kind::node, 0, 0, -1, 0);
-  own_new_deque(0, order_.end());
+  own_new_deque(0, DequeOrder::none);
   procs_[0].quota_left = costs_.quota;
   for (unsigned p = 0; p < P_; ++p) events_.push({0, p});
   while (!done_) {
@@ -183,6 +192,7 @@ void ThreadSim::step(unsigned p) {
       // length over the attempt cost (dfd on 3 nodes of 1e9 units at P = 256: 30 s before stop 40).
       pr.dormant = true;
       pr.dormant_at = pr.clock;
+      dormant_.push_back(p);
     }
     return;
   }
@@ -216,9 +226,8 @@ bool ThreadSim::acquire(unsigned p) {
     r_.steal_time += double(costs_.steal);
     return true;
   }
-  if (pr.owns && !pr.dq->threads.empty()) {
-    take(p, pr.dq->threads.back());
-    pr.dq->threads.pop_back();
+  if (pr.owns && !threads_of(pr.dq).empty()) {
+    take(p, pop_top(pr.dq));
     advance(pr.clock, costs_.pop);
     r_.overhead += double(costs_.pop);
     return true;
@@ -233,28 +242,22 @@ bool ThreadSim::steal(unsigned p) {
     pr.owns = false;
   }
   ++r_.steal_attempts;
-  std::vector<DequeList::iterator>& left = left_;  // the leftmost P non-empty deques
-  left.clear();
-  for (auto it = order_.begin(); it != order_.end() && left.size() < P_; ++it)
-    if (!it->threads.empty()) left.push_back(it);
-  if (left.empty()) return false;
+  // The victim: one of the leftmost P non-empty deques (order_ counts them).
+  const std::uint64_t left = std::min<std::uint64_t>(order_.stocked_count(), P_);
+  if (left == 0) return false;
   const bool adf = name_ == "adf";
-  const auto victim = adf ? left.front() : left[rng_.below(left.size())];
-  if (victim->owner < 0) {  // NAR §7.2.2: stealing from an unowned deque takes it over
-    victim->owner = std::int32_t(p);
+  const std::int32_t victim = order_.kth_stocked(adf ? 0 : rng_.below(left));
+  ReadyDeque& v = deques_[std::size_t(victim)];
+  if (v.owner < 0) {  // NAR §7.2.2: stealing from an unowned deque takes it over
+    v.owner = std::int32_t(p);
     pr.owns = true;
     pr.dq = victim;
-    take(p, victim->threads.back());
-    victim->threads.pop_back();
+    take(p, pop_top(victim));
   } else {
-    if (adf) {  // AsyncDF: the highest-priority ready thread, the top of the leftmost deque
-      take(p, victim->threads.back());
-      victim->threads.pop_back();
-    } else {    // DFDeques: the bottom of the chosen deque
-      take(p, victim->threads.front());
-      victim->threads.pop_front();
-    }
-    own_new_deque(p, std::next(victim));  // placed just right of the victim (NAR Fig 6.4)
+    // AsyncDF: the highest-priority ready thread, the top of the leftmost deque; DFDeques: the
+    // bottom of the chosen deque.
+    take(p, adf ? pop_top(victim) : pop_bottom(victim));
+    own_new_deque(p, victim);  // placed just right of the victim (NAR Fig 6.4)
   }
   pr.quota_left = costs_.quota;
   ++r_.thefts;
@@ -263,11 +266,35 @@ bool ThreadSim::steal(unsigned p) {
   return true;
 }
 
-void ThreadSim::own_new_deque(unsigned p, DequeList::iterator after) {
+// p's new deque goes just right of `after` (none: at the right end).
+void ThreadSim::own_new_deque(unsigned p, std::int32_t after) {
   Proc& pr = procs_[p];
-  pr.dq = order_.insert(after, ReadyDeque{});
-  pr.dq->owner = std::int32_t(p);
+  pr.dq = after == DequeOrder::none ? order_.push_back() : order_.insert_after(after);
+  if (deques_.size() <= std::size_t(pr.dq)) deques_.resize(std::size_t(pr.dq) + 1);
+  deques_[std::size_t(pr.dq)].owner = std::int32_t(p);  // its threads: none (deleted only empty)
   pr.owns = true;
+}
+
+// The deques' threads change only here, which keeps order_'s count of the non-empty ones.
+void ThreadSim::push_thread(std::int32_t d, std::int32_t id) {
+  threads_of(d).push_back(id);
+  order_.set_stocked(d, true);
+}
+
+std::int32_t ThreadSim::pop_top(std::int32_t d) {
+  ThreadQueue& q = threads_of(d);
+  const std::int32_t id = q.back();
+  q.pop_back();
+  if (q.empty()) order_.set_stocked(d, false);
+  return id;
+}
+
+std::int32_t ThreadSim::pop_bottom(std::int32_t d) {
+  ThreadQueue& q = threads_of(d);
+  const std::int32_t id = q.front();
+  q.pop_front();
+  if (q.empty()) order_.set_stocked(d, false);
+  return id;
 }
 
 // Processor p takes ready thread id; made ready at a later clock than p's (in the step of another
@@ -285,21 +312,21 @@ void ThreadSim::take(unsigned p, std::int32_t id) {
 void ThreadSim::made_ready(unsigned p, std::uint64_t n) {
   ready_count_ += n;
   const Time now = procs_[p].clock, cost = attempt_cost();
-  for (unsigned q = 0; q < P_; ++q) {
+  for (const unsigned q : dormant_) {  // the order does not matter: (clock, processor) are distinct
     Proc& d = procs_[q];
-    if (!d.dormant) continue;
     const Time skipped = std::max<Time>(attempts_before(d.dormant_at, now, cost), 1) - 1;
     d.dormant = false;
     d.clock = d.dormant_at + skipped * cost;
     r_.steal_attempts += skipped;
     events_.push({d.clock, q});
   }
+  dormant_.clear();
 }
 
 void ThreadSim::preempt(unsigned p) {
   Proc& pr = procs_[p];
   threads_[std::size_t(pr.current)].ready = pr.clock;
-  pr.dq->threads.push_back(pr.current);  // back on top of its deque
+  push_thread(pr.dq, pr.current);  // back on top of its deque
   made_ready(p, 1);
   pr.current = -1;
   ++r_.pops;  // counted as preemptions
@@ -309,8 +336,8 @@ void ThreadSim::preempt(unsigned p) {
 void ThreadSim::give_up_deque(unsigned p) {
   Proc& pr = procs_[p];
   if (pr.owns) {
-    if (pr.dq->threads.empty()) order_.erase(pr.dq);  // no owner, no threads: deleted (NAR §6.2)
-    else pr.dq->owner = -1;  // it stays in the order, unowned
+    if (threads_of(pr.dq).empty()) order_.erase(pr.dq);  // no owner, no threads: deleted (NAR §6.2)
+    else deques_[std::size_t(pr.dq)].owner = -1;  // it stays in the order, unowned
   }
   pr.owns = false;
 }
@@ -422,7 +449,7 @@ void ThreadSim::fork(unsigned p, std::int32_t id) {
     return;
   }
   if (b >= 0) {
-    pr.dq->threads.push_back(b);  // the right child waits on top; run the left one
+    push_thread(pr.dq, b);  // the right child waits on top; run the left one
     made_ready(p, 1);
   }
   pr.current = a;

@@ -53,9 +53,10 @@ std::uint64_t parse_integer(const std::string& what, const std::string& s, std::
   return *v;
 }
 
-// The most simulated processors: the stack engine's steps scan every worker (parked ones, the
-// spare-processor rule, wake-ups), so a step costs O(P).  fib:10 takes 1-5 s at 16,384 (wool the
-// slowest), minutes beyond; 2^20, the former limit, took hours (stop 42's bug hunt).
+// The most simulated processors.  No step scans the workers any more (README, "Speed"), but a
+// run's events grow with P: each idle processor steps once per failed steal attempt while some
+// deque holds an item (fib:25 at 16,384: 7-23 million attempts, 0.3-4 s a policy).  2^20, the
+// former limit, took hours when steps scanned every worker (stop 42's bug hunt).
 constexpr unsigned kMaxWorkers = 16384;
 
 unsigned parse_unsigned(const std::string& what, const std::string& s, unsigned max = 1u << 20) {
