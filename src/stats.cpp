@@ -153,6 +153,12 @@ void runtime::reset_stats() {
     std::lock_guard lk(serial_mu_);
     for (auto& w : serial_all_) reset(*w);
   } else {
+    // Under lend_mu_, as a beat's sender is (send_beat_if_due): senders keep beating idle workers
+    // between runs (spare delivery), and a bump of beats_requested or a beat's bit landing between
+    // this reset's read and store of the count undid the reset or left a pending beat uncounted
+    // (delivered > requested in the next run's stats).  The lock also keeps a lent slot's `hot`, its
+    // borrower's TLS block, valid while the pending bit is read.
+    std::lock_guard lk(lend_mu_);
     for (auto& w : workers) reset(*w);
   }
   heap_peak.store(now > 0 ? std::uint64_t(now) : 0, std::memory_order_relaxed);
