@@ -56,7 +56,7 @@ class scheduler {
 // never acts on such a bit, taken as B's it did harm — a beat promoted a frame of B's run, counted as
 // B's, and under signal delivery left A's one-shot timer disarmed for good (nobody re-arms it but the
 // poll that takes its beat) — and left in the word it sent every later join of the run to the slow
-// path (fib(30) through a serial pool inside a lazy-bf job: 2.3x its time alone).  So it is put aside
+// path (fib(30) through a serial pool inside a lazy-bf job: ~2x its time alone).  So it is put aside
 // on B's worker and given back to the thread's own word when the run ends (acting_as), where A's
 // next poll takes it.  (A bit both policies use — two lazy pools' `notify` — B takes as its own: A's
 // check then waits for A's next `notify`, at the latest its pop of a promoted frame.)  Owner-side
