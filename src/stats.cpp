@@ -77,7 +77,8 @@ void reset_counters_of(worker& w) {
   w.beats_delivered = 0;
   w.quota_preemptions = w.dummy_threads = 0;
   w.idle_ns.store(0, std::memory_order_relaxed);
-  w.heap_peak = w.heap_now > 0 ? w.heap_now : 0;
+  const std::int64_t live = w.heap_live();  // its blocks still live (worker.hpp)
+  w.heap_peak = live > 0 ? live : 0;
 }
 
 }  // namespace

@@ -293,6 +293,44 @@ TEST_P(Stats, HeapBlocksCreditTheirOwnPoolWhoeverFreesThem) {
   EXPECT_LE(pool().stats().total.heap_peak_bytes, (workers() - 1) * 4096) << "a block freed in another pool still counted";
 }
 
+// A worker's own heap_peak_bytes is the high-water mark of the live bytes of the blocks it
+// allocated: a block freed by anyone else (another worker, a thread outside the pool) leaves that
+// worker's count (memory.cpp, block_header::owner).  Found by stop 43's bug hunt: the free was
+// credited to whoever made it, so a block freed outside stayed in its allocator's count for good —
+// on one worker workers[0] read 1 MiB above total after every later reset — and one freed by
+// another worker left the allocator's count up and the freer's below zero.
+TEST_P(Stats, WorkerHeapPeakCountsItsOwnBlocksWhoeverFreesThem) {
+  constexpr std::size_t mb = 1 << 20, kb = 1 << 10;
+  void* block = pool().run([] { return weft::malloc(mb); });
+  weft::free(block, mb);  // outside the pool: nothing of the pool's is live now
+  pool().reset_stats();
+  pool().run([] {
+    void* b = weft::malloc(kb);
+    weft::free(b, kb);
+  });
+  weft::stats s = pool().stats();
+  for (std::size_t i = 0; i < s.workers.size(); ++i) EXPECT_LE(s.workers[i].heap_peak_bytes, kb) << "worker " << i;
+  if (workers() == 1) EXPECT_EQ(s.workers[0].heap_peak_bytes, s.total.heap_peak_bytes);
+
+  // Blocks allocated on whichever workers run the loop, all freed by the job after it: each worker's
+  // peak is what it allocated (they sum to every block), and after a reset nothing is live anywhere.
+  constexpr int n = 64;
+  std::vector<void*> blocks(n);
+  pool().reset_stats();
+  pool().run([&] {
+    weft::parallel_for(0, n, [&](int i) { blocks[i] = weft::malloc(kb); });
+    for (void* b : blocks) weft::free(b, kb);
+  });
+  s = pool().stats();
+  std::uint64_t sum = 0;
+  for (const weft::counters& c : s.workers) sum += c.heap_peak_bytes;
+  EXPECT_EQ(sum, n * kb);
+  pool().reset_stats();
+  pool().run([] {});
+  s = pool().stats();
+  for (std::size_t i = 0; i < s.workers.size(); ++i) EXPECT_EQ(s.workers[i].heap_peak_bytes, 0u) << "worker " << i;
+}
+
 TEST(StatsNoPool, MallocFromNonWorker) {
   void* p = weft::malloc(100);
   ASSERT_NE(p, nullptr);
