@@ -107,6 +107,11 @@ struct worker {
   std::atomic<std::int64_t> heap_unposted{0};
   std::atomic<std::uint64_t> pool_heap_seen{0};
   std::uint64_t quota_preemptions = 0, dummy_threads = 0;  // the fiber engine's (NAR §5.3)
+  // The fiber engine's threads forked on this worker and not yet terminated, and their high-water
+  // mark (counters::live_threads_peak per worker; the pool's exact total is runtime::live).  Written
+  // under the engine's scheduler lock by whichever worker forks or ends the thread (threads migrate),
+  // read by stats() between runs.  Before stop 43's bug hunt every worker read 0 under the engine.
+  std::uint64_t fibers_live = 0, fibers_live_peak = 0;
   // Serial contexts: counts of finished runs (their TLS block belongs to the caller).
   std::uint64_t retired_joins = 0, retired_loop_iterations = 0;
   // Counters written by the idle loop while a stats() reader may be running.

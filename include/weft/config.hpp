@@ -117,7 +117,7 @@ struct counters {
   std::uint64_t heap_peak_bytes = 0;
   // SPEC §6's name.  The most live threads at any one time: under adf, dfd and fifo the forked
   // threads (fibers) not yet terminated; under the other policies the promoted items not yet joined
-  // (on a deque; under wool, tasks tagged public).  Per worker: those it made, at its own peak.  In
+  // (on a deque; under wool, tasks tagged public).  Per worker: those it made (forked on it), at its own peak.  In
   // stats::total: under adf, dfd and fifo the pool's true simultaneous maximum; under the other
   // policies the sum of the workers' peaks, an upper bound of it (equal on one worker), because those
   // counts are owner-private (an exact pool-wide count needs a shared RMW per promotion and join,
