@@ -4,7 +4,10 @@
 // The pool's mark, two ways:
 //  - exact (the fiber engine: adf, dfd, fifo): one pool-wide atomic count, updated on every call,
 //    and a CAS on the peak when it grows — NAR's space bound (S1 + c·K·p·D) is checked on it, and
-//    those policies pay a thread switch per join anyway;
+//    those policies pay a thread switch per join anyway.  Also under serial, whose mark is that
+//    bound's S1: its pool has one worker, but each thread calling run at once gets a serial context
+//    of its own, and posted counts made two callers holding 3000 bytes each read 3000 (stop 43's bug
+//    hunt);
 //  - posted (every other policy): SPEC §6 asks for counting that is per-worker and unshared.  Each
 //    worker keeps the bytes it has not yet posted to the pool's count and posts them (one
 //    fetch_add) only when they reach ±heap_post_bytes; at each call it records the pool's count
@@ -93,7 +96,7 @@ void count_posted(detail::runtime& rt, detail::worker& w, std::int64_t bytes) {
 // The pool's count, through the calling worker `w`.
 void count_pool(detail::worker& w, std::int64_t bytes) {
   detail::runtime& rt = *w.rt;
-  if (rt.uses_fibers)
+  if (rt.uses_fibers || rt.runs_on_caller)
     count_exact(rt, bytes);
   else
     count_posted(rt, w, bytes);

@@ -103,11 +103,11 @@ std::uint64_t beats_requested_now(const weft::pool& p) noexcept { return p.rt_->
 
 weft::stats runtime::collect_stats() const {
   weft::stats s;
-  // The pool's heap mark (memory.cpp): exact under the fiber engine; otherwise the largest view a
+  // The pool's heap mark (memory.cpp): exact under the fiber engine and serial; otherwise the largest view a
   // worker recorded, and at least the usage at the last reset.
   std::uint64_t heap_mark = heap_peak.load(std::memory_order_relaxed);
   const auto see = [&](const worker& w) {
-    if (!uses_fibers) heap_mark = std::max(heap_mark, w.pool_heap_seen.load(std::memory_order_relaxed));
+    if (!uses_fibers && !runs_on_caller) heap_mark = std::max(heap_mark, w.pool_heap_seen.load(std::memory_order_relaxed));
   };
   if (runs_on_caller) {
     counters c;

@@ -346,6 +346,33 @@ TEST(StatsNoPool, MallocFromNonWorker) {
   EXPECT_EQ(v[999], 1.5);
 }
 
+// The serial policy's pool has one worker, and its heap mark is S1, the serial high-water mark that
+// NAR's bound is checked against — but each thread calling run at once runs its job on a serial
+// context of its own.  Found by stop 43's bug hunt: the contexts posted their counts in 4 KiB steps
+// like the workers of a parallel pool, so two callers holding 3000 bytes each at once read 3000,
+// although pool.hpp promises an exact mark with one worker.  The wait is bounded: the other caller
+// runs its job at once, on its own thread.
+TEST(StatsSerial, HeapMarkIsExactWithConcurrentCallers) {
+  weft::pool pool(weft::config{.workers = 1, .policy = weft::policy::serial});
+  constexpr std::size_t block = 3000;  // below the 4 KiB a slot posts at
+  std::atomic<int> holding{0};
+  auto job = [&] {
+    return pool.run([&] {
+      void* p = weft::malloc(block);
+      holding.fetch_add(1);
+      const bool both = wt::wait_until([&] { return holding.load() == 2; }, wt::event_bound);  // both blocks live
+      weft::free(p, block);
+      return both;
+    });
+  };
+  bool other = false;
+  std::thread t([&] { other = job(); });
+  const bool mine = job();
+  t.join();
+  ASSERT_TRUE(mine && other) << "the two runs did not overlap";
+  EXPECT_EQ(pool.stats().total.heap_peak_bytes, 2 * block);
+}
+
 TEST_P(Stats, StealsHappenWithSeveralWorkers) {
   if (!can_steal()) GTEST_SKIP() << "needs 2+ workers";
   // The steal is made certain: a join whose first branch polls (counted tiny joins) until its
