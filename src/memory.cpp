@@ -1,5 +1,5 @@
-// weft — accounted memory (SPEC §5): weft::malloc / weft::free keep each worker's net bytes and
-// the pool's high-water mark.
+// weft — accounted memory (SPEC §5): weft::malloc / weft::free keep each worker's live bytes (of
+// the blocks it allocated) and the pool's high-water mark.
 //
 // The pool's mark, two ways:
 //  - exact (the fiber engine: adf, dfd, fifo): one pool-wide atomic count, updated on every call,
@@ -8,7 +8,7 @@
 //    bound's S1: its pool has one worker, but each thread calling run at once gets a serial context
 //    of its own, and posted counts made two callers holding 3000 bytes each read 3000 (stop 43's bug
 //    hunt);
-//  - posted (every other policy): SPEC §6 asks for counting that is per-worker and unshared.  Each
+//  - posted (the other policies): SPEC §6 asks for counting that is per-worker and unshared.  Each
 //    worker keeps the bytes it has not yet posted to the pool's count and posts them (one
 //    fetch_add) only when they reach ±heap_post_bytes; at each call it records the pool's count
 //    plus its own unposted bytes as its view of the pool's usage, and the mark is the largest
