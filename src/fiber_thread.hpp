@@ -42,6 +42,8 @@
 
 namespace weft::detail {
 
+struct worker;
+
 // The C++ runtime's per-thread exception state (the Itanium ABI's __cxa_eh_globals, as libstdc++ and
 // libc++ lay it out: the exceptions being handled, innermost first, and the count
 // std::uncaught_exceptions() reads).  It belongs to the code that runs, not to the OS thread: a
@@ -71,6 +73,7 @@ struct fiber_thread {
   fiber_thread* forked = nullptr;    // request::fork: the new child
   fiber_child* waits_for = nullptr;  // request::block: the child it waits for
   bool dummy = false;                // one of NAR's dummy threads (counted apart)
+  worker* maker = nullptr;           // a forked thread: the worker it was forked on (its live count)
   // adf: neighbours in R, the list of every live thread in serial depth-first order (NAR §5.3);
   // fifo: neighbours in the ready queue.
   fiber_thread* left = nullptr;

@@ -1,11 +1,14 @@
-// weft — accounted memory (SPEC §5): weft::malloc / weft::free keep each worker's net bytes and
-// the pool's high-water mark.
+// weft — accounted memory (SPEC §5): weft::malloc / weft::free keep each worker's live bytes (of
+// the blocks it allocated) and the pool's high-water mark.
 //
 // The pool's mark, two ways:
 //  - exact (the fiber engine: adf, dfd, fifo): one pool-wide atomic count, updated on every call,
 //    and a CAS on the peak when it grows — NAR's space bound (S1 + c·K·p·D) is checked on it, and
-//    those policies pay a thread switch per join anyway;
-//  - posted (every other policy): SPEC §6 asks for counting that is per-worker and unshared.  Each
+//    those policies pay a thread switch per join anyway.  Also under serial, whose mark is that
+//    bound's S1: its pool has one worker, but each thread calling run at once gets a serial context
+//    of its own, and posted counts made two callers holding 3000 bytes each read 3000 (stop 43's bug
+//    hunt);
+//  - posted (the other policies): SPEC §6 asks for counting that is per-worker and unshared.  Each
 //    worker keeps the bytes it has not yet posted to the pool's count and posts them (one
 //    fetch_add) only when they reach ±heap_post_bytes; at each call it records the pool's count
 //    plus its own unposted bytes as its view of the pool's usage, and the mark is the largest
@@ -14,7 +17,8 @@
 //    (meshspmv) spent 61 % of its time on the shared count at 2 workers (heartbeat-delivery.md §4).
 //
 // Which pool: each block starts with a header naming the pool it was charged to (none from a thread
-// that is no worker), and its free credits that pool whoever calls it — a worker of the same pool
+// that is no worker) and the slot that allocated it, and its free credits that pool and that slot's
+// own count (counters::heap_peak_bytes per worker, worker.hpp) whoever calls it — a worker of the same pool
 // through its own count, anyone else through the pool's count directly, looked up in a registry
 // of the live pools (a pool gone meanwhile: nothing to credit).  Before stop 40 a free was credited
 // to the caller's pool: a block allocated outside a pool and freed inside one drove the pool's count
@@ -36,7 +40,8 @@ constexpr std::int64_t heap_post_bytes = 4096;
 
 // The header before every block: a whole max_align_t, so that the block keeps malloc's alignment.
 struct alignas(std::max_align_t) block_header {
-  std::uint64_t pool;  // runtime::heap_id, 0: charged to no pool
+  std::uint64_t pool;     // runtime::heap_id, 0: charged to no pool
+  detail::worker* owner;  // the slot that allocated it (its per-worker count); valid while the pool lives
 };
 
 struct heap_registry {
@@ -50,12 +55,16 @@ heap_registry& registry() {
   return *r;
 }
 
-// A block of pool `id` freed by a thread that is none of its workers.  Relaxed, as every count.
-void credit_elsewhere(std::uint64_t id, std::int64_t bytes) noexcept {
+// A block of pool `id`, allocated by its worker `owner`, freed by a thread that is none of its
+// workers: the pool's count and the owner's, if the pool still lives (then so does `owner`: a
+// pool's slots live as long as it).  Relaxed, as every count.
+void credit_elsewhere(std::uint64_t id, detail::worker* owner, std::int64_t bytes) noexcept {
   heap_registry& r = registry();
   const std::lock_guard lk(r.mu);
   const auto it = r.live.find(id);
-  if (it != r.live.end()) it->second->heap_now.fetch_sub(bytes, std::memory_order_relaxed);
+  if (it == r.live.end()) return;
+  it->second->heap_now.fetch_sub(bytes, std::memory_order_relaxed);
+  owner->heap_freed_elsewhere.fetch_add(bytes, std::memory_order_relaxed);
 }
 
 void count_exact(detail::runtime& rt, std::int64_t bytes) {
@@ -84,14 +93,13 @@ void count_posted(detail::runtime& rt, detail::worker& w, std::int64_t bytes) {
     w.pool_heap_seen.store(std::uint64_t(view), std::memory_order_relaxed);
 }
 
-void count(detail::worker& w, std::int64_t bytes) {
+// The pool's count, through the calling worker `w`.
+void count_pool(detail::worker& w, std::int64_t bytes) {
   detail::runtime& rt = *w.rt;
-  if (rt.uses_fibers)
+  if (rt.uses_fibers || rt.runs_on_caller)
     count_exact(rt, bytes);
   else
     count_posted(rt, w, bytes);
-  w.heap_now += bytes;
-  if (w.heap_now > w.heap_peak) w.heap_peak = w.heap_now;
 }
 
 // Can `bytes` be allocated at all?  Asked before NAR's delay of a large allocation (m/K dummy threads
@@ -133,9 +141,13 @@ void* malloc(std::size_t bytes) {
   auto* h = static_cast<block_header*>(std::malloc(sizeof(block_header) + bytes));
   if (h == nullptr) throw std::bad_alloc();
   h->pool = 0;
+  h->owner = nullptr;
   if (detail::worker* w = detail::tls_hot.self) {
     h->pool = w->rt->heap_id;
-    count(*w, std::int64_t(bytes));
+    h->owner = w;
+    count_pool(*w, std::int64_t(bytes));
+    w->heap_now += std::int64_t(bytes);
+    if (const std::int64_t live = w->heap_live(); live > w->heap_peak) w->heap_peak = live;
   }
   return h + 1;
 }
@@ -145,8 +157,16 @@ void free(void* p, std::size_t bytes) noexcept {
   block_header* const h = static_cast<block_header*>(p) - 1;
   if (h->pool != 0) {
     detail::worker* const w = detail::tls_hot.self;
-    if (w != nullptr && w->rt->heap_id == h->pool) count(*w, -std::int64_t(bytes));
-    else credit_elsewhere(h->pool, std::int64_t(bytes));
+    if (w != nullptr && w->rt->heap_id == h->pool) {
+      count_pool(*w, -std::int64_t(bytes));
+      // The per-worker count is the allocating slot's (worker.hpp, heap_freed_elsewhere).
+      if (h->owner == w)
+        w->heap_now -= std::int64_t(bytes);
+      else
+        h->owner->heap_freed_elsewhere.fetch_add(std::int64_t(bytes), std::memory_order_relaxed);
+    } else {
+      credit_elsewhere(h->pool, h->owner, std::int64_t(bytes));
+    }
   }
   std::free(h);
 }

@@ -203,6 +203,10 @@ class fiber_scheduler final : public scheduler {
   fiber_thread* next_ready();
   fiber_thread* steal_attempt(worker& w, std::uint32_t& victim_owner);
   void make_ready(fiber_thread* t) noexcept;
+  // A forked thread starts or ends: its maker's live count (worker::fibers_live), under mu_.
+  static void count_made(worker& maker) noexcept {
+    if (++maker.fibers_live > maker.fibers_live_peak) maker.fibers_live_peak = maker.fibers_live;
+  }
   void fork_dummies(std::size_t n);
   thread_deque* new_deque(int owner, thread_deque* right_of);
   void delete_deque(thread_deque* d) noexcept;
@@ -319,6 +323,7 @@ fiber_thread* fiber_scheduler::on_fork(worker& w, fiber_thread* t) {
     state_of(w).own->threads.push_back(t);  // on top
   }
   make_ready(t);
+  count_made(*c->maker);
   c->st = fiber_thread::state::running;  // before the lock goes: adf's R holds the child already
   c->quota_left = quota_;                // adf: a scheduling of the child
   return c;
@@ -341,7 +346,10 @@ fiber_thread* fiber_scheduler::on_terminate(worker& w, fiber_thread* t, bool& ma
   fiber_child* const body = t->body;
   const bool dummy = t->dummy;
   if (policy_ == policy::adf) r_.remove(t);
-  if (body != nullptr) rt_.live.sub();
+  if (body != nullptr) {
+    rt_.live.sub();
+    --t->maker->fibers_live;
+  }
 #ifdef WEFT_FIBER_TSAN
   __tsan_destroy_fiber(t->tsan_fiber);
 #endif
@@ -457,6 +465,7 @@ void fiber_scheduler::fork(worker& w, fiber_child& c) {
   fiber_thread* self = running_thread();
   fiber_thread* child = make_thread(&c, nullptr);  // may throw: nothing forked
   child->dummy = c.dummy;
+  child->maker = &w;
   if (c.dummy) {
     ++w.dummy_threads;
   } else {
@@ -468,6 +477,7 @@ void fiber_scheduler::fork(worker& w, fiber_child& c) {
     {
       std::lock_guard lk(mu_);
       rt_.live.add();
+      count_made(w);
       r_.push_back(child);
       make_ready(child);
     }

@@ -55,7 +55,8 @@ counters counters_of(const worker& w) {
   c.deque_checks = w.deque_checks;
   c.idle_ns = idle_ns_of(w);
   c.heap_peak_bytes = std::uint64_t(w.heap_peak);
-  c.live_threads_peak = std::max(w.ledger.unjoined_peak, std::uint64_t(w.ledger.eager_peak_end - w.stack.begin()));
+  c.live_threads_peak = std::max({w.ledger.unjoined_peak, std::uint64_t(w.ledger.eager_peak_end - w.stack.begin()),
+                                  w.fibers_live_peak});
   c.heartbeats_requested = w.beats_requested.load(std::memory_order_relaxed);
   c.heartbeats_delivered = w.beats_delivered;
   c.quota_preemptions = w.quota_preemptions;
@@ -76,8 +77,10 @@ void reset_counters_of(worker& w) {
   w.beats_requested.store(0, std::memory_order_relaxed);
   w.beats_delivered = 0;
   w.quota_preemptions = w.dummy_threads = 0;
+  w.fibers_live_peak = w.fibers_live;
   w.idle_ns.store(0, std::memory_order_relaxed);
-  w.heap_peak = w.heap_now > 0 ? w.heap_now : 0;
+  const std::int64_t live = w.heap_live();  // its blocks still live (worker.hpp)
+  w.heap_peak = live > 0 ? live : 0;
 }
 
 }  // namespace
@@ -100,11 +103,11 @@ std::uint64_t beats_requested_now(const weft::pool& p) noexcept { return p.rt_->
 
 weft::stats runtime::collect_stats() const {
   weft::stats s;
-  // The pool's heap mark (memory.cpp): exact under the fiber engine; otherwise the largest view a
+  // The pool's heap mark (memory.cpp): exact under the fiber engine and serial; otherwise the largest view a
   // worker recorded, and at least the usage at the last reset.
   std::uint64_t heap_mark = heap_peak.load(std::memory_order_relaxed);
   const auto see = [&](const worker& w) {
-    if (!uses_fibers) heap_mark = std::max(heap_mark, w.pool_heap_seen.load(std::memory_order_relaxed));
+    if (!uses_fibers && !runs_on_caller) heap_mark = std::max(heap_mark, w.pool_heap_seen.load(std::memory_order_relaxed));
   };
   if (runs_on_caller) {
     counters c;

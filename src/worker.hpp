@@ -91,12 +91,27 @@ struct worker {
   // itself, its search rounds (runtime::search_round: the idle loop, blocked joins).
   std::atomic<std::uint64_t> thefts_suffered{0}, search_rounds{0};
   promotion_ledger ledger;  // promotions and promoted items not yet joined (ledger.hpp)
-  std::int64_t heap_now = 0, heap_peak = 0;  // this worker's weft::malloc net bytes
+  // This worker's own figure (counters::heap_peak_bytes per worker): the bytes of the blocks it
+  // allocated that are still live, and their high-water mark since the last reset.  heap_now counts
+  // its allocations and its frees of its own blocks; a block of its freed by anyone else (another
+  // worker, a plain thread, another pool's worker: memory.cpp, block_header::owner) is added to
+  // heap_freed_elsewhere instead, so its live bytes are heap_now - heap_freed_elsewhere.  Before,
+  // the freeing worker was credited: a block freed elsewhere stayed in its allocator's count for
+  // good (one worker: workers[0] showed 1 MiB more than total for ever after such a free, reset or
+  // not) and drove the freer's below zero (stop 43's bug hunt).
+  std::int64_t heap_now = 0, heap_peak = 0;
+  std::atomic<std::int64_t> heap_freed_elsewhere{0};  // relaxed fetch_add by the freeing thread
+  std::int64_t heap_live() const noexcept { return heap_now - heap_freed_elsewhere.load(std::memory_order_relaxed); }
   // The pool's heap high-water without a shared write per call (memory.cpp): bytes this slot has
   // not yet posted to runtime::heap_now, and the largest pool count it has seen with them.
   std::atomic<std::int64_t> heap_unposted{0};
   std::atomic<std::uint64_t> pool_heap_seen{0};
   std::uint64_t quota_preemptions = 0, dummy_threads = 0;  // the fiber engine's (NAR §5.3)
+  // The fiber engine's threads forked on this worker and not yet terminated, and their high-water
+  // mark (counters::live_threads_peak per worker; the pool's exact total is runtime::live).  Written
+  // under the engine's scheduler lock by whichever worker forks or ends the thread (threads migrate),
+  // read by stats() between runs.  Before stop 43's bug hunt every worker read 0 under the engine.
+  std::uint64_t fibers_live = 0, fibers_live_peak = 0;
   // Serial contexts: counts of finished runs (their TLS block belongs to the caller).
   std::uint64_t retired_joins = 0, retired_loop_iterations = 0;
   // Counters written by the idle loop while a stats() reader may be running.

@@ -133,6 +133,31 @@ TEST_P(Fibers, OneWorkerDepthFirstKeepsOneThreadPerLevel) {
   EXPECT_EQ(pool.stats().total.live_threads_peak, n) << "fib(n) nests n-1 joins, plus the root thread";
 }
 
+// Per worker, live_threads_peak counts the threads forked on that worker while they live (config.hpp:
+// "Per worker: those it made, at its own peak"); the total adds the root thread.  With one root at
+// every moment the pool's live threads are the root plus each worker's, so the total is at most one
+// more than the sum of the workers' peaks — exactly one more on one worker.  Found by stop 43's bug
+// hunt: under the fiber engine every worker read 0.
+TEST_P(Fibers, PerWorkerLiveThreadsCountTheThreadsForkedThere) {
+  weft::pool pool(cfg());
+  const unsigned n = 14;
+  EXPECT_EQ(pool.run([&] { return wt::fib(n); }), wt::fib_serial(n));
+  weft::stats s = pool.stats();
+  std::uint64_t sum = 0;
+  for (const weft::counters& c : s.workers) {
+    EXPECT_LE(c.live_threads_peak, s.total.live_threads_peak);
+    sum += c.live_threads_peak;
+  }
+  EXPECT_GE(sum + 1, s.total.live_threads_peak);
+  if (GetParam().workers == 1) EXPECT_EQ(s.workers[0].live_threads_peak + 1, s.total.live_threads_peak);
+  // A reset starts every worker's peak again from its live threads: none between runs.
+  pool.reset_stats();
+  pool.run([] {});
+  s = pool.stats();
+  for (const weft::counters& c : s.workers) EXPECT_EQ(c.live_threads_peak, 0u);
+  EXPECT_EQ(s.total.live_threads_peak, 1u) << "the root thread";
+}
+
 // fifo is breadth-first: far more threads live at once than under adf for the same program.
 TEST(FibersShape, FifoHoldsFarMoreThreadsThanAdf) {
   auto live = [](policy p) {

@@ -293,6 +293,44 @@ TEST_P(Stats, HeapBlocksCreditTheirOwnPoolWhoeverFreesThem) {
   EXPECT_LE(pool().stats().total.heap_peak_bytes, (workers() - 1) * 4096) << "a block freed in another pool still counted";
 }
 
+// A worker's own heap_peak_bytes is the high-water mark of the live bytes of the blocks it
+// allocated: a block freed by anyone else (another worker, a thread outside the pool) leaves that
+// worker's count (memory.cpp, block_header::owner).  Found by stop 43's bug hunt: the free was
+// credited to whoever made it, so a block freed outside stayed in its allocator's count for good —
+// on one worker workers[0] read 1 MiB above total after every later reset — and one freed by
+// another worker left the allocator's count up and the freer's below zero.
+TEST_P(Stats, WorkerHeapPeakCountsItsOwnBlocksWhoeverFreesThem) {
+  constexpr std::size_t mb = 1 << 20, kb = 1 << 10;
+  void* block = pool().run([] { return weft::malloc(mb); });
+  weft::free(block, mb);  // outside the pool: nothing of the pool's is live now
+  pool().reset_stats();
+  pool().run([] {
+    void* b = weft::malloc(kb);
+    weft::free(b, kb);
+  });
+  weft::stats s = pool().stats();
+  for (std::size_t i = 0; i < s.workers.size(); ++i) EXPECT_LE(s.workers[i].heap_peak_bytes, kb) << "worker " << i;
+  if (workers() == 1) EXPECT_EQ(s.workers[0].heap_peak_bytes, s.total.heap_peak_bytes);
+
+  // Blocks allocated on whichever workers run the loop, all freed by the job after it: each worker's
+  // peak is what it allocated (they sum to every block), and after a reset nothing is live anywhere.
+  constexpr int n = 64;
+  std::vector<void*> blocks(n);
+  pool().reset_stats();
+  pool().run([&] {
+    weft::parallel_for(0, n, [&](int i) { blocks[i] = weft::malloc(kb); });
+    for (void* b : blocks) weft::free(b, kb);
+  });
+  s = pool().stats();
+  std::uint64_t sum = 0;
+  for (const weft::counters& c : s.workers) sum += c.heap_peak_bytes;
+  EXPECT_EQ(sum, n * kb);
+  pool().reset_stats();
+  pool().run([] {});
+  s = pool().stats();
+  for (std::size_t i = 0; i < s.workers.size(); ++i) EXPECT_EQ(s.workers[i].heap_peak_bytes, 0u) << "worker " << i;
+}
+
 TEST(StatsNoPool, MallocFromNonWorker) {
   void* p = weft::malloc(100);
   ASSERT_NE(p, nullptr);
@@ -306,6 +344,33 @@ TEST(StatsNoPool, MallocFromNonWorker) {
   weft::free(nullptr, 0);
   std::vector<double, weft::allocator<double>> v(1000, 1.5);
   EXPECT_EQ(v[999], 1.5);
+}
+
+// The serial policy's pool has one worker, and its heap mark is S1, the serial high-water mark that
+// NAR's bound is checked against — but each thread calling run at once runs its job on a serial
+// context of its own.  Found by stop 43's bug hunt: the contexts posted their counts in 4 KiB steps
+// like the workers of a parallel pool, so two callers holding 3000 bytes each at once read 3000,
+// although pool.hpp promises an exact mark with one worker.  The wait is bounded: the other caller
+// runs its job at once, on its own thread.
+TEST(StatsSerial, HeapMarkIsExactWithConcurrentCallers) {
+  weft::pool pool(weft::config{.workers = 1, .policy = weft::policy::serial});
+  constexpr std::size_t block = 3000;  // below the 4 KiB a slot posts at
+  std::atomic<int> holding{0};
+  auto job = [&] {
+    return pool.run([&] {
+      void* p = weft::malloc(block);
+      holding.fetch_add(1);
+      const bool both = wt::wait_until([&] { return holding.load() == 2; }, wt::event_bound);  // both blocks live
+      weft::free(p, block);
+      return both;
+    });
+  };
+  bool other = false;
+  std::thread t([&] { other = job(); });
+  const bool mine = job();
+  t.join();
+  ASSERT_TRUE(mine && other) << "the two runs did not overlap";
+  EXPECT_EQ(pool.stats().total.heap_peak_bytes, 2 * block);
 }
 
 TEST_P(Stats, StealsHappenWithSeveralWorkers) {

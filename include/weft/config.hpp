@@ -112,10 +112,12 @@ struct counters {
   std::uint64_t leapfrogs = 0;         // tasks stolen back from a thief while blocked in a join
   std::uint64_t deque_checks = 0;      // polls that looked at the worker's own deque (lazy policies)
   std::uint64_t idle_ns = 0;           // time spent looking for work or asleep, up to the read
-  std::uint64_t heap_peak_bytes = 0;   // high-water mark of weft::malloc bytes
+  // High-water mark of weft::malloc bytes.  Per worker: of the live bytes of the blocks it allocated
+  // (a block leaves its count when freed, by whoever frees it).  In stats::total: the pool's mark.
+  std::uint64_t heap_peak_bytes = 0;
   // SPEC §6's name.  The most live threads at any one time: under adf, dfd and fifo the forked
   // threads (fibers) not yet terminated; under the other policies the promoted items not yet joined
-  // (on a deque; under wool, tasks tagged public).  Per worker: those it made, at its own peak.  In
+  // (on a deque; under wool, tasks tagged public).  Per worker: those it made (forked on it), at its own peak.  In
   // stats::total: under adf, dfd and fifo the pool's true simultaneous maximum; under the other
   // policies the sum of the workers' peaks, an upper bound of it (equal on one worker), because those
   // counts are owner-private (an exact pool-wide count needs a shared RMW per promotion and join,

@@ -11,6 +11,12 @@
 namespace weft {
 
 // At least alignof(std::max_align_t); throws std::bad_alloc.  malloc(0) returns a unique pointer.
+// Under adf and dfd with a finite quota K (config::quota_bytes) on a worker, it is a scheduling point
+// like a join (NAR §5.3): a request that exceeds what is left of the quota preempts the calling
+// thread first, and one of m > K bytes first forks about m/K dummy threads, so the caller may go on
+// on another worker (thread_local values change; do not hold a std::mutex across it), and it may
+// also throw the fiber engine's std::runtime_error naming the fiber-stack limits when those dummy
+// threads get no stack.
 void* malloc(std::size_t bytes);
 // `bytes` must be what was passed to malloc (the accounting needs it, like sized delete).
 void free(void* p, std::size_t bytes) noexcept;

@@ -32,7 +32,7 @@ class pool {
   const weft::config& config() const noexcept;  // as resolved: environment applied, defaults filled
 
   // Per-worker counters and their totals.  total.heap_peak_bytes is the pool's heap high-water mark
-  // (exact under adf, dfd, fifo and with one worker; elsewhere within (workers - 1) x 4 KiB below it:
+  // (exact under serial, adf, dfd, fifo and with one worker; elsewhere within (workers - 1) x 4 KiB below it:
   // each worker posts its count in 4 KiB steps, README); total.live_threads_peak the pool's simultaneous maximum of live threads (exact under
   // the fiber engine; elsewhere the sum of the workers' peaks, an upper bound: config.hpp),
   // total.fiber_stack_peak_bytes the fiber engine's stacks at their peak.  Read them between runs: counters being written by a run in
