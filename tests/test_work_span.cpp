@@ -145,6 +145,33 @@ TEST_P(WorkSpan, TypedSpawnsAreJoins) {
   }
 }
 
+// parallel_invoke's callables are its calls; the inner nodes of its tree of joins are not (as a
+// loop's splits are not): n callables are n calls on one level, span one call, while each join of
+// the tree still costs its burden.  Before stop 43's bug hunt the inner nodes counted as calls:
+// parallel_invoke(f, g, h) had work 1 + 4 and span 1 + 2.
+TEST_P(WorkSpan, ParallelInvokeCountsItsCallables) {
+  weft::pool pl(cfg(0.5));
+  const auto [a, b, c] = pl.run([] { return weft::parallel_invoke([] { return 1; }, [] { return 2; }, [] { return 3; }); });
+  EXPECT_EQ(a + 10 * b + 100 * c, 321);
+  weft::work_span_report r = pl.work_span();
+  EXPECT_EQ(r.total.work, 1.0 + 3);
+  EXPECT_EQ(r.total.span, 1.0 + 1);
+  EXPECT_EQ(r.total.burdened_span, 1 + par(par(1, 1, 0.5), 1, 0.5));
+  // Four callables, each fib(8) (a branch: fib_calls(8) calls, span 8).
+  weft::pool four(cfg(0.5));
+  const auto fibs = four.run([] {
+    const auto f = [] { return wt::fib(8); };
+    return weft::parallel_invoke(f, f, f, f);
+  });
+  EXPECT_EQ(std::get<3>(fibs), wt::fib_serial(8));
+  r = four.work_span();
+  EXPECT_EQ(r.total.work, 1.0 + 4 * double(fib_calls(8)));
+  EXPECT_EQ(r.total.span, 1.0 + 8);
+  const double leaf = fib_burdened(8, 0.5);
+  EXPECT_EQ(r.total.burdened_span, 1 + par(par(leaf, leaf, 0.5), par(leaf, leaf, 0.5), 0.5));
+  EXPECT_EQ(four.stats().total.joins, 3 + 4 * wt::fib_joins(8));  // n callables: n - 1 joins
+}
+
 // Scope spawns run at once, as serial code of the job (they are not branches of a join).
 TEST_P(WorkSpan, ScopeSpawnsAreSerial) {
   weft::pool pl(cfg(0));
