@@ -240,6 +240,11 @@ void write_trace_file(const std::string& path, const std::vector<trace_lane>& la
   }
   std::vector<std::vector<stolen_from>> victims(lanes.size());
   for (unsigned tid = 0; tid < lanes.size(); ++tid) write_lane(out, tid, *lanes[tid].buffer, cv, end_us, victims);
+  // A victim's stolen-from instants come from every thief's lane, one thief after the other: in
+  // time order on the victim's lane, as every other instant of a lane (with three workers or more
+  // they went back in time where a second thief's list began: stop 43's bug hunt).
+  for (auto& list : victims)
+    std::stable_sort(list.begin(), list.end(), [](const stolen_from& a, const stolen_from& b) { return a.us < b.us; });
   for (unsigned v = 0; v < victims.size(); ++v)
     for (const stolen_from& s : victims[v])
       out.event(R"({"name":"stolen-from","cat":"steal","ph":"i","s":"t","pid":1,"tid":%u,"ts":%.3f,"args":{"thief":%u,"victim":%u,"leapfrog":%s}})",

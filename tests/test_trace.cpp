@@ -13,6 +13,7 @@
 #include <set>
 
 #include "common.hpp"
+#include "trace.hpp"  // src/: files written from hand-made buffers (TraceFile)
 
 namespace {
 
@@ -395,4 +396,40 @@ TEST(Trace, GlobalPoolWritesAtExit) {
   EXPECT_EQ(t["otherData"]["workers"], 2);
   EXPECT_FALSE(events(t, 0, "X").empty());
   EXPECT_FALSE(events(t, 1, "X").empty());
+}
+
+namespace {
+
+// Busy-waits until the steady clock has moved by `us` microseconds: consecutive events of a
+// hand-made buffer then get distinct times in the file (its grid is 1 ns).  No bound needed: the
+// clock always advances.
+void let_time_pass(int us) {
+  const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(us);
+  while (std::chrono::steady_clock::now() < until) {
+  }
+}
+
+}  // namespace
+
+// A file written from hand-made buffers (src/trace.hpp): two thieves steal from worker 0 in turn.
+// Worker 0's stolen-from instants come from both thieves' lanes and are in time order on its lane,
+// as every lane's instants are (before stop 43's bug hunt they were written thief by thief, going
+// back in time where the second thief's began: seen with 4 workers under ws).
+TEST(TraceFile, StolenFromInTimeOrderWithSeveralThieves) {
+  using namespace weft::detail;
+  temp_path tp("thieves");
+  const trace_clock start = trace_clock::now();
+  trace_buffer victim(64), a(64), b(64);
+  for (trace_buffer* t : {&victim, &a, &b}) t->replace(activity::stealing);
+  for (trace_buffer* thief : {&a, &b, &a, &b}) {
+    let_time_pass(2);
+    EXPECT_TRUE(thief->instant(trace_kind::steal, 0, 0));
+  }
+  write_trace_file(tp.path.string(), {trace_lane{&victim, "worker 0"}, trace_lane{&a, "worker 1"}, trace_lane{&b, "worker 2"}},
+                   start, "\"policy\":\"ws\"");
+  const json t = load(tp.path);
+  std::vector<int> thieves;
+  for (const json& e : events(t, 0, "i", "stolen-from")) thieves.push_back(e["args"]["thief"].get<int>());
+  EXPECT_EQ(thieves, (std::vector<int>{1, 2, 1, 2}));
+  expect_monotone(t, 3);
 }
