@@ -217,8 +217,8 @@ void write_lane(json_out& out, unsigned tid, const trace_buffer& b, const tick_c
 
 }  // namespace
 
-void write_trace_file(const std::string& path, const std::vector<trace_lane>& lanes, const trace_clock& start,
-                      const std::string& meta) {
+std::uint64_t write_trace_file(const std::string& path, const std::vector<trace_lane>& lanes, const trace_clock& start,
+                               const std::string& meta) {
   const trace_clock end = trace_clock::now();
   const double ns_per_tick =
       end.tick0 > start.tick0 ? double(end.ns0 - start.ns0) / double(end.tick0 - start.tick0) : 1.0;
@@ -259,6 +259,7 @@ void write_trace_file(const std::string& path, const std::vector<trace_lane>& la
   const bool ok = std::ferror(f) == 0;
   if (std::fclose(f) != 0 || !ok)
     throw std::runtime_error("weft: writing the trace file \"" + path + "\" failed (trace_path / WEFT_TRACE)");
+  return dropped;
 }
 
 }  // namespace weft::detail

@@ -4,6 +4,7 @@
 #include <exception>
 #include <string>
 
+#include "config_resolve.hpp"
 #include "pool_runtime.hpp"
 
 namespace weft::detail {
@@ -30,7 +31,16 @@ void runtime::write_trace() const {
     meta += (w->index ? "," : "") + std::to_string(w->beats_requested_before_reset.load(std::memory_order_relaxed) +
                                                    w->beats_requested.load(std::memory_order_relaxed));
   meta += "]";
-  write_trace_file(cfg.trace_path, lanes, trace_start_, meta);
+  const std::uint64_t dropped = write_trace_file(cfg.trace_path, lanes, trace_start_, meta);
+  // A buffer that filled up is a limit hit: said where it is seen, naming the setting, not only as
+  // a count inside the file (before stop 43's bug hunt the file's otherData was the only trace of it).
+  // Once per new count: snapshots taken in a loop do not repeat it.
+  if (dropped > trace_dropped_said_.exchange(dropped, std::memory_order_relaxed))
+    std::fprintf(stderr,
+                 "weft: the trace \"%s\" lacks %llu event(s): a worker's buffer holds config.trace_events = %zu "
+                 "events (past 7/8 of it instants are dropped; a full buffer ends its lane); raise "
+                 "config.trace_events / WEFT_TRACE_EVENTS (at most %zu) to record them\n",
+                 cfg.trace_path.c_str(), (unsigned long long)dropped, cfg.trace_events, max_trace_events);
 }
 
 // Where no exception may leave (a destructor): a file that cannot be written is reported on stderr.

@@ -247,6 +247,27 @@ TEST(Trace, DroppedInstantsAreCounted) {
   expect_monotone(t, 1);
 }
 
+// A buffer that filled up is a limit hit: writing the file says so on stderr, with the number of
+// events missing and the setting to raise (before stop 43's bug hunt only the file's otherData
+// told); a trace that dropped nothing says nothing.
+TEST(Trace, DroppedEventsNameTheLimit) {
+  wt::clean_env clean;
+  temp_path tp("dropped-note");
+  testing::internal::CaptureStderr();
+  const traced_run r = run_fib(weft::policy::ws, 1, 18, tp.path, 1024);
+  std::string err = testing::internal::GetCapturedStderr();
+  const std::uint64_t dropped = r.trace["otherData"]["dropped_events"];
+  ASSERT_GT(dropped, 0u);
+  EXPECT_NE(err.find("lacks " + std::to_string(dropped) + " event"), std::string::npos) << err;
+  EXPECT_NE(err.find("config.trace_events = 1024"), std::string::npos) << err;
+  EXPECT_NE(err.find("WEFT_TRACE_EVENTS"), std::string::npos) << err;
+  testing::internal::CaptureStderr();
+  const traced_run small = run_fib(weft::policy::ws, 1, 10, tp.path);  // 88 promotions: nothing dropped
+  err = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(small.trace["otherData"]["dropped_events"], 0);
+  EXPECT_EQ(err.find("weft: the trace"), std::string::npos) << err;
+}
+
 // The promotions not recorded are counted across pool::reset_stats too (the bench resets the
 // counters before its timed run).
 TEST(Trace, DroppedCountSurvivesResetStats) {
