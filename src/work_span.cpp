@@ -155,11 +155,15 @@ work_span_report merge_reports(const std::vector<const measure_state*>& states, 
 namespace weft {
 
 std::string to_string(const work_span_report& r) {
-  const char* u = r.unit == work_span_unit::calls ? "calls" : "ns";
+  const char* u = r.unit == work_span_unit::calls ? "calls" : r.unit == work_span_unit::ns ? "ns" : "off";
   char line[512];
   std::string out;
-  auto row = [&](const char* what, std::uint64_t n, const work_span_figures& f) {
-    std::snprintf(line, sizeof line, "%-24s %8llu %16.0f %14.0f %12.2f %14.0f %12.2f %8.2f %8.2f\n", what,
+  // The name goes in as it is, whatever its length: through the fixed buffer, a region name of
+  // ~400 characters cut its row's figures and newline off (stop 43's bug hunt).
+  auto row = [&](const std::string& what, std::uint64_t n, const work_span_figures& f) {
+    out += what;
+    if (what.size() < 24) out.append(24 - what.size(), ' ');
+    std::snprintf(line, sizeof line, " %8llu %16.0f %14.0f %12.2f %14.0f %12.2f %8.2f %8.2f\n",
                   (unsigned long long)n, f.work, f.span, f.parallelism(), f.burdened_span, f.burdened_parallelism(),
                   f.predicted_speedup(2), f.predicted_speedup(8));
     out += line;
@@ -171,7 +175,7 @@ std::string to_string(const work_span_report& r) {
                 "burdened par", "pred S2", "pred S8");
   out += line;
   row("(whole run)", r.jobs, r.total);
-  for (const work_span_region& reg : r.regions) row(reg.name.c_str(), reg.instances, reg.figures);
+  for (const work_span_region& reg : r.regions) row(reg.name, reg.instances, reg.figures);
   return out;
 }
 

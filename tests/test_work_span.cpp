@@ -220,6 +220,29 @@ TEST(WorkSpanTimed, ParallelismOfFibAndOfAChain) {
   EXPECT_LE(chain.work_span().total.parallelism(), 2.0);
 }
 
+// The printed table: every row whole, whatever the length of a region's name (a name of ~400
+// characters cut its row's figures and newline off, so the next row ran on in the same line), and
+// the unit as it is (a report of the mode off said "ns"); both found by stop 43's bug hunt.
+TEST(WorkSpanReport, ToStringRowsAreWholeAndSayTheUnit) {
+  weft::work_span_report r;
+  r.unit = work_span_unit::calls;
+  r.jobs = 1;
+  r.total = {.work = 10, .span = 4, .burdened_span = 5};
+  const std::string long_name(600, 'x');
+  r.regions.push_back({long_name, 3, {.work = 6, .span = 2, .burdened_span = 2}});
+  r.regions.push_back({"short", 1, {.work = 4, .span = 2, .burdened_span = 2}});
+  const std::string s = weft::to_string(r);
+  EXPECT_NE(s.find("unit: calls"), std::string::npos) << s;
+  std::vector<std::string> lines;
+  for (std::size_t at = 0, nl; (nl = s.find('\n', at)) != std::string::npos; at = nl + 1) lines.push_back(s.substr(at, nl - at));
+  ASSERT_EQ(lines.size(), 5u) << s;  // title, header, whole run, two regions
+  EXPECT_EQ(lines[3].rfind(long_name + " ", 0), 0u) << "the name, whole, then its figures";
+  EXPECT_NE(lines[3].find("       3                6              2         3.00"), std::string::npos) << lines[3];
+  EXPECT_EQ(lines[4].rfind("short                   ", 0), 0u) << lines[4];
+  r.unit = work_span_unit::off;
+  EXPECT_NE(weft::to_string(r).find("unit: off"), std::string::npos) << weft::to_string(r);
+}
+
 TEST(WorkSpanConfig, OffEnvironmentAndBadValues) {
   wt::clean_env clean;
   weft::pool off(weft::config{.workers = 1});
