@@ -374,6 +374,17 @@ TEST(Trace, EnvironmentAndSettings) {
   } catch (const std::invalid_argument& e) {
     EXPECT_NE(std::string(e.what()).find("trace_path"), std::string::npos) << e.what();
   }
+  // A folder itself, named as it is or with a trailing '/': no file can be written there either
+  // (it was accepted, and the failure came on stderr when the pool went: stop 43's bug hunt).
+  for (const std::string dir : {fs::temp_directory_path().string(), fs::temp_directory_path().string() + "/"}) {
+    try {
+      weft::pool bad(weft::config{.workers = 1, .trace_path = dir});
+      ADD_FAILURE() << "a trace_path naming a folder was accepted: " << dir;
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find("trace_path"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("is a folder"), std::string::npos) << e.what();
+    }
+  }
   // A folder where no file can be made: the write fails with the reason.
   EXPECT_THROW(weft::pool(weft::config{.workers = 1, .trace_path = "/proc/weft-x.json"}).write_trace(),
                std::runtime_error);
