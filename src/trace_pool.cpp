@@ -2,6 +2,7 @@
 // when the pool is destroyed (after its threads are joined), or on request (pool::write_trace).
 #include <cstdio>
 #include <exception>
+#include <new>
 #include <string>
 
 #include "config_resolve.hpp"
@@ -10,11 +11,24 @@
 namespace weft::detail {
 
 // Before any thread starts: every buffer exists for the pool's whole life.
+// No memory for them is said naming the setting that sized them (a bare std::bad_alloc from the
+// pool's constructor before stop 43's bug hunt); the error is still a std::bad_alloc.
 void runtime::start_trace() {
   if (!tracing()) return;
   trace_start_ = trace_clock::now();
-  for (auto& w : workers) w->trace = std::make_unique<trace_buffer>(cfg.trace_events);
-  if (heartbeat_bits != 0 && !beats_by_signal()) timer_trace_ = std::make_unique<trace_buffer>(cfg.trace_events);
+  try {
+    for (auto& w : workers) w->trace = std::make_unique<trace_buffer>(cfg.trace_events);
+    if (heartbeat_bits != 0 && !beats_by_signal()) timer_trace_ = std::make_unique<trace_buffer>(cfg.trace_events);
+  } catch (const std::bad_alloc&) {
+    struct no_memory : std::bad_alloc {
+      std::string message;
+      const char* what() const noexcept override { return message.c_str(); }
+    } e;
+    e.message = "weft: no memory for the trace buffers: " + std::to_string(cfg.trace_events) +
+                " events of 16 bytes (config.trace_events / WEFT_TRACE_EVENTS) for each of " +
+                std::to_string(workers.size()) + " worker(s); lower it";
+    throw e;
+  }
 }
 
 void runtime::write_trace() const {

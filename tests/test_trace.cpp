@@ -2,6 +2,7 @@
 // hold the WOOL Fig. 6 activities where they must be, its instants agree with the pool's counters,
 // per-lane time never goes backwards, and a full buffer drops what it says it dropped.
 #include <nlohmann/json.hpp>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -388,6 +389,49 @@ TEST(Trace, EnvironmentAndSettings) {
   // A folder where no file can be made: the write fails with the reason.
   EXPECT_THROW(weft::pool(weft::config{.workers = 1, .trace_path = "/proc/weft-x.json"}).write_trace(),
                std::runtime_error);
+}
+
+// No memory for the trace buffers (here: a 4 GiB buffer under an address-space limit 3 GiB above
+// what the process maps): the pool's constructor throws a std::bad_alloc that names the setting
+// (a bare "std::bad_alloc" before stop 43's bug hunt).  In a child process, whose limit does not
+// bind this one; not under the sanitizers, whose shadow memory needs no address-space limit.
+TEST(Trace, NoMemoryForTheBuffersNamesTheSetting) {
+  wt::clean_env clean;
+  if (wt::sanitized) GTEST_SKIP() << "the sanitizers' shadow memory and RLIMIT_AS do not mix";
+  temp_path tp("nomem");
+  int fds[2];
+  ASSERT_EQ(::pipe(fds), 0);
+  const pid_t pid = ::fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    ::close(fds[0]);
+    std::size_t vm_kib = 0;
+    std::ifstream status("/proc/self/status");
+    for (std::string line; std::getline(status, line);)
+      if (line.rfind("VmSize:", 0) == 0) vm_kib = std::stoull(line.substr(7));
+    const rlimit lim{(vm_kib << 10) + (std::size_t(3) << 30), (vm_kib << 10) + (std::size_t(3) << 30)};
+    std::string what = "no exception";
+    if (vm_kib != 0 && ::setrlimit(RLIMIT_AS, &lim) == 0) {
+      try {
+        weft::pool pl(weft::config{.workers = 1, .trace_path = tp.path.string(), .trace_events = std::size_t(1) << 28});
+      } catch (const std::bad_alloc& e) {
+        what = e.what();
+      } catch (const std::exception& e) {
+        what = std::string("not a bad_alloc: ") + e.what();
+      }
+    }
+    (void)!::write(fds[1], what.data(), what.size());
+    ::_exit(0);
+  }
+  ::close(fds[1]);
+  std::string what;
+  char buf[512];
+  for (ssize_t n; (n = ::read(fds[0], buf, sizeof buf)) > 0;) what.append(buf, std::size_t(n));
+  ::close(fds[0]);
+  int status = 0;
+  ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+  EXPECT_NE(what.find("trace_events"), std::string::npos) << what;
+  EXPECT_NE(what.find("268435456"), std::string::npos) << what;
 }
 
 // Every pool writes its file when destroyed, a serial one too (its run is on the caller: the file has
