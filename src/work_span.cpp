@@ -89,9 +89,15 @@ measured_root::measured_root(hot_state& h) : h_(h) {
   }
   st_ = w->measure.get();
   had_bit_ = (h.poll.fetch_or(poll_bit::measure, std::memory_order_relaxed) & poll_bit::measure) != 0;
-  if (had_bit_) {  // a job run inside a measured job (pool::run across pools): part of it
-    st_ = nullptr;
-    return;
+  if (had_bit_) {
+    // A root job this thread runs inside a measured job: a worker serving its pool while its job
+    // waits for another pool's (runtime::wait_serving).  It is a job of its own (a pool::run call),
+    // measured apart: the outer job's path is closed here and resumed at the end, and the time and
+    // work in between are not the outer job's.  It was folded into the outer job (one job fewer,
+    // its span added to the outer's path): stop 43's bug hunt.
+    close_strand(*st_);
+    outer_span_ = st_->span;
+    outer_burdened_ = st_->burdened;
   }
   saved_loops_ = h.loops_run_as;
   h.loops_run_as = loop_style::measured;
@@ -112,6 +118,12 @@ measured_root::~measured_root() {
   ++st_->jobs;
   h_.loops_run_as = saved_loops_;
   h_.spawn_limit = saved_spawn_limit_;
+  if (had_bit_) {  // the outer job goes on from here, its work (and its open regions') without ours
+    st_->work = work0_;
+    st_->span = outer_span_;
+    st_->burdened = outer_burdened_;
+    return;
+  }
   h_.poll.fetch_and(~poll_bit::measure, std::memory_order_relaxed);
 }
 

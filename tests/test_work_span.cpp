@@ -3,6 +3,7 @@
 // burdened span follows WOOL's model, regions measure their part, and nothing is promoted.
 #include <algorithm>
 #include <functional>
+#include <thread>
 
 #include "common.hpp"
 
@@ -189,6 +190,49 @@ TEST_P(WorkSpan, ScopeSpawnsAreSerial) {
 }
 
 WT_INSTANTIATE(WorkSpan);
+
+// A job that a worker runs while its own job waits for another pool's (runtime::wait_serving: it
+// serves its pool meanwhile) is a pool::run call of its own: one job more, measured apart from the
+// job it interrupts.  Before stop 43's bug hunt it was folded into that job: one job, its calls
+// less its own added to the waiting job's path.
+TEST(WorkSpanNested, AJobServedWhileWaitingIsAJobOfItsOwn) {
+  wt::clean_env clean;
+  for (weft::policy p : {weft::policy::ws, weft::policy::lazy_bf, weft::policy::wool, weft::policy::adf}) {
+    if (!weft::detail::traits_of(p).implemented) continue;
+    SCOPED_TRACE(std::string(weft::to_string(p)));
+    weft::pool a(weft::config{.workers = 1, .policy = p, .work_span = work_span_unit::calls});
+    weft::pool b(weft::config{.workers = 1, .policy = weft::policy::ws});
+    std::atomic<bool> outer_waits{false}, inner_ran{false}, inner_ran_during_wait{false};
+    std::thread other([&] {
+      while (!outer_waits.load()) std::this_thread::yield();  // a.run below sets it at once
+      EXPECT_EQ(a.run([&] {
+        inner_ran = true;
+        return wt::fib(5);
+      }), 5u);
+    });
+    const std::uint64_t outer = a.run([&] {
+      outer_waits = true;
+      b.run([&] {
+        // a's one worker waits in b.run, serving a: the other thread's job can run nowhere else.
+        // Bounded (10 s) so that a runtime that did not serve fails instead of hanging.
+        const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+        while (!inner_ran.load() && std::chrono::steady_clock::now() < until)
+          std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        inner_ran_during_wait = inner_ran.load();
+      });
+      return wt::fib(3);
+    });
+    other.join();
+    EXPECT_EQ(outer, 2u);
+    ASSERT_TRUE(inner_ran_during_wait.load()) << "the inner job did not run while the outer one waited";
+    const weft::work_span_report r = a.work_span();
+    EXPECT_EQ(r.jobs, 2u);
+    // The outer job: its call and fib(3) called (4 calls, span 2); the inner: fib(5) as a job.
+    EXPECT_EQ(r.total.work, 5.0 + double(fib_calls(5)));
+    EXPECT_EQ(r.total.span, 3.0 + 5);
+    EXPECT_EQ(r.total.burdened_span, 3.0 + fib_burdened(5, 0));
+  }
+}
 
 // Timed: fib has far more work than span; joins in sequence have parallelism at most 2 (each join
 // adds the longer of its two branches to the span), however the strands were timed.
