@@ -11,6 +11,7 @@
 #include <cstdarg>
 #include <cstdio>
 #include <cstring>
+#include <mutex>
 #include <stdexcept>
 
 #include "weft/detail/platform.hpp"
@@ -217,8 +218,16 @@ void write_lane(json_out& out, unsigned tid, const trace_buffer& b, const tick_c
 
 }  // namespace
 
+namespace {
+std::mutex trace_files_mutex;
+}  // namespace
+
+void lock_trace_files() noexcept { trace_files_mutex.lock(); }
+void unlock_trace_files() noexcept { trace_files_mutex.unlock(); }
+
 std::uint64_t write_trace_file(const std::string& path, const std::vector<trace_lane>& lanes, const trace_clock& start,
                                const std::string& meta) {
+  const std::lock_guard one_at_a_time(trace_files_mutex);  // trace.hpp, lock_trace_files
   const trace_clock end = trace_clock::now();
   const double ns_per_tick =
       end.tick0 > start.tick0 ? double(end.ns0 - start.ns0) / double(end.tick0 - start.tick0) : 1.0;

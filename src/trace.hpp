@@ -127,6 +127,12 @@ struct trace_clock {
 // (already JSON).  Returns the events dropped (otherData.dropped_events).  Throws std::runtime_error
 // when the file cannot be written.
 std::uint64_t write_trace_file(const std::string& path, const std::vector<trace_lane>& lanes, const trace_clock& start,
-                      const std::string& meta);
+                               const std::string& meta);
+
+// write_trace_file holds a process-wide lock: files written at once (two threads' snapshots, pools
+// sharing a path as WEFT_TRACE makes them) each replace the last whole instead of interleaving into
+// invalid JSON (stop 43's bug hunt).  Held across fork() (global_pool.cpp), as the other locks.
+void lock_trace_files() noexcept;
+void unlock_trace_files() noexcept;
 
 }  // namespace weft::detail

@@ -434,6 +434,36 @@ TEST(Trace, NoMemoryForTheBuffersNamesTheSetting) {
   EXPECT_NE(what.find("268435456"), std::string::npos) << what;
 }
 
+// Files written at once replace each other whole: two pools sharing one path (as WEFT_TRACE makes
+// every pool), snapshotting from two threads at the same moment, leave a file that parses, each
+// round.  Before stop 43's bug hunt both wrote into the one file at once: the longer file's tail
+// after the shorter one, invalid JSON.
+TEST(Trace, PoolsSharingAFileReplaceItWhole) {
+  wt::clean_env clean;
+  temp_path tp("shared");
+  weft::pool one(weft::config{.workers = 1, .policy = weft::policy::ws, .trace_path = tp.path.string(), .trace_events = 4096});
+  weft::pool two(weft::config{.workers = 2, .policy = weft::policy::ws, .trace_path = tp.path.string(), .trace_events = 4096});
+  EXPECT_EQ(one.run([] { return wt::fib(14); }), wt::fib_serial(14));  // ~600 promotions: a longer file
+  EXPECT_EQ(two.run([] { return wt::fib(8); }), wt::fib_serial(8));
+  for (int round = 0; round < 40; ++round) {
+    std::atomic<int> ready{0};
+    auto snapshot = [&ready](const weft::pool& p) {
+      ready.fetch_add(1);
+      while (ready.load() < 2) {  // both start together (each thread runs this at once)
+      }
+      p.write_trace();
+    };
+    std::thread a(snapshot, std::cref(one)), b(snapshot, std::cref(two));
+    a.join();
+    b.join();
+    std::ifstream in(tp.path);
+    const json t = json::parse(in, nullptr, false);
+    ASSERT_FALSE(t.is_discarded()) << "round " << round << ": the file is not JSON";
+    const int workers = t["otherData"]["workers"];
+    EXPECT_TRUE(workers == 1 || workers == 2);
+  }
+}
+
 // Every pool writes its file when destroyed, a serial one too (its run is on the caller: the file has
 // the metadata and no worker lanes).  It wrote none, where write_trace() and the global pool did.
 TEST(Trace, SerialPoolWritesOnDestruction) {
