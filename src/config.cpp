@@ -256,6 +256,12 @@ void resolve_trace(config& out) {
     if (!dir.empty() && !std::filesystem::is_directory(dir, ec))
       throw std::invalid_argument("weft: trace_path / WEFT_TRACE \"" + out.trace_path + "\": the folder \"" +
                                   dir.string() + "\" does not exist");
+    // Nor can a folder itself (WEFT_TRACE=/tmp, or a path ending in '/'): it was accepted, and the
+    // file's failure came on stderr when the pool was destroyed (stop 43's bug hunt).
+    if (std::filesystem::is_directory(out.trace_path, ec))
+      throw std::invalid_argument("weft: trace_path / WEFT_TRACE \"" + out.trace_path +
+                                  "\" is a folder; give the path of a file in it, e.g. \"" +
+                                  (std::filesystem::path(out.trace_path) / "trace.json").lexically_normal().string() + "\"");
   }
 }
 

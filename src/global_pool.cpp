@@ -16,7 +16,8 @@
 //
 // pthread_atfork holds the global pool's mutex, the heap registry's and the stack guards' table's
 // across the fork (in that order, the order in which a pool's construction takes them; nothing
-// takes the last two together), so the child never inherits one locked by a thread that is gone.
+// takes the last two together), then the trace files' lock (taken alone, by write_trace_file), so
+// the child never inherits one locked by a thread that is gone.
 #include <pthread.h>
 
 #include <atomic>
@@ -29,6 +30,7 @@
 
 #include "pool_runtime.hpp"
 #include "stack_guard.hpp"
+#include "trace.hpp"
 #include "weft/pool.hpp"
 
 namespace weft {
@@ -43,8 +45,10 @@ void before_fork() {
   global_mutex.lock();
   detail::lock_heap_registry();
   detail::lock_guard_table();
+  detail::lock_trace_files();
 }
 void unlock_after_fork() {
+  detail::unlock_trace_files();
   detail::unlock_guard_table();
   detail::unlock_heap_registry();
   global_mutex.unlock();

@@ -37,7 +37,8 @@ class measured_root {
   hot_state& h_;
   measure_state* st_ = nullptr;
   double work0_ = 0;
-  bool had_bit_ = false;
+  bool had_bit_ = false;  // nested in a measured job of this thread: its path is saved here
+  double outer_span_ = 0, outer_burdened_ = 0;
   loop_style saved_loops_{};
   frame* saved_spawn_limit_ = nullptr;
 };

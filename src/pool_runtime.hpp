@@ -221,6 +221,7 @@ class runtime {
   void start_trace();
   trace_clock trace_start_{};
   std::unique_ptr<trace_buffer> timer_trace_;  // the heartbeat thread's lane
+  mutable std::atomic<std::uint64_t> trace_dropped_said_{0};  // the dropped events write_trace last reported
 
   // heartbeat.cpp
   void heartbeat_main();

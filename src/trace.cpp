@@ -11,6 +11,7 @@
 #include <cstdarg>
 #include <cstdio>
 #include <cstring>
+#include <mutex>
 #include <stdexcept>
 
 #include "weft/detail/platform.hpp"
@@ -217,8 +218,16 @@ void write_lane(json_out& out, unsigned tid, const trace_buffer& b, const tick_c
 
 }  // namespace
 
-void write_trace_file(const std::string& path, const std::vector<trace_lane>& lanes, const trace_clock& start,
-                      const std::string& meta) {
+namespace {
+std::mutex trace_files_mutex;
+}  // namespace
+
+void lock_trace_files() noexcept { trace_files_mutex.lock(); }
+void unlock_trace_files() noexcept { trace_files_mutex.unlock(); }
+
+std::uint64_t write_trace_file(const std::string& path, const std::vector<trace_lane>& lanes, const trace_clock& start,
+                               const std::string& meta) {
+  const std::lock_guard one_at_a_time(trace_files_mutex);  // trace.hpp, lock_trace_files
   const trace_clock end = trace_clock::now();
   const double ns_per_tick =
       end.tick0 > start.tick0 ? double(end.ns0 - start.ns0) / double(end.tick0 - start.tick0) : 1.0;
@@ -240,6 +249,11 @@ void write_trace_file(const std::string& path, const std::vector<trace_lane>& la
   }
   std::vector<std::vector<stolen_from>> victims(lanes.size());
   for (unsigned tid = 0; tid < lanes.size(); ++tid) write_lane(out, tid, *lanes[tid].buffer, cv, end_us, victims);
+  // A victim's stolen-from instants come from every thief's lane, one thief after the other: in
+  // time order on the victim's lane, as every other instant of a lane (with three workers or more
+  // they went back in time where a second thief's list began: stop 43's bug hunt).
+  for (auto& list : victims)
+    std::stable_sort(list.begin(), list.end(), [](const stolen_from& a, const stolen_from& b) { return a.us < b.us; });
   for (unsigned v = 0; v < victims.size(); ++v)
     for (const stolen_from& s : victims[v])
       out.event(R"({"name":"stolen-from","cat":"steal","ph":"i","s":"t","pid":1,"tid":%u,"ts":%.3f,"args":{"thief":%u,"victim":%u,"leapfrog":%s}})",
@@ -254,6 +268,7 @@ void write_trace_file(const std::string& path, const std::vector<trace_lane>& la
   const bool ok = std::ferror(f) == 0;
   if (std::fclose(f) != 0 || !ok)
     throw std::runtime_error("weft: writing the trace file \"" + path + "\" failed (trace_path / WEFT_TRACE)");
+  return dropped;
 }
 
 }  // namespace weft::detail

@@ -14,7 +14,8 @@
 // Bounded: a buffer holds at most `capacity` events, allocated once (the pages are touched only as
 // events are written).  Past 7/8 of it, instants are dropped and activity changes still recorded
 // (the lanes stay whole); when it is full, one `full` event closes the lane and everything later is
-// dropped.  Each buffer counts what it dropped; the file reports the counts.
+// dropped.  Each buffer counts what it dropped; the file reports the counts, and the pool says on
+// stderr that events are missing, naming config.trace_events (trace_pool.cpp).
 //
 // Reading while the owner writes (pool::write_trace on a running pool, the global pool at exit): the
 // owner writes an event, then publishes the new size with a release store; a reader loads the size
@@ -123,8 +124,15 @@ struct trace_clock {
 };
 
 // Writes the lanes as trace-event JSON; `meta` is a list of "key": value members for "otherData"
-// (already JSON).  Throws std::runtime_error when the file cannot be written.
-void write_trace_file(const std::string& path, const std::vector<trace_lane>& lanes, const trace_clock& start,
-                      const std::string& meta);
+// (already JSON).  Returns the events dropped (otherData.dropped_events).  Throws std::runtime_error
+// when the file cannot be written.
+std::uint64_t write_trace_file(const std::string& path, const std::vector<trace_lane>& lanes, const trace_clock& start,
+                               const std::string& meta);
+
+// write_trace_file holds a process-wide lock: files written at once (two threads' snapshots, pools
+// sharing a path as WEFT_TRACE makes them) each replace the last whole instead of interleaving into
+// invalid JSON (stop 43's bug hunt).  Held across fork() (global_pool.cpp), as the other locks.
+void lock_trace_files() noexcept;
+void unlock_trace_files() noexcept;
 
 }  // namespace weft::detail

@@ -2,18 +2,33 @@
 // when the pool is destroyed (after its threads are joined), or on request (pool::write_trace).
 #include <cstdio>
 #include <exception>
+#include <new>
 #include <string>
 
+#include "config_resolve.hpp"
 #include "pool_runtime.hpp"
 
 namespace weft::detail {
 
 // Before any thread starts: every buffer exists for the pool's whole life.
+// No memory for them is said naming the setting that sized them (a bare std::bad_alloc from the
+// pool's constructor before stop 43's bug hunt); the error is still a std::bad_alloc.
 void runtime::start_trace() {
   if (!tracing()) return;
   trace_start_ = trace_clock::now();
-  for (auto& w : workers) w->trace = std::make_unique<trace_buffer>(cfg.trace_events);
-  if (heartbeat_bits != 0 && !beats_by_signal()) timer_trace_ = std::make_unique<trace_buffer>(cfg.trace_events);
+  try {
+    for (auto& w : workers) w->trace = std::make_unique<trace_buffer>(cfg.trace_events);
+    if (heartbeat_bits != 0 && !beats_by_signal()) timer_trace_ = std::make_unique<trace_buffer>(cfg.trace_events);
+  } catch (const std::bad_alloc&) {
+    struct no_memory : std::bad_alloc {
+      std::string message;
+      const char* what() const noexcept override { return message.c_str(); }
+    } e;
+    e.message = "weft: no memory for the trace buffers: " + std::to_string(cfg.trace_events) +
+                " events of 16 bytes (config.trace_events / WEFT_TRACE_EVENTS) for each of " +
+                std::to_string(workers.size()) + " worker(s); lower it";
+    throw e;
+  }
 }
 
 void runtime::write_trace() const {
@@ -30,7 +45,16 @@ void runtime::write_trace() const {
     meta += (w->index ? "," : "") + std::to_string(w->beats_requested_before_reset.load(std::memory_order_relaxed) +
                                                    w->beats_requested.load(std::memory_order_relaxed));
   meta += "]";
-  write_trace_file(cfg.trace_path, lanes, trace_start_, meta);
+  const std::uint64_t dropped = write_trace_file(cfg.trace_path, lanes, trace_start_, meta);
+  // A buffer that filled up is a limit hit: said where it is seen, naming the setting, not only as
+  // a count inside the file (before stop 43's bug hunt the file's otherData was the only trace of it).
+  // Once per new count: snapshots taken in a loop do not repeat it.
+  if (dropped > trace_dropped_said_.exchange(dropped, std::memory_order_relaxed))
+    std::fprintf(stderr,
+                 "weft: the trace \"%s\" lacks %llu event(s): a worker's buffer holds config.trace_events = %zu "
+                 "events (past 7/8 of it instants are dropped; a full buffer ends its lane); raise "
+                 "config.trace_events / WEFT_TRACE_EVENTS (at most %zu) to record them\n",
+                 cfg.trace_path.c_str(), (unsigned long long)dropped, cfg.trace_events, max_trace_events);
 }
 
 // Where no exception may leave (a destructor): a file that cannot be written is reported on stderr.

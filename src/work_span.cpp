@@ -89,9 +89,15 @@ measured_root::measured_root(hot_state& h) : h_(h) {
   }
   st_ = w->measure.get();
   had_bit_ = (h.poll.fetch_or(poll_bit::measure, std::memory_order_relaxed) & poll_bit::measure) != 0;
-  if (had_bit_) {  // a job run inside a measured job (pool::run across pools): part of it
-    st_ = nullptr;
-    return;
+  if (had_bit_) {
+    // A root job this thread runs inside a measured job: a worker serving its pool while its job
+    // waits for another pool's (runtime::wait_serving).  It is a job of its own (a pool::run call),
+    // measured apart: the outer job's path is closed here and resumed at the end, and the time and
+    // work in between are not the outer job's.  It was folded into the outer job (one job fewer,
+    // its span added to the outer's path): stop 43's bug hunt.
+    close_strand(*st_);
+    outer_span_ = st_->span;
+    outer_burdened_ = st_->burdened;
   }
   saved_loops_ = h.loops_run_as;
   h.loops_run_as = loop_style::measured;
@@ -112,6 +118,12 @@ measured_root::~measured_root() {
   ++st_->jobs;
   h_.loops_run_as = saved_loops_;
   h_.spawn_limit = saved_spawn_limit_;
+  if (had_bit_) {  // the outer job goes on from here, its work (and its open regions') without ours
+    st_->work = work0_;
+    st_->span = outer_span_;
+    st_->burdened = outer_burdened_;
+    return;
+  }
   h_.poll.fetch_and(~poll_bit::measure, std::memory_order_relaxed);
 }
 
@@ -155,11 +167,15 @@ work_span_report merge_reports(const std::vector<const measure_state*>& states, 
 namespace weft {
 
 std::string to_string(const work_span_report& r) {
-  const char* u = r.unit == work_span_unit::calls ? "calls" : "ns";
+  const char* u = r.unit == work_span_unit::calls ? "calls" : r.unit == work_span_unit::ns ? "ns" : "off";
   char line[512];
   std::string out;
-  auto row = [&](const char* what, std::uint64_t n, const work_span_figures& f) {
-    std::snprintf(line, sizeof line, "%-24s %8llu %16.0f %14.0f %12.2f %14.0f %12.2f %8.2f %8.2f\n", what,
+  // The name goes in as it is, whatever its length: through the fixed buffer, a region name of
+  // ~400 characters cut its row's figures and newline off (stop 43's bug hunt).
+  auto row = [&](const std::string& what, std::uint64_t n, const work_span_figures& f) {
+    out += what;
+    if (what.size() < 24) out.append(24 - what.size(), ' ');
+    std::snprintf(line, sizeof line, " %8llu %16.0f %14.0f %12.2f %14.0f %12.2f %8.2f %8.2f\n",
                   (unsigned long long)n, f.work, f.span, f.parallelism(), f.burdened_span, f.burdened_parallelism(),
                   f.predicted_speedup(2), f.predicted_speedup(8));
     out += line;
@@ -171,7 +187,7 @@ std::string to_string(const work_span_report& r) {
                 "burdened par", "pred S2", "pred S8");
   out += line;
   row("(whole run)", r.jobs, r.total);
-  for (const work_span_region& reg : r.regions) row(reg.name.c_str(), reg.instances, reg.figures);
+  for (const work_span_region& reg : r.regions) row(reg.name, reg.instances, reg.figures);
   return out;
 }
 

@@ -2,6 +2,7 @@
 // hold the WOOL Fig. 6 activities where they must be, its instants agree with the pool's counters,
 // per-lane time never goes backwards, and a full buffer drops what it says it dropped.
 #include <nlohmann/json.hpp>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -13,6 +14,7 @@
 #include <set>
 
 #include "common.hpp"
+#include "trace.hpp"  // src/: files written from hand-made buffers (TraceFile)
 
 namespace {
 
@@ -246,6 +248,27 @@ TEST(Trace, DroppedInstantsAreCounted) {
   expect_monotone(t, 1);
 }
 
+// A buffer that filled up is a limit hit: writing the file says so on stderr, with the number of
+// events missing and the setting to raise (before stop 43's bug hunt only the file's otherData
+// told); a trace that dropped nothing says nothing.
+TEST(Trace, DroppedEventsNameTheLimit) {
+  wt::clean_env clean;
+  temp_path tp("dropped-note");
+  testing::internal::CaptureStderr();
+  const traced_run r = run_fib(weft::policy::ws, 1, 18, tp.path, 1024);
+  std::string err = testing::internal::GetCapturedStderr();
+  const std::uint64_t dropped = r.trace["otherData"]["dropped_events"];
+  ASSERT_GT(dropped, 0u);
+  EXPECT_NE(err.find("lacks " + std::to_string(dropped) + " event"), std::string::npos) << err;
+  EXPECT_NE(err.find("config.trace_events = 1024"), std::string::npos) << err;
+  EXPECT_NE(err.find("WEFT_TRACE_EVENTS"), std::string::npos) << err;
+  testing::internal::CaptureStderr();
+  const traced_run small = run_fib(weft::policy::ws, 1, 10, tp.path);  // 88 promotions: nothing dropped
+  err = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(small.trace["otherData"]["dropped_events"], 0);
+  EXPECT_EQ(err.find("weft: the trace"), std::string::npos) << err;
+}
+
 // The promotions not recorded are counted across pool::reset_stats too (the bench resets the
 // counters before its timed run).
 TEST(Trace, DroppedCountSurvivesResetStats) {
@@ -352,9 +375,93 @@ TEST(Trace, EnvironmentAndSettings) {
   } catch (const std::invalid_argument& e) {
     EXPECT_NE(std::string(e.what()).find("trace_path"), std::string::npos) << e.what();
   }
+  // A folder itself, named as it is or with a trailing '/': no file can be written there either
+  // (it was accepted, and the failure came on stderr when the pool went: stop 43's bug hunt).
+  for (const std::string dir : {fs::temp_directory_path().string(), fs::temp_directory_path().string() + "/"}) {
+    try {
+      weft::pool bad(weft::config{.workers = 1, .trace_path = dir});
+      ADD_FAILURE() << "a trace_path naming a folder was accepted: " << dir;
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find("trace_path"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("is a folder"), std::string::npos) << e.what();
+    }
+  }
   // A folder where no file can be made: the write fails with the reason.
   EXPECT_THROW(weft::pool(weft::config{.workers = 1, .trace_path = "/proc/weft-x.json"}).write_trace(),
                std::runtime_error);
+}
+
+// No memory for the trace buffers (here: a 4 GiB buffer under an address-space limit 3 GiB above
+// what the process maps): the pool's constructor throws a std::bad_alloc that names the setting
+// (a bare "std::bad_alloc" before stop 43's bug hunt).  In a child process, whose limit does not
+// bind this one; not under the sanitizers, whose shadow memory needs no address-space limit.
+TEST(Trace, NoMemoryForTheBuffersNamesTheSetting) {
+  wt::clean_env clean;
+  if (wt::sanitized) GTEST_SKIP() << "the sanitizers' shadow memory and RLIMIT_AS do not mix";
+  temp_path tp("nomem");
+  int fds[2];
+  ASSERT_EQ(::pipe(fds), 0);
+  const pid_t pid = ::fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    ::close(fds[0]);
+    std::size_t vm_kib = 0;
+    std::ifstream status("/proc/self/status");
+    for (std::string line; std::getline(status, line);)
+      if (line.rfind("VmSize:", 0) == 0) vm_kib = std::stoull(line.substr(7));
+    const rlimit lim{(vm_kib << 10) + (std::size_t(3) << 30), (vm_kib << 10) + (std::size_t(3) << 30)};
+    std::string what = "no exception";
+    if (vm_kib != 0 && ::setrlimit(RLIMIT_AS, &lim) == 0) {
+      try {
+        weft::pool pl(weft::config{.workers = 1, .trace_path = tp.path.string(), .trace_events = std::size_t(1) << 28});
+      } catch (const std::bad_alloc& e) {
+        what = e.what();
+      } catch (const std::exception& e) {
+        what = std::string("not a bad_alloc: ") + e.what();
+      }
+    }
+    (void)!::write(fds[1], what.data(), what.size());
+    ::_exit(0);
+  }
+  ::close(fds[1]);
+  std::string what;
+  char buf[512];
+  for (ssize_t n; (n = ::read(fds[0], buf, sizeof buf)) > 0;) what.append(buf, std::size_t(n));
+  ::close(fds[0]);
+  int status = 0;
+  ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+  EXPECT_NE(what.find("trace_events"), std::string::npos) << what;
+  EXPECT_NE(what.find("268435456"), std::string::npos) << what;
+}
+
+// Files written at once replace each other whole: two pools sharing one path (as WEFT_TRACE makes
+// every pool), snapshotting from two threads at the same moment, leave a file that parses, each
+// round.  Before stop 43's bug hunt both wrote into the one file at once: the longer file's tail
+// after the shorter one, invalid JSON.
+TEST(Trace, PoolsSharingAFileReplaceItWhole) {
+  wt::clean_env clean;
+  temp_path tp("shared");
+  weft::pool one(weft::config{.workers = 1, .policy = weft::policy::ws, .trace_path = tp.path.string(), .trace_events = 4096});
+  weft::pool two(weft::config{.workers = 2, .policy = weft::policy::ws, .trace_path = tp.path.string(), .trace_events = 4096});
+  EXPECT_EQ(one.run([] { return wt::fib(14); }), wt::fib_serial(14));  // ~600 promotions: a longer file
+  EXPECT_EQ(two.run([] { return wt::fib(8); }), wt::fib_serial(8));
+  for (int round = 0; round < 40; ++round) {
+    std::atomic<int> ready{0};
+    auto snapshot = [&ready](const weft::pool& p) {
+      ready.fetch_add(1);
+      while (ready.load() < 2) {  // both start together (each thread runs this at once)
+      }
+      p.write_trace();
+    };
+    std::thread a(snapshot, std::cref(one)), b(snapshot, std::cref(two));
+    a.join();
+    b.join();
+    std::ifstream in(tp.path);
+    const json t = json::parse(in, nullptr, false);
+    ASSERT_FALSE(t.is_discarded()) << "round " << round << ": the file is not JSON";
+    const int workers = t["otherData"]["workers"];
+    EXPECT_TRUE(workers == 1 || workers == 2);
+  }
 }
 
 // Every pool writes its file when destroyed, a serial one too (its run is on the caller: the file has
@@ -395,4 +502,40 @@ TEST(Trace, GlobalPoolWritesAtExit) {
   EXPECT_EQ(t["otherData"]["workers"], 2);
   EXPECT_FALSE(events(t, 0, "X").empty());
   EXPECT_FALSE(events(t, 1, "X").empty());
+}
+
+namespace {
+
+// Busy-waits until the steady clock has moved by `us` microseconds: consecutive events of a
+// hand-made buffer then get distinct times in the file (its grid is 1 ns).  No bound needed: the
+// clock always advances.
+void let_time_pass(int us) {
+  const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(us);
+  while (std::chrono::steady_clock::now() < until) {
+  }
+}
+
+}  // namespace
+
+// A file written from hand-made buffers (src/trace.hpp): two thieves steal from worker 0 in turn.
+// Worker 0's stolen-from instants come from both thieves' lanes and are in time order on its lane,
+// as every lane's instants are (before stop 43's bug hunt they were written thief by thief, going
+// back in time where the second thief's began: seen with 4 workers under ws).
+TEST(TraceFile, StolenFromInTimeOrderWithSeveralThieves) {
+  using namespace weft::detail;
+  temp_path tp("thieves");
+  const trace_clock start = trace_clock::now();
+  trace_buffer victim(64), a(64), b(64);
+  for (trace_buffer* t : {&victim, &a, &b}) t->replace(activity::stealing);
+  for (trace_buffer* thief : {&a, &b, &a, &b}) {
+    let_time_pass(2);
+    EXPECT_TRUE(thief->instant(trace_kind::steal, 0, 0));
+  }
+  write_trace_file(tp.path.string(), {trace_lane{&victim, "worker 0"}, trace_lane{&a, "worker 1"}, trace_lane{&b, "worker 2"}},
+                   start, "\"policy\":\"ws\"");
+  const json t = load(tp.path);
+  std::vector<int> thieves;
+  for (const json& e : events(t, 0, "i", "stolen-from")) thieves.push_back(e["args"]["thief"].get<int>());
+  EXPECT_EQ(thieves, (std::vector<int>{1, 2, 1, 2}));
+  expect_monotone(t, 3);
 }

@@ -3,6 +3,7 @@
 // burdened span follows WOOL's model, regions measure their part, and nothing is promoted.
 #include <algorithm>
 #include <functional>
+#include <thread>
 
 #include "common.hpp"
 
@@ -145,6 +146,33 @@ TEST_P(WorkSpan, TypedSpawnsAreJoins) {
   }
 }
 
+// parallel_invoke's callables are its calls; the inner nodes of its tree of joins are not (as a
+// loop's splits are not): n callables are n calls on one level, span one call, while each join of
+// the tree still costs its burden.  Before stop 43's bug hunt the inner nodes counted as calls:
+// parallel_invoke(f, g, h) had work 1 + 4 and span 1 + 2.
+TEST_P(WorkSpan, ParallelInvokeCountsItsCallables) {
+  weft::pool pl(cfg(0.5));
+  const auto [a, b, c] = pl.run([] { return weft::parallel_invoke([] { return 1; }, [] { return 2; }, [] { return 3; }); });
+  EXPECT_EQ(a + 10 * b + 100 * c, 321);
+  weft::work_span_report r = pl.work_span();
+  EXPECT_EQ(r.total.work, 1.0 + 3);
+  EXPECT_EQ(r.total.span, 1.0 + 1);
+  EXPECT_EQ(r.total.burdened_span, 1 + par(par(1, 1, 0.5), 1, 0.5));
+  // Four callables, each fib(8) (a branch: fib_calls(8) calls, span 8).
+  weft::pool four(cfg(0.5));
+  const auto fibs = four.run([] {
+    const auto f = [] { return wt::fib(8); };
+    return weft::parallel_invoke(f, f, f, f);
+  });
+  EXPECT_EQ(std::get<3>(fibs), wt::fib_serial(8));
+  r = four.work_span();
+  EXPECT_EQ(r.total.work, 1.0 + 4 * double(fib_calls(8)));
+  EXPECT_EQ(r.total.span, 1.0 + 8);
+  const double leaf = fib_burdened(8, 0.5);
+  EXPECT_EQ(r.total.burdened_span, 1 + par(par(leaf, leaf, 0.5), par(leaf, leaf, 0.5), 0.5));
+  EXPECT_EQ(four.stats().total.joins, 3 + 4 * wt::fib_joins(8));  // n callables: n - 1 joins
+}
+
 // Scope spawns run at once, as serial code of the job (they are not branches of a join).
 TEST_P(WorkSpan, ScopeSpawnsAreSerial) {
   weft::pool pl(cfg(0));
@@ -162,6 +190,49 @@ TEST_P(WorkSpan, ScopeSpawnsAreSerial) {
 }
 
 WT_INSTANTIATE(WorkSpan);
+
+// A job that a worker runs while its own job waits for another pool's (runtime::wait_serving: it
+// serves its pool meanwhile) is a pool::run call of its own: one job more, measured apart from the
+// job it interrupts.  Before stop 43's bug hunt it was folded into that job: one job, its calls
+// less its own added to the waiting job's path.
+TEST(WorkSpanNested, AJobServedWhileWaitingIsAJobOfItsOwn) {
+  wt::clean_env clean;
+  for (weft::policy p : {weft::policy::ws, weft::policy::lazy_bf, weft::policy::wool, weft::policy::adf}) {
+    if (!weft::detail::traits_of(p).implemented) continue;
+    SCOPED_TRACE(std::string(weft::to_string(p)));
+    weft::pool a(weft::config{.workers = 1, .policy = p, .work_span = work_span_unit::calls});
+    weft::pool b(weft::config{.workers = 1, .policy = weft::policy::ws});
+    std::atomic<bool> outer_waits{false}, inner_ran{false}, inner_ran_during_wait{false};
+    std::thread other([&] {
+      while (!outer_waits.load()) std::this_thread::yield();  // a.run below sets it at once
+      EXPECT_EQ(a.run([&] {
+        inner_ran = true;
+        return wt::fib(5);
+      }), 5u);
+    });
+    const std::uint64_t outer = a.run([&] {
+      outer_waits = true;
+      b.run([&] {
+        // a's one worker waits in b.run, serving a: the other thread's job can run nowhere else.
+        // Bounded (10 s) so that a runtime that did not serve fails instead of hanging.
+        const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+        while (!inner_ran.load() && std::chrono::steady_clock::now() < until)
+          std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        inner_ran_during_wait = inner_ran.load();
+      });
+      return wt::fib(3);
+    });
+    other.join();
+    EXPECT_EQ(outer, 2u);
+    ASSERT_TRUE(inner_ran_during_wait.load()) << "the inner job did not run while the outer one waited";
+    const weft::work_span_report r = a.work_span();
+    EXPECT_EQ(r.jobs, 2u);
+    // The outer job: its call and fib(3) called (4 calls, span 2); the inner: fib(5) as a job.
+    EXPECT_EQ(r.total.work, 5.0 + double(fib_calls(5)));
+    EXPECT_EQ(r.total.span, 3.0 + 5);
+    EXPECT_EQ(r.total.burdened_span, 3.0 + fib_burdened(5, 0));
+  }
+}
 
 // Timed: fib has far more work than span; joins in sequence have parallelism at most 2 (each join
 // adds the longer of its two branches to the span), however the strands were timed.
@@ -191,6 +262,29 @@ TEST(WorkSpanTimed, ParallelismOfFibAndOfAChain) {
     for (int i = 0; i < 1000; ++i) weft::join([] {}, [] {});
   });
   EXPECT_LE(chain.work_span().total.parallelism(), 2.0);
+}
+
+// The printed table: every row whole, whatever the length of a region's name (a name of ~400
+// characters cut its row's figures and newline off, so the next row ran on in the same line), and
+// the unit as it is (a report of the mode off said "ns"); both found by stop 43's bug hunt.
+TEST(WorkSpanReport, ToStringRowsAreWholeAndSayTheUnit) {
+  weft::work_span_report r;
+  r.unit = work_span_unit::calls;
+  r.jobs = 1;
+  r.total = {.work = 10, .span = 4, .burdened_span = 5};
+  const std::string long_name(600, 'x');
+  r.regions.push_back({long_name, 3, {.work = 6, .span = 2, .burdened_span = 2}});
+  r.regions.push_back({"short", 1, {.work = 4, .span = 2, .burdened_span = 2}});
+  const std::string s = weft::to_string(r);
+  EXPECT_NE(s.find("unit: calls"), std::string::npos) << s;
+  std::vector<std::string> lines;
+  for (std::size_t at = 0, nl; (nl = s.find('\n', at)) != std::string::npos; at = nl + 1) lines.push_back(s.substr(at, nl - at));
+  ASSERT_EQ(lines.size(), 5u) << s;  // title, header, whole run, two regions
+  EXPECT_EQ(lines[3].rfind(long_name + " ", 0), 0u) << "the name, whole, then its figures";
+  EXPECT_NE(lines[3].find("       3                6              2         3.00"), std::string::npos) << lines[3];
+  EXPECT_EQ(lines[4].rfind("short                   ", 0), 0u) << lines[4];
+  r.unit = work_span_unit::off;
+  EXPECT_NE(weft::to_string(r).find("unit: off"), std::string::npos) << weft::to_string(r);
 }
 
 TEST(WorkSpanConfig, OffEnvironmentAndBadValues) {

@@ -122,9 +122,30 @@ def print_breakdown(path, trace, out=sys.stdout):
     all_total = sum(total.values()) or 1.0
     cells = "".join(f"{total[n] / 1000:>9.2f} ({100 * total[n] / all_total:>3.0f}%)" for n in names)
     print(f"{'all':<10}" + cells + f"{all_total / 1000:>10.2f}", file=out)
-    dropped = trace.get("otherData", {}).get("dropped_events", 0)
-    if dropped:
-        print(f"# {dropped} events were dropped (buffer full): the breakdown covers what was recorded", file=out)
+    note = dropped_note(trace)
+    if note:
+        print(f"# {note}", file=out)
+
+
+def dropped_note(trace):
+    """What the dropped events mean for the file, and the setting that records them ("" when none).
+
+    A buffer past 7/8 of its capacity drops instants only: the activities (this breakdown) are
+    complete; a full one ends its lane with a trace-full instant, and the breakdown stops there."""
+    other = trace.get("otherData", {})
+    dropped = other.get("dropped_events", 0)
+    if not dropped:
+        return ""
+    full = sorted({e.get("tid") for e in trace["traceEvents"] if e.get("ph") == "i" and e.get("name") == "trace-full"},
+                  key=str)
+    if full:
+        what = (f"the buffer of lane(s) {', '.join(map(str, full))} filled up: their activities stop at its "
+                f"trace-full instant, the breakdown covers what was recorded")
+    else:
+        what = "instants only: the activities, and so the breakdown, are complete"
+    cap = other.get("events_per_lane_capacity", "?")
+    return (f"{dropped} events were dropped ({what}); to record them, raise WEFT_TRACE_EVENTS / "
+            f"config.trace_events (this file: {cap} per lane)")
 
 
 def plot_breakdown(items, out_png, per_worker):
@@ -210,6 +231,9 @@ def print_summary(path, trace, out=sys.stdout):
             counts[e["tid"]][e["name"]] += 1
     other = trace.get("otherData", {})
     print(f"# {label(path, trace)}; dropped events: {other.get('dropped_events', 0)}", file=out)
+    note = dropped_note(trace)
+    if note:
+        print(f"# {note}", file=out)
     kinds = ["promotion", "steal", "stolen-from", "heartbeat", "beat-sent"]
     print(f"{'lane':<18}" + "".join(f"{k:>12}" for k in kinds), file=out)
     for tid in sorted(lanes):

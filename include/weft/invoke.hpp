@@ -28,6 +28,21 @@ namespace weft {
 
 namespace detail {
 
+template <std::size_t Lo, std::size_t Hi, class Refs>
+auto invoke_span(Refs& fs);
+
+// A branch of the tree: the callables [Lo, Hi) of `fs`.  One callable is a call of the program;
+// a node of two or more is the tree's own, and the work/span mode's `calls` unit does not count it
+// (detail::measured_as_call): parallel_invoke(f, g, h) is f, g and h, three calls, span one call
+// (it counted five calls, span two, before stop 43's bug hunt).  The size and copy of a lambda
+// capturing `fs` by reference.
+template <std::size_t Lo, std::size_t Hi, class Refs>
+struct invoke_node {
+  static constexpr bool measured_as_call = Hi - Lo == 1;
+  Refs* fs;
+  auto operator()() const { return invoke_span<Lo, Hi>(*fs); }
+};
+
 // The results of the callables [Lo, Hi) of `fs` (a tuple of references), as one tuple.
 template <std::size_t Lo, std::size_t Hi, class Refs>
 auto invoke_span(Refs& fs) {
@@ -36,8 +51,7 @@ auto invoke_span(Refs& fs) {
     return std::tuple<ret_t<F>>(call<F>(std::get<Lo>(fs)));
   } else {
     constexpr std::size_t mid = Lo + (Hi - Lo + 1) / 2;  // the first half takes the odd one out
-    auto [left, right] = weft::join([&fs] { return invoke_span<Lo, mid>(fs); },
-                                    [&fs] { return invoke_span<mid, Hi>(fs); });
+    auto [left, right] = weft::join(invoke_node<Lo, mid, Refs>{&fs}, invoke_node<mid, Hi, Refs>{&fs});
     return std::tuple_cat(std::move(left), std::move(right));
   }
 }

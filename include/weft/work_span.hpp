@@ -12,8 +12,8 @@
 //       burdened(f || g) = min(bf + bg, max(bf, bg) + C).
 // Unit `ns`: strands are timed (the measurement's own clock reads are part of them, so fine-grained
 // programs measure more work than they do unmeasured).  Unit `calls`: every branch of a join, every
-// loop iteration and every job costs 1, so fib(n) has work = its number of calls and span = n,
-// exactly, on any machine.
+// loop iteration, every parallel_invoke callable (its tree's inner nodes are no calls) and every job
+// costs 1, so fib(n) has work = its number of calls and span = n, exactly, on any machine.
 //
 // Nothing of this is on the join fast path: the mode sets a poll bit for the duration of a job, so
 // every join of a measured job takes the slow path, and the unmeasured program is untouched.

@@ -74,3 +74,24 @@ def test_pictures_without_matplotlib_say_how_to_run(tmp_path, capsys, monkeypatc
     captured = capsys.readouterr()
     assert captured.out == ""  # checked before any output
     assert ".venv/bin/python tools/weft_trace.py" in captured.err and not (tmp_path / "t.png").exists()
+
+
+def test_dropped_events_say_what_is_missing_and_the_setting(tmp_path):
+    # Instants dropped past 7/8 of a buffer: the activities are whole.  A full buffer: its lane
+    # stops at the trace-full instant.  Both name the setting that records them (before stop 43's
+    # bug hunt: "(buffer full)" in both cases, no setting).
+    _, t = make_trace(tmp_path)
+    t["otherData"].update(dropped_events=12, events_per_lane_capacity=1024)
+    out = io.StringIO()
+    weft_trace.print_breakdown("t.json", t, out)
+    assert "# 12 events were dropped (instants only: the activities, and so the breakdown, are complete)" in out.getvalue()
+    assert "WEFT_TRACE_EVENTS" in out.getvalue() and "1024 per lane" in out.getvalue()
+    t["traceEvents"].append({"name": "trace-full", "ph": "i", "pid": 1, "tid": 1, "ts": 990.0})
+    for show in (weft_trace.print_breakdown, weft_trace.print_summary):
+        out = io.StringIO()
+        show("t.json", t, out)
+        assert "the buffer of lane(s) 1 filled up" in out.getvalue() and "WEFT_TRACE_EVENTS" in out.getvalue()
+    t["otherData"]["dropped_events"] = 0
+    out = io.StringIO()
+    weft_trace.print_summary("t.json", t, out)
+    assert "were dropped" not in out.getvalue()

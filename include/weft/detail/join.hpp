@@ -244,13 +244,24 @@ WEFT_INLINE std::pair<ret_t<F>, ret_t<G>> join_eager(hot_state& h, F& f, G& g) {
 template <class F, class G>
 WEFT_NOINLINE std::pair<ret_t<F>, ret_t<G>> join_external(F f, G g);
 
+// A branch counts as a call in the work/span mode's `calls` unit unless its type says it is weft's
+// own plumbing (`static constexpr bool measured_as_call = false`): parallel_invoke's inner nodes,
+// which are no call of the program, as a loop's splits are not (measured_loop).
+template <class F>
+constexpr bool measured_as_call() noexcept {
+  if constexpr (requires { F::measured_as_call; })
+    return F::measured_as_call;
+  else
+    return true;
+}
+
 // The work/span mode (work_span.hpp): the serial elision, each branch a measured call.
 template <class F, class G>
 WEFT_NOINLINE std::pair<ret_t<F>, ret_t<G>> join_measured(hot_state& h, F& f, G& g) {
   ++h.joins;
-  measured_pair m(h, true);
+  measured_pair m(h, measured_as_call<F>());
   ret_t<F> a = call(f);
-  m.second(true);
+  m.second(measured_as_call<G>());
   return {std::move(a), call(g)};
 }
 
