@@ -46,8 +46,9 @@ class pool {
   // file cannot be written.
   void write_trace() const;
 
-  // The work/span mode's figures so far (config.work_span; weft/work_span.hpp); unit `off` when
-  // the mode is off.  Read them between runs, like stats().  The pool prints them to stderr when
+  // The work/span mode's figures so far: every job the pool has run since it was made, summed
+  // (reset_stats() resets the counters, not these); unit `off` when the mode is off
+  // (config.work_span; weft/work_span.hpp).  Read them between runs, like stats().  The pool prints them to stderr when
   // it is destroyed (the global pool: at exit).
   work_span_report work_span() const;
 
