@@ -497,3 +497,20 @@ def test_fmt_time_rounds_before_choosing_the_unit():
     assert fmt_time(0.9996) == "1 s"
     assert fmt_time(0.0009996) == "1 ms"
     assert fmt_time(0.01234) == "12.3 ms" and fmt_time(2e-6) == "2 µs"
+
+
+def test_empty_systems_and_zero_runs_are_refused(env, capsys):
+    # "--systems ," selected no column at all: the run would overwrite --out with an empty
+    # report (exit 4) instead of saying what was wrong, as --kernels , and --policies , do
+    for text in (",", ""):
+        with pytest.raises(SystemExit) as e:
+            env.run("--kernels", "fib", "--systems", text)
+        assert e.value.code == 2
+        assert "--systems is empty" in capsys.readouterr().err
+    # --runs 0 in test mode: not "test mode needs at least 1 runs ... use --mode test"
+    with pytest.raises(SystemExit) as e:
+        env.run("--kernels", "fib", "--runs", "0")
+    assert e.value.code == 2
+    err = capsys.readouterr().err
+    assert "--runs must be at least 1 (got 0)" in err and "use --mode test" not in err
+    assert not env.calls() and not env.out.exists()

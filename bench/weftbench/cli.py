@@ -136,6 +136,8 @@ def _systems(text, fail):
     if text is None:
         return list(SYSTEMS)
     names = []
+    if not split_list(text):  # "" or ",": nothing would run, and the report would be empty
+        fail("--systems is empty")
     for s in split_list(text):
         for g in (["omp-gcc", "omp-clang"] if s == "omp" else [s]):
             if g not in SYSTEMS:
@@ -219,11 +221,11 @@ def parse_args(argv):
     mode = MODES[a.mode]
     fail = p.error
     runs = mode["runs"] if a.runs is None else a.runs
+    if runs < 1:  # before the mode's minimum: "use --mode test" would not help
+        fail(f"--runs must be at least 1 (got {runs})")
     if runs < mode["min_runs"]:
         fail(f"--runs {runs}: {a.mode} mode needs at least {mode['min_runs']} runs "
              "(medians of at least 5 runs, SPEC.md section 8); use --mode test for fewer")
-    if runs < 1:
-        fail("--runs must be at least 1")
     reps = mode["reps"] if a.reps is None else a.reps
     if reps < 1:
         fail("--reps must be at least 1")
