@@ -7,6 +7,7 @@ import pytest
 
 from conftest import HAVE_MPL, fake_bench
 from weftbench import cli
+from weftbench import run as run_mod
 from weftbench.binaries import child_env
 
 
@@ -514,3 +515,55 @@ def test_empty_systems_and_zero_runs_are_refused(env, capsys):
     err = capsys.readouterr().err
     assert "--runs must be at least 1 (got 0)" in err and "use --mode test" not in err
     assert not env.calls() and not env.out.exists()
+
+
+def previous_outputs(env):
+    """--out holding a previous run's three files; returns their texts."""
+    assert env.run("--kernels", "fib", "--workers", "1", "--no-plots") == 0
+    return {f: (env.out / f).read_text() for f in ("results.json", "results.csv", "latest.md")}
+
+
+def test_interrupted_before_any_run_keeps_the_previous_outputs(env, monkeypatch, capsys):
+    env.only(["serial", "weft"])
+    before = previous_outputs(env)
+
+    def interrupt(self):
+        raise KeyboardInterrupt
+    monkeypatch.setattr(run_mod.Runner, "execute", interrupt)
+    assert env.run("--kernels", "nqueens", "--workers", "1", "--no-plots") == 130
+    assert "nothing written" in capsys.readouterr().err
+    assert {f: (env.out / f).read_text() for f in before} == before
+
+
+def test_interrupted_after_some_runs_writes_them(env, monkeypatch):
+    env.only(["serial", "weft"])
+    real = run_mod.Runner.run_block
+
+    def block_then_interrupt(self, cfg, g, first, reps):
+        if self.runs:  # the first process finished, Ctrl-C during the second
+            raise KeyboardInterrupt
+        return real(self, cfg, g, first, reps)
+    monkeypatch.setattr(run_mod.Runner, "run_block", block_then_interrupt)
+    assert env.run("--kernels", "fib", "--workers", "1", "--no-plots") == 130
+    assert env.results()["meta"]["interrupted"] and len(env.results()["runs"]) == 1
+    assert "**Interrupted**" in env.report()
+
+
+def test_a_second_interrupt_while_writing_leaves_no_mix_of_two_runs(env, monkeypatch):
+    # the plots take seconds: a second Ctrl-C there (or a failure) used to leave this run's
+    # results.json and results.csv beside the previous run's latest.md
+    env.only(["serial", "weft"])
+    before = previous_outputs(env)
+
+    def interrupt(*a, **k):
+        raise KeyboardInterrupt
+    monkeypatch.setattr(cli.plots, "draw_plots", interrupt)
+    with pytest.raises(KeyboardInterrupt):
+        env.run("--kernels", "nqueens", "--workers", "1")
+    assert {f: (env.out / f).read_text() for f in before} == before
+    # a report that fails to render: the same
+    monkeypatch.setattr(cli.report, "report", interrupt)
+    with pytest.raises(KeyboardInterrupt):
+        env.run("--kernels", "nqueens", "--workers", "1", "--no-plots")
+    assert {f: (env.out / f).read_text() for f in before} == before
+    assert sorted(p.name for p in env.out.iterdir()) == sorted(before)  # no .tmp left

@@ -37,11 +37,14 @@ Outcomes of a run:
   WRONG     exit 3, "ok": false, or a checksum unlike the serial binary's: a loud failure
   FAILED    any other exit code or no JSON line: a loud failure
 The driver exits 1 when any run was WRONG or FAILED (after writing everything), 2 on bad
-arguments, 4 when not a single run succeeded, 130 when interrupted, else 0.
+arguments, 4 when not a single run succeeded, 130 when interrupted (Ctrl-C: what has run so far
+is written, unless nothing has: then --out keeps the previous outputs), else 0.
 
 Outputs in --out: results.json (every run, the medians, the steal costs, the machine),
 results.csv (one row per configuration), latest.md (the report) and PNG plots (matplotlib,
-imported only for them).
+imported only for them). The plots are drawn first; the three files are then replaced
+together, so that a second Ctrl-C or a failure while writing leaves the previous three, never
+a mix of two runs.
 """
 from __future__ import annotations
 
@@ -344,16 +347,19 @@ def make_meta(opts, inv, plan, runner, cells, started, elapsed, est):
 
 
 def write_outputs(opts, inv, plan, runner, meta, cells, idx):
+    """The plots first (the slow part), then results.json, results.csv and latest.md replaced
+    together (output.replace_all): an interruption or a failure before then leaves the previous
+    run's outputs as they were, never this run's data beside the previous run's report."""
     out = opts.out
     out.mkdir(parents=True, exist_ok=True)
-    output.write_json(out / "results.json", meta, plan, inv, cells, runner.runs)
-    output.write_csv(out / "results.csv", cells)
     shown, note = ([], "plots not drawn (--no-plots)") if opts.no_plots else \
         plots.draw_plots(opts, plan, cells, idx, out)
     if note:
         say(note)
     ctx = report.ReportContext(opts, plan, inv, meta, cells, idx, runner.runs, shown, note)
-    (out / "latest.md").write_text(report.report(ctx))
+    output.replace_all({out / "results.json": output.json_text(meta, plan, inv, cells, runner.runs),
+                        out / "results.csv": output.csv_text(cells),
+                        out / "latest.md": report.report(ctx)})
 
 
 def check_out(out):
@@ -403,6 +409,12 @@ def main(argv=None):
         return 2
     total = estimator.plan_cost(plan, inv)[0]
     runner, elapsed = execute(opts, inv, plan, estimator, total)
+    if runner.interrupted and not runner.runs:
+        # nothing to report: an empty report would replace the previous run's (docs/results
+        # by default) for nothing
+        say(f"interrupted before any run finished: nothing written ({opts.out} keeps what it "
+            f"had)")
+        return 130
     cells, idx = analyse.analyse(runner.runs, plan, inv)
     meta = make_meta(opts, inv, plan, runner, cells, started, elapsed, est)
     write_outputs(opts, inv, plan, runner, meta, cells, idx)
