@@ -567,3 +567,17 @@ def test_a_second_interrupt_while_writing_leaves_no_mix_of_two_runs(env, monkeyp
         env.run("--kernels", "nqueens", "--workers", "1", "--no-plots")
     assert {f: (env.out / f).read_text() for f in before} == before
     assert sorted(p.name for p in env.out.iterdir()) == sorted(before)  # no .tmp left
+
+
+def test_bin_must_name_an_executable_once(env, capsys):
+    # a typo in --bin made the column "missing" in a report of everything else, exit 0
+    with pytest.raises(SystemExit) as e:
+        env.run("--kernels", "fib", "--bin", f"weft={env.bins / 'weft-bench-wetf'}")
+    assert e.value.code == 2
+    assert "weft-bench-wetf: no executable file there" in capsys.readouterr().err
+    weft = env.bins / "weft-bench-weft"
+    with pytest.raises(SystemExit) as e:
+        env.run("--kernels", "fib", "--bin", f"weft={weft}", "--bin", f"weft={weft}")
+    assert e.value.code == 2 and "system 'weft' given twice" in capsys.readouterr().err
+    assert not env.calls()
+    assert env.run("--kernels", "fib", "--workers", "1", "--bin", f"weft={weft}") == 0

@@ -204,6 +204,12 @@ def _bins(specs, fail):
         s, path = b.split("=", 1)
         if s not in SYSTEMS:
             fail(f"--bin: unknown system '{s}' (accepted: {', '.join(SYSTEMS)})")
+        if s in out:
+            fail(f"--bin: system '{s}' given twice")
+        # a binary named explicitly must be there: a typo would otherwise only turn the column
+        # into "missing" in a report that ran everything else
+        if not (Path(path).is_file() and os.access(path, os.X_OK)):
+            fail(f"--bin {s}={path}: no executable file there")
         out[s] = Path(path)
     return out
 
