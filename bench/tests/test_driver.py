@@ -581,3 +581,15 @@ def test_bin_must_name_an_executable_once(env, capsys):
     assert e.value.code == 2 and "system 'weft' given twice" in capsys.readouterr().err
     assert not env.calls()
     assert env.run("--kernels", "fib", "--workers", "1", "--bin", f"weft={weft}") == 0
+
+
+def test_binary_folders_given_must_exist(env, capsys):
+    # --bin-dir or --build-dir with a typo made every column of it "missing": with --bin-dir, a
+    # report of nothing over --out (exit 4)
+    for flag in ("--bin-dir", "--build-dir", "--clang-build-dir", "--rust-dir"):
+        with pytest.raises(SystemExit) as e:
+            cli.main(["--mode", "test", "--kernels", "fib", "--out", str(env.out), flag,
+                      str(env.tmp / "no-such-folder")])
+        assert e.value.code == 2
+        assert f"{flag} {env.tmp / 'no-such-folder'}: no such folder" in capsys.readouterr().err
+    assert not env.calls() and not env.out.exists()

@@ -214,6 +214,15 @@ def _bins(specs, fail):
     return out
 
 
+def _dirs(a, fail):
+    """The binary folders given on the command line must be folders: a typo (--build-dir biuld)
+    would otherwise only turn every column it holds into "missing"."""
+    for flag, d in (("--bin-dir", a.bin_dir), ("--build-dir", a.build_dir),
+                    ("--clang-build-dir", a.clang_build_dir), ("--rust-dir", a.rust_dir)):
+        if d is not None and not Path(d).is_dir():
+            fail(f"{flag} {d}: no such folder")
+
+
 def _kernels(text, fail):
     if text is None or text == "all":
         return None  # resolved from the binaries' --kernel list
@@ -242,6 +251,7 @@ def parse_args(argv):
     if not policies:
         fail("--policies is empty")
     kernels = _kernels(a.kernels, fail)
+    _dirs(a, fail)
     workers = list(range(1, nproc() + 1)) if a.workers is None else \
         _int_list(a.workers, "--workers", 1, "every worker count must be at least 1", fail)
     timeout = mode["timeout"] if a.timeout is None else a.timeout
