@@ -4,6 +4,7 @@ driver reads stops the driver with the command, its exit status and its stderr â
 Exit status 2 for a binary that cannot be started (a wrong path: bad input), 1 otherwise."""
 from __future__ import annotations
 
+import argparse
 import shlex
 import subprocess
 import sys
@@ -29,3 +30,15 @@ def checked(argv, env=None) -> str:
     if r.returncode != 0:
         stop(argv, f"exit status {r.returncode}", r.stderr)
     return r.stdout
+
+
+def count(text: str) -> int:
+    """argparse type of a number of runs or rounds: an integer of at least 1 (0 ran nothing and
+    ended in a traceback taking the median of no times, or in a wrong message)."""
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be an integer of at least 1, got '{text}'") from None
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"must be an integer of at least 1, got '{text}'")
+    return n

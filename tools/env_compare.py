@@ -30,7 +30,7 @@ import os
 import statistics
 import sys
 
-from checked_run import checked, stop
+from checked_run import checked, count, stop
 
 
 def main() -> int:
@@ -41,7 +41,7 @@ def main() -> int:
     ap.add_argument("--kernels", default="all")
     ap.add_argument("--policies", help="comma-separated (default lazy-bf; not with --var WEFT_POLICY)")
     ap.add_argument("--workers", default="2", help="a worker count, or several: 1,2")
-    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--rounds", type=count, default=3)
     ap.add_argument("--size", default="quick")
     ap.add_argument("--bin", default="build/bench/weft-bench-weft")
     a = ap.parse_args()

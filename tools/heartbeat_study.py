@@ -18,7 +18,7 @@ import statistics
 import sys
 from pathlib import Path
 
-from checked_run import checked, stop
+from checked_run import checked, count, stop
 
 REPO = Path(__file__).resolve().parent.parent
 BIN = REPO / "build" / "bench" / "weft-bench-weft"
@@ -120,7 +120,7 @@ def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("study", choices=["bound", "sweep"])
     p.add_argument("--size", default="quick")
-    p.add_argument("--runs", type=int, default=5)
+    p.add_argument("--runs", type=count, default=5)
     p.add_argument("--kernels", default="")
     p.add_argument("--ns", default="3,10,30,100,300,1000,3000")
     p.add_argument("--out", default=str(REPO / "docs" / "results"))

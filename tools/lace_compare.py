@@ -26,7 +26,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from checked_run import checked, stop  # noqa: E402
+from checked_run import checked, count, stop  # noqa: E402
 
 # a float as printf %g or %f writes it: 1.5, .5, 1e-05, 2.5E+03
 TIME = re.compile(r"^Time:\s*([0-9]+\.?[0-9]*(?:[eE][-+]?[0-9]+)?|\.[0-9]+(?:[eE][-+]?[0-9]+)?)\s*$", re.M)
@@ -64,7 +64,7 @@ def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--lace", required=True, help="trolando/lace build folder")
     p.add_argument("--ports", required=True, help="the weft-lace-ports binary")
-    p.add_argument("--runs", type=int, default=5)
+    p.add_argument("--runs", type=count, default=5)
     p.add_argument("--workers", default="1,2")
     p.add_argument("--policies", default="default,lazy-bf,wool,heartbeat")
     p.add_argument("--forms", default="value", help="value, ref, spawn (fib only), comma-separated")

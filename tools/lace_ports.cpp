@@ -226,6 +226,10 @@ options parse_options(int argc, char** argv, int first) {
     if (i + 1 >= argc)
       throw std::invalid_argument("option '" + a + "' needs a value (" +
                                   (a == "-w" ? "WORKERS" : a == "-p" ? "POLICY or elision" : "FORM") + ")");
+    // A repeated option is refused, not overridden by its last value: `-w 1 ... -w 2` would time
+    // 2 workers where the command line also says 1.
+    for (int j = first; j < i; j += 2)
+      if (argv[j] == a) throw std::invalid_argument("option '" + a + "' is given more than once");
     if (a == "-f") {
       o.form = argv[++i];
     } else if (a == "-w") {

@@ -14,7 +14,8 @@
 //       spawn:POLICY the same program written with weft::spawn (tools::fib_spawn).
 //   weft-overhead steal LEAF REPS RUNS [POLICY...]
 //       WOOL Table III: a join tree of height 1 (two leaves of LEAF loop iterations) run REPS times
-//       on 2 workers; cost per steal = T_rep - T_leaf.  Prints the median over RUNS runs.
+//       on 2 workers; cost per steal = T_rep - T_leaf.  Prints the median over RUNS runs.  Default
+//       policies ws wool; serial (one worker: no steal to time) is refused.
 #include <weft/weft.hpp>
 
 #include "args.hpp"
@@ -59,10 +60,11 @@ __attribute__((noinline)) std::uint64_t leaf(std::uint64_t x, int iters) {
   return x;
 }
 
-std::vector<std::string> policies_or_default(int argc, char** argv, int first) {
+std::vector<std::string> policies_or_default(int argc, char** argv, int first,
+                                             std::vector<std::string> fallback = {"serial", "ws", "wool"}) {
   std::vector<std::string> out;
   for (int i = first; i < argc; ++i) out.emplace_back(argv[i]);
-  if (out.empty()) out = {"serial", "ws", "wool"};
+  if (out.empty()) out = std::move(fallback);
   return out;
 }
 
@@ -174,13 +176,17 @@ int run(int argc, char** argv) {
     const int leaf_iters = tools::number("LEAF", argv[2], 0, 1'000'000'000);
     const int reps = tools::number("REPS", argv[3], 1, 1'000'000'000);
     const int runs = tools::number("RUNS", argv[4], 1, 100000);
-    const auto policies = policies_or_default(argc, argv, 5);
+    // serial runs on one worker: it has no steal to time (it was skipped without a word, so that
+    // `steal ... serial` printed an empty table and exit 0)
+    const auto policies = policies_or_default(argc, argv, 5, {"ws", "wool"});
+    for (const auto& pol : policies)
+      if (weft::parse_policy(pol) == weft::policy::serial)
+        throw std::invalid_argument("steal: policy \"" + pol + "\" runs on one worker, there is no steal to time");
     // T_leaf: the leaf alone, on this thread.
     std::vector<double> leaf_times;
     std::printf("steal cost, WOOL Table III method: tree height 1, leaf %d iterations, %d reps, 2 workers\n", leaf_iters, reps);
     std::printf("%-8s %12s %12s %14s %10s\n", "policy", "T_rep_ns", "T_leaf_ns", "cost_ns/steal", "stolen");
     for (const auto& pol : policies) {
-      if (pol == "serial") continue;
       weft::pool p(weft::config{.workers = 2, .policy = weft::parse_policy(pol)});
       std::vector<double> rep_ns, leaf_ns, stolen;
       std::uint64_t sink = 0;

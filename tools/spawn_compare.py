@@ -33,7 +33,7 @@ import re
 import statistics
 import sys
 
-from checked_run import checked, stop
+from checked_run import checked, count, stop
 
 # a float as printf %g or %f writes it: 1.5, .5, 1e-05, 2.5E+03
 TIME = re.compile(r"^Time:\s*([0-9]+\.?[0-9]*(?:[eE][-+]?[0-9]+)?|\.[0-9]+(?:[eE][-+]?[0-9]+)?)\s*$", re.M)
@@ -47,7 +47,7 @@ PROGRAMS = {  # program: (number of ARGS, the join forms)
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--ports", action="append", default=[], help="LABEL=PATH of a weft-lace-ports binary (repeatable)")
-    ap.add_argument("--runs", type=int, default=7)
+    ap.add_argument("--runs", type=count, default=7)
     ap.add_argument("--workers", default="1,2")
     ap.add_argument("--policy", default="lazy-bf")
     ap.add_argument("--program", choices=sorted(PROGRAMS), default="dfs")

@@ -16,16 +16,25 @@ def main():
     p.add_argument("--kernel", default="nqueens")
     p.add_argument("--policies", default="lazy-df,lazy-df2,lazy-bf,ws-ap")
     a = p.parse_args()
-    data = json.load(open(a.results))
+    try:
+        with open(a.results) as f:
+            data = json.load(f)
+        medians = data["medians"]
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        p.error(f"{a.results}: not a bench/run.py results.json ({e})")
     policies = a.policies.split(",")
     cells = {}
-    for m in data["medians"]:
+    for m in medians:
         if m["kernel"] != a.kernel or m["system"] != "weft" or m.get("status") != "ok":
             continue
         pol = m.get("reported_policy") or m.get("policy")
         if pol in policies:
             s = m.get("stats_median", {})
             cells[(pol, m["workers"])] = (s.get("steals", 0), s.get("promotions", 0), m["median_s"])
+    if not cells:  # a table of no column: a kernel or policy the file does not have (a typo)
+        have = sorted({m["kernel"] for m in medians if m.get("system") == "weft"})
+        p.error(f"{a.results} has no ok weft run of kernel '{a.kernel}' under "
+                f"{', '.join(policies)} (its kernels with weft runs: {', '.join(have) or 'none'})")
     workers = sorted({w for (_, w) in cells})
     nproc = os.cpu_count() or 0
     print(f"| policy | " + " | ".join(f"P={w}{' (oversubscribed)' if w > nproc else ''}: thefts / promotions / time" for w in workers) + " |")

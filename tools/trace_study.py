@@ -20,7 +20,7 @@ import statistics
 import sys
 import tempfile
 
-from checked_run import checked, stop
+from checked_run import checked, count, stop
 
 
 def run(binary, kernel, size, workers, policy, env_extra):
@@ -75,7 +75,7 @@ def main():
     p.add_argument("--workers", default="1,2")
     p.add_argument("--policy", default="lazy-bf")
     p.add_argument("--size", default="quick")
-    p.add_argument("--runs", type=int, default=5)
+    p.add_argument("--runs", type=count, default=5)
     a = p.parse_args()
     overhead(a) if a.what == "overhead" else beats(a)
 

@@ -19,6 +19,7 @@
 #include <iostream>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "bench.hpp"
 
@@ -120,6 +121,7 @@ void print_line(const bench::args& a, const bench::output& out, double time_s,
 int run(int argc, char** argv) {
     bench::args a;
     bool have_kernel = false, have_size = false, have_workers = false;
+    std::vector<std::string_view> seen;  // the options given so far
     for (int i = 1; i < argc; ++i) {
         const std::string_view opt = argv[i];
         if (opt == "--help" || opt == "-h") {
@@ -130,7 +132,17 @@ int run(int argc, char** argv) {
             opt != "--variant" && opt != "--reps")
             throw bench::usage_error("unknown argument '" + std::string(opt) + "'");
         if (i + 1 >= argc) throw bench::usage_error(std::string(opt) + " needs a value");
+        // A repeated option is refused rather than the last one silently winning: with
+        // `--kernel fib ... --kernel nqueens` the line would report nqueens while the caller
+        // asked for fib as well.
+        if (std::find(seen.begin(), seen.end(), opt) != seen.end())
+            throw bench::usage_error(std::string(opt) + " is given more than once");
+        seen.push_back(opt);
         const std::string value = argv[++i];
+        // An empty --policy is no policy name: it would silently mean the default (weft) or
+        // pass reject_policy (the systems without policies).
+        if (opt == "--policy" && value.empty())
+            throw bench::usage_error("--policy needs a policy name (got an empty one)");
         if (opt == "--kernel") {
             a.kernel = value;
             have_kernel = true;

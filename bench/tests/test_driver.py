@@ -7,6 +7,7 @@ import pytest
 
 from conftest import HAVE_MPL, fake_bench
 from weftbench import cli
+from weftbench import run as run_mod
 from weftbench.binaries import child_env
 
 
@@ -497,3 +498,98 @@ def test_fmt_time_rounds_before_choosing_the_unit():
     assert fmt_time(0.9996) == "1 s"
     assert fmt_time(0.0009996) == "1 ms"
     assert fmt_time(0.01234) == "12.3 ms" and fmt_time(2e-6) == "2 µs"
+
+
+def test_empty_systems_and_zero_runs_are_refused(env, capsys):
+    # "--systems ," selected no column at all: the run would overwrite --out with an empty
+    # report (exit 4) instead of saying what was wrong, as --kernels , and --policies , do
+    for text in (",", ""):
+        with pytest.raises(SystemExit) as e:
+            env.run("--kernels", "fib", "--systems", text)
+        assert e.value.code == 2
+        assert "--systems is empty" in capsys.readouterr().err
+    # --runs 0 in test mode: not "test mode needs at least 1 runs ... use --mode test"
+    with pytest.raises(SystemExit) as e:
+        env.run("--kernels", "fib", "--runs", "0")
+    assert e.value.code == 2
+    err = capsys.readouterr().err
+    assert "--runs must be at least 1 (got 0)" in err and "use --mode test" not in err
+    assert not env.calls() and not env.out.exists()
+
+
+def previous_outputs(env):
+    """--out holding a previous run's three files; returns their texts."""
+    assert env.run("--kernels", "fib", "--workers", "1", "--no-plots") == 0
+    return {f: (env.out / f).read_text() for f in ("results.json", "results.csv", "latest.md")}
+
+
+def test_interrupted_before_any_run_keeps_the_previous_outputs(env, monkeypatch, capsys):
+    env.only(["serial", "weft"])
+    before = previous_outputs(env)
+
+    def interrupt(self):
+        raise KeyboardInterrupt
+    monkeypatch.setattr(run_mod.Runner, "execute", interrupt)
+    assert env.run("--kernels", "nqueens", "--workers", "1", "--no-plots") == 130
+    assert "nothing written" in capsys.readouterr().err
+    assert {f: (env.out / f).read_text() for f in before} == before
+
+
+def test_interrupted_after_some_runs_writes_them(env, monkeypatch):
+    env.only(["serial", "weft"])
+    real = run_mod.Runner.run_block
+
+    def block_then_interrupt(self, cfg, g, first, reps):
+        if self.runs:  # the first process finished, Ctrl-C during the second
+            raise KeyboardInterrupt
+        return real(self, cfg, g, first, reps)
+    monkeypatch.setattr(run_mod.Runner, "run_block", block_then_interrupt)
+    assert env.run("--kernels", "fib", "--workers", "1", "--no-plots") == 130
+    assert env.results()["meta"]["interrupted"] and len(env.results()["runs"]) == 1
+    assert "**Interrupted**" in env.report()
+
+
+def test_a_second_interrupt_while_writing_leaves_no_mix_of_two_runs(env, monkeypatch):
+    # the plots take seconds: a second Ctrl-C there (or a failure) used to leave this run's
+    # results.json and results.csv beside the previous run's latest.md
+    env.only(["serial", "weft"])
+    before = previous_outputs(env)
+
+    def interrupt(*a, **k):
+        raise KeyboardInterrupt
+    monkeypatch.setattr(cli.plots, "draw_plots", interrupt)
+    with pytest.raises(KeyboardInterrupt):
+        env.run("--kernels", "nqueens", "--workers", "1")
+    assert {f: (env.out / f).read_text() for f in before} == before
+    # a report that fails to render: the same
+    monkeypatch.setattr(cli.report, "report", interrupt)
+    with pytest.raises(KeyboardInterrupt):
+        env.run("--kernels", "nqueens", "--workers", "1", "--no-plots")
+    assert {f: (env.out / f).read_text() for f in before} == before
+    assert sorted(p.name for p in env.out.iterdir()) == sorted(before)  # no .tmp left
+
+
+def test_bin_must_name_an_executable_once(env, capsys):
+    # a typo in --bin made the column "missing" in a report of everything else, exit 0
+    with pytest.raises(SystemExit) as e:
+        env.run("--kernels", "fib", "--bin", f"weft={env.bins / 'weft-bench-wetf'}")
+    assert e.value.code == 2
+    assert "weft-bench-wetf: no executable file there" in capsys.readouterr().err
+    weft = env.bins / "weft-bench-weft"
+    with pytest.raises(SystemExit) as e:
+        env.run("--kernels", "fib", "--bin", f"weft={weft}", "--bin", f"weft={weft}")
+    assert e.value.code == 2 and "system 'weft' given twice" in capsys.readouterr().err
+    assert not env.calls()
+    assert env.run("--kernels", "fib", "--workers", "1", "--bin", f"weft={weft}") == 0
+
+
+def test_binary_folders_given_must_exist(env, capsys):
+    # --bin-dir or --build-dir with a typo made every column of it "missing": with --bin-dir, a
+    # report of nothing over --out (exit 4)
+    for flag in ("--bin-dir", "--build-dir", "--clang-build-dir", "--rust-dir"):
+        with pytest.raises(SystemExit) as e:
+            cli.main(["--mode", "test", "--kernels", "fib", "--out", str(env.out), flag,
+                      str(env.tmp / "no-such-folder")])
+        assert e.value.code == 2
+        assert f"{flag} {env.tmp / 'no-such-folder'}: no such folder" in capsys.readouterr().err
+    assert not env.calls() and not env.out.exists()

@@ -61,3 +61,19 @@ def test_a_wrong_checksum_fails_the_tool(env, tmp_path):
                             "--kernels", "fft", "--workers", "1", "--part", "space",
                             "--out", str(out)]) == 1
     assert "WRONG" in (out / "space.md").read_text()
+
+
+def test_unknown_or_no_kernel_is_an_error(env, tmp_path, capsys):
+    # a typo in --kernels made every cell of it "n/i" (not implemented) and exit 0; an empty
+    # list ended in an IndexError
+    env.only(["serial", "weft"])
+    out = tmp_path / "space"
+    assert nar_memory.main(["--bin-dir", str(env.bins), "--size", "test", "--runs", "1",
+                            "--kernels", "mmtmp", "--workers", "1", "--out", str(out)]) == 2
+    assert "--kernels: weft-bench-weft has no kernel 'mmtmp'" in capsys.readouterr().err
+    assert not out.exists()
+    try:
+        nar_memory.main(["--bin-dir", str(env.bins), "--kernels", ",", "--out", str(out)])
+        raise AssertionError("an empty --kernels was accepted")
+    except SystemExit as e:
+        assert e.code == 2 and "--kernels is empty" in capsys.readouterr().err

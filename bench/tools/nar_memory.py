@@ -61,7 +61,9 @@ def parse_args(argv):
         p.error("--workers: every worker count must be at least 1")
     if a.runs < 1:
         p.error("--runs must be at least 1")
-    a.kernels = [k for k in a.kernels.split(",") if k.strip()]
+    a.kernels = [k.strip() for k in a.kernels.split(",") if k.strip()]
+    if not a.kernels:
+        p.error("--kernels is empty")
     return a
 
 
@@ -114,6 +116,14 @@ def main(argv=None):
     policies, why = read_name_list(bins["weft"], "--policy")
     if policies is None:
         say(f"bench/tools/nar_memory.py: error: {why}")
+        return 2
+    # a kernel weft-bench-weft does not have is a typo: every cell of it would read "n/i" (exit
+    # 2, as for a policy the binary does not implement) in a report that exits 0
+    known, _ = read_name_list(bins["weft"], "--kernel")
+    unknown = [k for k in a.kernels if known is not None and k not in known]
+    if unknown:
+        say(f"bench/tools/nar_memory.py: error: --kernels: weft-bench-weft has no kernel "
+            f"{', '.join(repr(k) for k in unknown)} (it has: {', '.join(known)})")
         return 2
     out = Path(a.out)
     out.mkdir(parents=True, exist_ok=True)

@@ -37,11 +37,14 @@ Outcomes of a run:
   WRONG     exit 3, "ok": false, or a checksum unlike the serial binary's: a loud failure
   FAILED    any other exit code or no JSON line: a loud failure
 The driver exits 1 when any run was WRONG or FAILED (after writing everything), 2 on bad
-arguments, 4 when not a single run succeeded, 130 when interrupted, else 0.
+arguments, 4 when not a single run succeeded, 130 when interrupted (Ctrl-C: what has run so far
+is written, unless nothing has: then --out keeps the previous outputs), else 0.
 
 Outputs in --out: results.json (every run, the medians, the steal costs, the machine),
 results.csv (one row per configuration), latest.md (the report) and PNG plots (matplotlib,
-imported only for them).
+imported only for them). The plots are drawn first; the three files are then replaced
+together, so that a second Ctrl-C or a failure while writing leaves the previous three, never
+a mix of two runs.
 """
 from __future__ import annotations
 
@@ -136,6 +139,8 @@ def _systems(text, fail):
     if text is None:
         return list(SYSTEMS)
     names = []
+    if not split_list(text):  # "" or ",": nothing would run, and the report would be empty
+        fail("--systems is empty")
     for s in split_list(text):
         for g in (["omp-gcc", "omp-clang"] if s == "omp" else [s]):
             if g not in SYSTEMS:
@@ -199,8 +204,23 @@ def _bins(specs, fail):
         s, path = b.split("=", 1)
         if s not in SYSTEMS:
             fail(f"--bin: unknown system '{s}' (accepted: {', '.join(SYSTEMS)})")
+        if s in out:
+            fail(f"--bin: system '{s}' given twice")
+        # a binary named explicitly must be there: a typo would otherwise only turn the column
+        # into "missing" in a report that ran everything else
+        if not (Path(path).is_file() and os.access(path, os.X_OK)):
+            fail(f"--bin {s}={path}: no executable file there")
         out[s] = Path(path)
     return out
+
+
+def _dirs(a, fail):
+    """The binary folders given on the command line must be folders: a typo (--build-dir biuld)
+    would otherwise only turn every column it holds into "missing"."""
+    for flag, d in (("--bin-dir", a.bin_dir), ("--build-dir", a.build_dir),
+                    ("--clang-build-dir", a.clang_build_dir), ("--rust-dir", a.rust_dir)):
+        if d is not None and not Path(d).is_dir():
+            fail(f"{flag} {d}: no such folder")
 
 
 def _kernels(text, fail):
@@ -219,11 +239,11 @@ def parse_args(argv):
     mode = MODES[a.mode]
     fail = p.error
     runs = mode["runs"] if a.runs is None else a.runs
+    if runs < 1:  # before the mode's minimum: "use --mode test" would not help
+        fail(f"--runs must be at least 1 (got {runs})")
     if runs < mode["min_runs"]:
         fail(f"--runs {runs}: {a.mode} mode needs at least {mode['min_runs']} runs "
              "(medians of at least 5 runs, SPEC.md section 8); use --mode test for fewer")
-    if runs < 1:
-        fail("--runs must be at least 1")
     reps = mode["reps"] if a.reps is None else a.reps
     if reps < 1:
         fail("--reps must be at least 1")
@@ -231,6 +251,7 @@ def parse_args(argv):
     if not policies:
         fail("--policies is empty")
     kernels = _kernels(a.kernels, fail)
+    _dirs(a, fail)
     workers = list(range(1, nproc() + 1)) if a.workers is None else \
         _int_list(a.workers, "--workers", 1, "every worker count must be at least 1", fail)
     timeout = mode["timeout"] if a.timeout is None else a.timeout
@@ -342,16 +363,19 @@ def make_meta(opts, inv, plan, runner, cells, started, elapsed, est):
 
 
 def write_outputs(opts, inv, plan, runner, meta, cells, idx):
+    """The plots first (the slow part), then results.json, results.csv and latest.md replaced
+    together (output.replace_all): an interruption or a failure before then leaves the previous
+    run's outputs as they were, never this run's data beside the previous run's report."""
     out = opts.out
     out.mkdir(parents=True, exist_ok=True)
-    output.write_json(out / "results.json", meta, plan, inv, cells, runner.runs)
-    output.write_csv(out / "results.csv", cells)
     shown, note = ([], "plots not drawn (--no-plots)") if opts.no_plots else \
         plots.draw_plots(opts, plan, cells, idx, out)
     if note:
         say(note)
     ctx = report.ReportContext(opts, plan, inv, meta, cells, idx, runner.runs, shown, note)
-    (out / "latest.md").write_text(report.report(ctx))
+    output.replace_all({out / "results.json": output.json_text(meta, plan, inv, cells, runner.runs),
+                        out / "results.csv": output.csv_text(cells),
+                        out / "latest.md": report.report(ctx)})
 
 
 def check_out(out):
@@ -401,6 +425,12 @@ def main(argv=None):
         return 2
     total = estimator.plan_cost(plan, inv)[0]
     runner, elapsed = execute(opts, inv, plan, estimator, total)
+    if runner.interrupted and not runner.runs:
+        # nothing to report: an empty report would replace the previous run's (docs/results
+        # by default) for nothing
+        say(f"interrupted before any run finished: nothing written ({opts.out} keeps what it "
+            f"had)")
+        return 130
     cells, idx = analyse.analyse(runner.runs, plan, inv)
     meta = make_meta(opts, inv, plan, runner, cells, started, elapsed, est)
     write_outputs(opts, inv, plan, runner, meta, cells, idx)

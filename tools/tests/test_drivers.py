@@ -160,3 +160,35 @@ def test_systems_ab_failures_are_reported_not_tracebacks(tmp_path):
     r = ab("--kernels", "fib", "--rounds", "1", f"a={tmp_path / 'nope'}:1")
     no_traceback(r)
     assert r.returncode == 2 and "cannot run it" in r.stderr
+
+
+def test_zero_runs_or_rounds_is_a_usage_error(tmp_path):
+    # 0 ran nothing, then took the median of no times (a traceback) or, in spawn_compare.py, said
+    # "the runs disagree on the result: []"
+    bench = fake_bench(tmp_path)
+    for argv in (["env_compare.py", "--var", "X", "--values", "1,2", "--kernels", "fib", "--bin", bench,
+                  "--rounds", "0"],
+                 ["trace_study.py", "overhead", bench, "--kernels", "fib", "--runs", "0"],
+                 ["spawn_compare.py", "--ports", f"a={bench}", "--runs", "0", "1", "2", "3", "4"],
+                 ["heartbeat_study.py", "bound", "--kernels", "fib", "--runs", "-1"],
+                 ["lace_compare.py", "--lace", str(tmp_path), "--ports", bench, "--runs", "0", "fib", "10"]):
+        r = tool(*argv)
+        no_traceback(r)
+        assert r.returncode == 2, (argv, r.stderr)
+        assert "must be an integer of at least 1" in r.stderr, (argv, r.stderr)
+
+
+def test_thefts_table_without_matching_runs_is_an_error(tmp_path):
+    # a kernel the results.json does not have printed a table of no column, exit 0; a missing
+    # file was a traceback
+    res = tmp_path / "results.json"
+    res.write_text('{"medians": [{"kernel": "fib", "system": "weft", "status": "ok", "workers": 2, '
+                   '"policy": "lazy-bf", "median_s": 0.5, "stats_median": {"steals": 3, "promotions": 4}}]}')
+    r = tool("thefts_table.py", str(res), "--kernel", "fibb", "--policies", "lazy-bf")
+    no_traceback(r)
+    assert r.returncode == 2 and "no ok weft run of kernel 'fibb'" in r.stderr and "kernels with weft runs: fib" in r.stderr
+    r = tool("thefts_table.py", str(tmp_path / "none.json"))
+    no_traceback(r)
+    assert r.returncode == 2 and "not a bench/run.py results.json" in r.stderr
+    r = tool("thefts_table.py", str(res), "--kernel", "fib", "--policies", "lazy-bf")
+    assert r.returncode == 0 and "| lazy-bf | 3 / 4 / 500.0 ms |" in r.stdout
