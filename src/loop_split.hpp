@@ -17,7 +17,7 @@ loop_record& loop_of(frame* fr) noexcept;
 // Would split_loop give something away?  (the same test, without splitting)
 bool loop_can_split(frame* fr, bool allow_whole) noexcept;
 // Splits the upper half of the loop's remaining range into a child and promotes it (or, with
-// `allow_whole`, an unsplittable remainder whole); false when there is nothing to give or the
+// `allow_whole`, a last iteration under grain 1 whole: loops.cpp, split_point); false when there is nothing to give or the
 // promotion failed (the range then stays with the loop).
 bool split_loop(worker& w, frame* fr, bool allow_whole, std::uint64_t child_chunks);
 // A child from `w`'s pool (nullptr when a new block cannot be allocated).

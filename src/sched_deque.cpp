@@ -251,7 +251,8 @@ class deque_scheduler final : public scheduler {
   }
 
   // A join/spawn frame is promoted whole; a loop frame gives away half its remaining range (or, when
-  // `whole_if_small` and it cannot be halved, all of it: LS Alg. 3's "push oldestTD whole").
+  // `whole_if_small` and one iteration is left under grain 1, that one: LS Alg. 3's "push oldestTD
+  // whole"; loops.cpp, split_point).
   bool promote_item(worker& w, frame* f, bool whole_if_small) {
     const std::uintptr_t s = f->state.load(std::memory_order_relaxed);
     if (s == task_state::loop) return split_loop(w, f, whole_if_small, 0);
