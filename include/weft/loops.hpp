@@ -19,8 +19,8 @@
 namespace weft {
 
 // An amortizing hint (LS's "ppt"): a range of more than `value` iterations may be split in two
-// halves, one of at most `value` is not — so a split's parts hold at least about value / 2
-// iterations.  Must be at least 1.
+// halves, one of at most `value` is not (it runs as one piece, in index order, on one thread) — so
+// a split's parts hold at least about value / 2 iterations.  Must be at least 1.
 struct grain {
   std::size_t value = 1;
   grain() = default;  // 1: the default of every loop (no check to pay at each call)
