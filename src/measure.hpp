@@ -17,6 +17,10 @@ struct measure_state {
   double burden;                 // C, in `unit`
   double work = 0;               // every strand so far (all jobs)
   double span = 0, burdened = 0; // the current path, from the start of the innermost open branch
+  // The innermost open branch's id (a branch, region or job opened: a new one; closed: the one it was
+  // opened from again), from `paths`, which counts up and never repeats: a scope's spawn is at the
+  // scope's own level when it runs on the path the scope expects (scope.cpp, measured_spawn_begin).
+  std::uint64_t path = 0, paths = 0;
   std::uint64_t strand_start = 0;  // ns (unit ns)
   work_span_figures total;       // of the finished jobs
   std::uint64_t jobs = 0;
@@ -39,6 +43,7 @@ class measured_root {
   double work0_ = 0;
   bool had_bit_ = false;  // nested in a measured job of this thread: its path is saved here
   double outer_span_ = 0, outer_burdened_ = 0;
+  std::uint64_t outer_path_ = 0;
   loop_style saved_loops_{};
   frame* saved_spawn_limit_ = nullptr;
 };

@@ -15,6 +15,14 @@ struct scope::chunk {
   alignas(std::max_align_t) unsigned char data[1];
 };
 
+// A measured spawn's fork (scope.hpp, spawn_measured): what measure_join needs at sync, and the
+// path its continuation began on (tagged as owner_id_ is), where the scope's next spawn is at its
+// level.  Listed with the records (destroy null: nothing to destroy, sync_records closes it instead).
+struct scope::measured_record : record {
+  detail::measure_saved outer, first;
+  std::uintptr_t level = 0;
+};
+
 namespace {
 
 // A spawned task of a scope made on a thread that is no worker: it runs in the global pool.
@@ -24,6 +32,55 @@ struct external_job : detail::root_job {
 };
 
 }  // namespace
+
+// ---- measured spawns (the work/span mode; scope.hpp, spawn_measured) ----
+
+namespace {
+std::uintptr_t measured_owner_id(detail::hot_state& h) noexcept {
+  return std::uintptr_t(detail::measured_path(h)) << 1 | 1;
+}
+bool measuring(const detail::hot_state& h) noexcept {
+  return h.self != nullptr && (h.poll.load(std::memory_order_relaxed) & detail::poll_bit::measure);
+}
+}  // namespace
+
+// At the scope's level: the scope was made in the mode (its limit null, its id odd) and this is the
+// path it expects — where its youngest measured spawn's continuation began, or with none open, where
+// the scope was made (joins, regions and typed spawns opened since have closed again).  Its records
+// are all measured ones there (frames need a limit, external records a scope made outside a pool).
+// owner_id_ stays as the constructor wrote it: a thread that is not measuring reads it (spawn_slow).
+// The record is made first: a spawn that cannot get one throws std::bad_alloc before anything ran or
+// was measured.
+scope::measured_record* scope::measured_spawn_begin(detail::hot_state& h) {
+  if (limit_ != nullptr || (owner_id_ & 1) == 0) return nullptr;
+  const bool open = last_ != nullptr && last_->destroy == nullptr;
+  const std::uintptr_t level = open ? static_cast<measured_record*>(last_)->level : owner_id_;
+  if (level != measured_owner_id(h)) return nullptr;
+  auto* r = ::new (allocate(sizeof(measured_record), alignof(measured_record))) measured_record();
+  detail::measure_fork(h, r->outer, true);  // the task's path: one call
+  return r;
+}
+
+// The task has run: the continuation's path opens (no call), and the scope's next own spawn is on it.
+void scope::measured_spawn_end(detail::hot_state& h, measured_record* r) noexcept {
+  detail::measure_next(h, r->first, false);
+  r->level = measured_owner_id(h);
+  r->prev = last_;
+  last_ = r;
+}
+
+// sync_records reaches the records youngest first: each joins its task's path with the owner's since
+// the spawn, and the path the spawn was made on goes on (the scope's level is that path again).  A
+// sync called elsewhere than at the scope's level (inside a branch opened since: a misuse the deque
+// policies report with std::logic_error while spawns are latent, and which succeeds where all ran at
+// once) joins them into the branch open there: the figures stay sums of strands that ran, but are no
+// longer exact.  A sync on a thread that is not measuring (a scope that outlived its job) joins
+// nothing: that job's figures are closed already.
+void scope::close_measured(record* r) noexcept {
+  auto* m = static_cast<measured_record*>(r);
+  detail::hot_state& h = detail::tls_hot;
+  if (owner_ == &h && measuring(h)) detail::measure_join(h, m->outer, m->first);
+}
 
 void scope::sync_in_destructor() {
   if (detail::unwinding_here()) {
@@ -202,8 +259,8 @@ void scope::sync_slow() {
   }
 }
 
-// The records: external jobs are waited for; every record (their tasks all done now) destroyed and
-// the heap chunks freed.
+// The records: external jobs are waited for; every record (their tasks all done now) destroyed, a
+// measured spawn's closed (close_measured), and the heap chunks freed.
 void scope::sync_records() {
   while (record* r = last_) {
     if (r->job != nullptr) {
@@ -213,7 +270,10 @@ void scope::sync_records() {
       job->~external_job();
     }
     last_ = r->prev;
-    r->destroy(r);
+    if (r->destroy != nullptr)
+      r->destroy(r);
+    else
+      close_measured(r);
   }
   if (!chunks_started()) return;  // no heap chunk was ever made: chunks_ unwritten
   while (chunks_ != nullptr) {
@@ -222,5 +282,13 @@ void scope::sync_records() {
     chunks_ = next;
   }
 }
+
+namespace detail {
+std::uintptr_t scope_owner_id() noexcept {
+  hot_state& h = tls_hot;
+  if (measuring(h)) return measured_owner_id(h);
+  return reinterpret_cast<std::uintptr_t>(running_fiber());
+}
+}  // namespace detail
 
 }  // namespace weft

@@ -37,8 +37,9 @@ void count_call(measure_state& st) noexcept {
 // A new branch starts with an empty path; what came before is saved in `s`.
 void open_branch(measure_state& st, measure_saved& s, bool is_call) noexcept {
   close_strand(st);
-  s = measure_saved{st.span, st.burdened, st.work};
+  s = measure_saved{st.span, st.burdened, st.work, st.path};
   st.span = st.burdened = 0;
+  st.path = ++st.paths;
   if (is_call) count_call(st);
 }
 
@@ -56,7 +57,10 @@ void measure_join(hot_state& h, const measure_saved& outer, const measure_saved&
   const double f = first.span, g = st.span, bf = first.burdened, bg = st.burdened;
   st.span = outer.span + std::max(f, g);
   st.burdened = outer.burdened + std::min(bf + bg, std::max(bf, bg) + st.burden);
+  st.path = outer.path;
 }
+
+std::uint64_t measured_path(hot_state& h) noexcept { return state_of(h).path; }
 
 void measure_call(hot_state& h) noexcept { count_call(state_of(h)); }
 
@@ -77,6 +81,7 @@ void measure_region_end(hot_state& h, measure_saved& s, std::string_view name) n
   }
   st.span += s.span;
   st.burdened += s.burdened;
+  st.path = s.path;
 }
 
 measured_root::measured_root(hot_state& h) : h_(h) {
@@ -98,6 +103,7 @@ measured_root::measured_root(hot_state& h) : h_(h) {
     close_strand(*st_);
     outer_span_ = st_->span;
     outer_burdened_ = st_->burdened;
+    outer_path_ = st_->path;
   }
   saved_loops_ = h.loops_run_as;
   h.loops_run_as = loop_style::measured;
@@ -105,6 +111,7 @@ measured_root::measured_root(hot_state& h) : h_(h) {
   h.spawn_limit = nullptr;  // every spawn runs at once, measured as a join (spawn_limit_for)
   work0_ = st_->work;
   st_->span = st_->burdened = 0;
+  st_->path = ++st_->paths;
   st_->strand_start = now_ns();
   count_call(*st_);
 }
@@ -122,6 +129,7 @@ measured_root::~measured_root() {
     st_->work = work0_;
     st_->span = outer_span_;
     st_->burdened = outer_burdened_;
+    st_->path = outer_path_;
     return;
   }
   h_.poll.fetch_and(~poll_bit::measure, std::memory_order_relaxed);

@@ -3,6 +3,8 @@
 // burdened span follows WOOL's model, regions measure their part, and nothing is promoted.
 #include <algorithm>
 #include <functional>
+#include <optional>
+#include <stdexcept>
 #include <thread>
 
 #include "common.hpp"
@@ -173,8 +175,61 @@ TEST_P(WorkSpan, ParallelInvokeCountsItsCallables) {
   EXPECT_EQ(four.stats().total.joins, 3 + 4 * wt::fib_joins(8));  // n callables: n - 1 joins
 }
 
-// Scope spawns run at once, as serial code of the job (they are not branches of a join).
-TEST_P(WorkSpan, ScopeSpawnsAreSerial) {
+// ---- Scope spawns: Cilk's spawn.  `spawn t1; A1; spawn t2; A2; ...; sync` measures as the nested
+// joins join(t1, [A1; join(t2, [A2; ...])]): each task one call, in parallel with the owner's code
+// from its spawn to sync (which is no call).  Before this, scope spawns were serial code of the job:
+// a program written with scopes always showed parallelism 1.
+
+namespace {
+
+// A path's figures in calls: its span and burdened span.
+struct path_figures {
+  double span = 0, burdened = 0;
+};
+path_figures then(path_figures a, path_figures b) { return {a.span + b.span, a.burdened + b.burdened}; }
+
+// The continuation of `spawn tasks[0]; owner[0]; spawn tasks[1]; owner[1]; ...; sync` with burden c.
+path_figures scope_model(const std::vector<path_figures>& tasks, const std::vector<path_figures>& owner, double c) {
+  path_figures cont;
+  for (std::size_t i = tasks.size(); i-- > 0;) {
+    cont = then(owner[i], cont);
+    cont = {std::max(tasks[i].span, cont.span), par(tasks[i].burdened, cont.burdened, c)};
+  }
+  return cont;
+}
+
+// fib with a scope per node spawning both calls: the join-fib's work, span and burdened span.
+std::uint64_t fib_scope(unsigned n) {
+  if (n < 2) return n;
+  std::uint64_t a = 0, b = 0;
+  weft::scope s;
+  s.spawn([&] { a = fib_scope(n - 1); });
+  s.spawn([&] { b = fib_scope(n - 2); });
+  s.sync();
+  return a + b;
+}
+
+}  // namespace
+
+TEST_P(WorkSpan, ScopeLeafTasksRunInParallel) {
+  for (unsigned n : {1u, 2u, 10u, 300u}) {  // 300: the records overflow the scope's inline buffer
+    weft::pool pl(cfg(2));
+    std::vector<int> ran(n, 0);
+    pl.run([&] {
+      weft::scope s;
+      for (unsigned i = 0; i < n; ++i) s.spawn([&ran, i] { ++ran[i]; });
+      s.sync();
+    });
+    EXPECT_EQ(std::count(ran.begin(), ran.end(), 1), std::ptrdiff_t(n));
+    const weft::work_span_report r = pl.work_span();
+    EXPECT_EQ(r.total.work, 1.0 + n) << n;  // the job, and each task
+    EXPECT_EQ(r.total.span, 2.0) << n;      // the job, and one task: the spawns' paths are parallel
+    const std::vector<path_figures> tasks(n, {1, 1}), owner(n);
+    EXPECT_EQ(r.total.burdened_span, 1 + scope_model(tasks, owner, 2).burdened) << n;
+    EXPECT_EQ(pl.stats().total.promotions, 0u);
+    EXPECT_EQ(pl.stats().total.joins, n);  // every spawn counts as a join
+  }
+  // Tasks of fib(5) each: the span is the job, one task's call and the fib(5) it calls.
   weft::pool pl(cfg(0));
   std::atomic<std::uint64_t> sum{0};
   pl.run([&] {
@@ -184,12 +239,220 @@ TEST_P(WorkSpan, ScopeSpawnsAreSerial) {
   });
   EXPECT_EQ(sum.load(), 10 * wt::fib_serial(5));
   const weft::work_span_report r = pl.work_span();
-  EXPECT_EQ(r.total.work, 1 + 10.0 * double(fib_calls(5) - 1));
-  EXPECT_EQ(r.total.span, 1 + 10.0 * 4);
-  EXPECT_EQ(pl.stats().total.promotions, 0u);
+  EXPECT_EQ(r.total.work, 1 + 10.0 * double(fib_calls(5)));
+  EXPECT_EQ(r.total.span, 1 + 1 + 4.0);
+  EXPECT_DOUBLE_EQ(r.total.parallelism(), (1 + 10.0 * double(fib_calls(5))) / 6);
 }
 
+TEST_P(WorkSpan, ScopeFibIsJoinFib) {
+  for (unsigned n : {1u, 2u, 10u, 18u}) {
+    weft::pool pl(cfg(3));
+    EXPECT_EQ(pl.run([&] { return fib_scope(n); }), wt::fib_serial(n));
+    const weft::work_span_report r = pl.work_span();
+    EXPECT_EQ(r.total.work, double(fib_calls(n))) << "fib(" << n << ")";
+    EXPECT_EQ(r.total.span, double(n)) << "fib(" << n << ")";
+    EXPECT_EQ(r.total.burdened_span, fib_burdened(n, 3)) << "fib(" << n << ")";
+    EXPECT_EQ(pl.stats().total.promotions, 0u);
+    EXPECT_EQ(pl.stats().total.joins, 2 * wt::fib_joins(n));  // two spawns a node
+  }
+}
+
+// The owner's own code between the spawns: fib(k) called, not spawned (fib_calls(k) - 1 calls,
+// span k - 1), and a join, which the continuation contains.
+TEST_P(WorkSpan, ScopeSpawnsInterleavedWithOwnerWork) {
+  const double c = 1.5;
+  weft::pool pl(cfg(c));
+  const std::uint64_t got = pl.run([] {
+    std::uint64_t a = 0, b = 0, d = 0, x = 0, y = 0;
+    weft::scope s;
+    s.spawn([&] { a = wt::fib(12); });  // t1: 1 + fib(12)'s body: span 12
+    x = wt::fib(9);                     // A1: fib(9) called: span 8
+    s.spawn([&] { b = wt::fib(3); });   // t2: span 3
+    auto [p, q] = weft::join([] { return wt::fib(6); }, [] { return wt::fib(2); });  // A2: span 6
+    s.spawn([&] { d = wt::fib(4); });   // t3: span 4
+    y = wt::fib(2);                     // A3: span 1
+    s.sync();
+    return a + b + d + x + y + p + q;
+  });
+  EXPECT_EQ(got, wt::fib_serial(12) + wt::fib_serial(3) + wt::fib_serial(4) + wt::fib_serial(9) + 2 * wt::fib_serial(2) +
+                     wt::fib_serial(6));
+  const weft::work_span_report r = pl.work_span();
+  EXPECT_EQ(r.total.work, 1.0 + double(fib_calls(12) + fib_calls(3) + fib_calls(4)) +
+                              double(fib_calls(9) - 1 + fib_calls(6) + fib_calls(2) + fib_calls(2) - 1));
+  // span: the job + max(t1 12, A1 8 + max(t2 3, A2 6 + max(t3 4, A3 1))) = 1 + 18.
+  EXPECT_EQ(r.total.span, 19.0);
+  const path_figures a1{8, fib_burdened(9, c) - 1}, a3{1, fib_burdened(2, c) - 1};  // called: no call of their own
+  const path_figures a2{6, par(fib_burdened(6, c), fib_burdened(2, c), c)};
+  const path_figures model =
+      scope_model({{12, fib_burdened(12, c)}, {3, fib_burdened(3, c)}, {4, fib_burdened(4, c)}}, {a1, a2, a3}, c);
+  EXPECT_EQ(model.span, 18.0);
+  EXPECT_EQ(r.total.burdened_span, 1 + model.burdened);
+}
+
+// A scope in each task of a scope, and a scope in the owner's continuation.
+TEST_P(WorkSpan, ScopesNested) {
+  weft::pool pl(cfg(0.5));
+  std::atomic<int> leaves{0};
+  pl.run([&] {
+    weft::scope outer;
+    for (int i = 0; i < 4; ++i)
+      outer.spawn([&] {  // a task: 1 call, then its scope: span 1 + 1
+        weft::scope inner;
+        for (int j = 0; j < 5; ++j) inner.spawn([&] { ++leaves; });
+      });
+    weft::scope mine;  // the continuation: its own scope of three tasks of fib(6) (span 1 + 5 each)
+    for (int j = 0; j < 3; ++j) mine.spawn([] { (void)wt::fib(6); });
+    mine.sync();
+    outer.spawn([&] { ++leaves; });  // at the outer scope's level again: a spawn of its own
+  });
+  EXPECT_EQ(leaves.load(), 21);
+  const weft::work_span_report r = pl.work_span();
+  EXPECT_EQ(r.total.work, 1.0 + 4 * (1 + 5) + 3.0 * double(fib_calls(6)) + 1);
+  // The job, and the continuation: its scope's fib(6) task (1 + 5), then the last spawn's task (1).
+  EXPECT_EQ(r.total.span, 1.0 + 6 + 1);
+  const path_figures leaf{1, 1};
+  const path_figures task = then(leaf, scope_model(std::vector<path_figures>(5, leaf), std::vector<path_figures>(5), 0.5));
+  const path_figures fib6{6, fib_burdened(6, 0.5)};
+  const path_figures mine = scope_model({fib6, fib6, fib6}, std::vector<path_figures>(3), 0.5);
+  std::vector<path_figures> owner(5);
+  owner[3] = mine;
+  EXPECT_EQ(r.total.burdened_span, 1 + scope_model({task, task, task, task, leaf}, owner, 0.5).burdened);
+}
+
+// Spawns from a join branch opened after the scope, or from a task into its own scope, are forks
+// joined at once: serial calls (their paths would end at the scope's sync, past the join closing the
+// branch they were spawned in; the runtime runs them at once too).
+TEST_P(WorkSpan, ScopeSpawnsFromInsideABranchAreSerialCalls) {
+  weft::pool pl(cfg(0));
+  int ran = 0;
+  pl.run([&] {
+    weft::scope s;
+    s.spawn([&] { ++ran; });                                   // t1, at the level: span 1
+    weft::join([&] { s.spawn([&] { ++ran; }); }, [] {});        // branch: 1 + a serial call: 2
+    s.spawn([&] { s.spawn([&] { ++ran; }); });                  // at the level; its own spawn serial: 2
+    s.sync();
+  });
+  EXPECT_EQ(ran, 3);
+  const weft::work_span_report r = pl.work_span();
+  EXPECT_EQ(r.total.work, 1.0 + 1 + (2 + 1) + 2);  // job, t1, the join's two branches and its spawn, t3 and its spawn
+  // The job + max(t1 1, the join 2 + max(t3 with its call 2, nothing after it 0)).
+  EXPECT_EQ(r.total.span, 1.0 + 4);
+}
+
+// Spawns from a thread that is no worker (it measures nothing) run there at once, while the owner's
+// own spawns go on being measured: the figures are the owner's alone.  Under ThreadSanitizer: the
+// other thread reads only what the scope's constructor wrote.
+TEST_P(WorkSpan, ScopeSpawnsFromAnotherThreadAreNotTheJobs) {
+  weft::pool pl(cfg(0));
+  std::atomic<int> theirs{0}, mine{0};
+  pl.run([&] {
+    weft::scope s;
+    std::thread other([&] {
+      for (int i = 0; i < 50; ++i) s.spawn([&] { ++theirs; });
+    });
+    for (int i = 0; i < 50; ++i) s.spawn([&] { ++mine, (void)wt::fib(3); });
+    other.join();
+    s.sync();
+  });
+  EXPECT_EQ(theirs.load(), 50);
+  EXPECT_EQ(mine.load(), 50);
+  const weft::work_span_report r = pl.work_span();
+  EXPECT_EQ(r.total.work, 1 + 50.0 * double(fib_calls(3)));
+  EXPECT_EQ(r.total.span, 1 + 3.0);
+}
+
+// sync twice, spawns after a sync, and the destructor's sync: each group of spawns joins at its sync.
+TEST_P(WorkSpan, ScopeSyncTwiceAndDestructorSync) {
+  weft::pool pl(cfg(0));
+  pl.run([] {
+    weft::scope s;
+    for (int i = 0; i < 3; ++i) s.spawn([] { (void)wt::fib(4); });  // span 1 + 3
+    s.sync();
+    s.sync();  // nothing left: no figures
+    for (int i = 0; i < 2; ++i) s.spawn([] { (void)wt::fib(5); });  // span 1 + 4, after the first group
+    // the destructor syncs the second group
+  });
+  const weft::work_span_report r = pl.work_span();
+  EXPECT_EQ(r.total.work, 1.0 + 3.0 * double(fib_calls(4)) + 2.0 * double(fib_calls(5)));
+  EXPECT_EQ(r.total.span, 1.0 + 4 + 5);
+  EXPECT_EQ(r.total.burdened_span, 1.0 + fib_burdened(4, 0) + fib_burdened(5, 0));
+}
+
+// A task that throws: the exception leaves sync (or the destructor, or is dropped while the owner's
+// own exception unwinds), every task still ran and is measured, and the pool measures on.
+TEST_P(WorkSpan, ScopeTaskThrows) {
+  weft::pool pl(cfg(0));
+  std::atomic<int> ran{0};
+  auto spawn_three = [&](weft::scope& s) {
+    s.spawn([&] { ++ran; });
+    s.spawn([&] {
+      ++ran;
+      throw std::runtime_error("task");
+    });
+    s.spawn([&] { ++ran, (void)wt::fib(6); });
+  };
+  // sync throws
+  EXPECT_THROW(pl.run([&] {
+    weft::scope s;
+    spawn_three(s);
+    s.sync();
+  }), std::runtime_error);
+  // the destructor throws
+  EXPECT_THROW(pl.run([&] {
+    weft::scope s;
+    spawn_three(s);
+  }), std::runtime_error);
+  // the owner throws after the spawns: the destructor syncs during the unwinding, the task's error is
+  // dropped, the owner's leaves
+  EXPECT_THROW(pl.run([&] {
+    weft::scope s;
+    spawn_three(s);
+    (void)weft::join([] { return wt::fib(3); }, [] { return 0; });
+    throw std::logic_error("owner");
+  }), std::logic_error);
+  EXPECT_EQ(ran.load(), 9);
+  const weft::work_span_report r = pl.work_span();
+  EXPECT_EQ(r.jobs, 3u);
+  const double each = 1 + 3 + double(fib_calls(6) - 1);  // the job, three tasks, fib(6)'s body
+  EXPECT_EQ(r.total.work, 3 * each + double(fib_calls(3)) + 1);
+  EXPECT_EQ(r.total.span, 3 * (1 + 1 + 5.0));  // each job: its call, the fib(6) task
+  // Measured on, exactly.
+  pl.run([] { return fib_scope(10); });
+  EXPECT_EQ(pl.work_span().total.work, 3 * each + double(fib_calls(3)) + 1 + double(fib_calls(10)));
+  EXPECT_EQ(pl.work_span().total.span, 3 * 7.0 + 10);
+}
 WT_INSTANTIATE(WorkSpan);
+
+// The report of scope programs does not depend on the policy: every job runs as its serial elision.
+TEST(WorkSpanScope, SameReportUnderEveryPolicy) {
+  wt::clean_env clean;
+  auto program = [] {
+    std::uint64_t a = 0, b = 0;
+    weft::scope s;
+    s.spawn([&] { a = fib_scope(9); });
+    const std::uint64_t x = weft::parallel_reduce(0, 20, std::uint64_t(0), [](int i) { return wt::fib(unsigned(i % 5)); },
+                                                  std::plus<>());
+    s.spawn([&] { b = wt::fib_spawn(7); });
+    s.sync();
+    return a + b + x;
+  };
+  std::optional<weft::work_span_report> first;
+  for (weft::policy p : wt::implemented_where([](const auto&) { return true; })) {
+    if (wt::breadth_first(p) || (wt::sanitized && wt::uses_fibers(p))) continue;  // as the suites (common.hpp)
+    SCOPED_TRACE(std::string(weft::to_string(p)));
+    weft::pool pl(weft::config{.workers = wt::runs_on_caller(p) ? 1u : 2u, .policy = p, .work_span = work_span_unit::calls, .work_span_burden = 2});
+    EXPECT_EQ(pl.run(program), wt::fib_serial(9) + wt::fib_serial(7) + 4 * (0 + 1 + 1 + 2 + 3));
+    const weft::work_span_report r = pl.work_span();
+    if (!first) {
+      first = r;
+      EXPECT_GT(r.total.parallelism(), 10.0);
+      continue;
+    }
+    EXPECT_EQ(r.total.work, first->total.work);
+    EXPECT_EQ(r.total.span, first->total.span);
+    EXPECT_EQ(r.total.burdened_span, first->total.burdened_span);
+  }
+}
 
 // A job that a worker runs while its own job waits for another pool's (runtime::wait_serving: it
 // serves its pool meanwhile) is a pool::run call of its own: one job more, measured apart from the

@@ -42,6 +42,8 @@ class scope {
   // branch opened after the scope), it runs at once — the serial elision — since its frame could
   // not outlive that branch.  On a thread that is no worker, tasks run in the global pool.  Errors
   // of tasks spawned from other threads come after those of the owner's spawns in sync's order.
+  // In the work/span mode (work_span.hpp) every spawn runs at once, and one at the scope's level is
+  // measured as Cilk's spawn: the task in parallel with the owner's code up to sync (spawn_measured).
   template <class F>
   void spawn(F&& f);
 
@@ -59,10 +61,10 @@ class scope {
   // spawns), so its constructor is part of what a spawn costs: three loads, a few stores, no poll
   // word and no call on a worker.  The spawn limit is null wherever every spawn must run at once —
   // on a thread that is no worker, under the fiber engine, in the work/span mode (the runtime clears
-  // hot_state::spawn_limit there) — and only then is the owning fiber looked up.
+  // hot_state::spawn_limit there) — and only then is the owning fiber (or measured path) looked up.
   explicit scope(detail::hot_state& h) noexcept
       : owner_(&h), base_(h.top), expected_top_(h.top), limit_(h.spawn_limit) {
-    if (limit_ == nullptr) [[unlikely]] owner_fiber_ = detail::running_fiber();
+    if (limit_ == nullptr) [[unlikely]] owner_id_ = detail::scope_owner_id();
   }
 
   // A task spawned as latent work is a frame on the owner's task stack, like a join's second branch
@@ -115,6 +117,14 @@ class scope {
   void spawn_external(record* r);
   template <class F>
   void run_now(F& f, std::size_t seq) noexcept;
+  // The work/span mode (scope.cpp, "measured spawns"): a spawn at the scope's level is a fork whose
+  // record (measured_record, in the scope's storage, listed with the records) sync joins.
+  struct measured_record;
+  template <class F>
+  WEFT_NOINLINE void spawn_measured(F& f);
+  measured_record* measured_spawn_begin(detail::hot_state& h);
+  void measured_spawn_end(detail::hot_state& h, measured_record* r) noexcept;
+  void close_measured(record* r) noexcept;
   template <class F>
   WEFT_NOINLINE void spawn_slow(F&& f);
   template <class Fn>
@@ -130,11 +140,16 @@ class scope {
   detail::frame* base_;          // the owner's task-stack top when the scope was made
   detail::frame* expected_top_;  // above the scope's youngest frame; a spawn must find h.top here
   detail::frame* limit_;         // spawned frames stay below this (hot_state::spawn_limit; null: none)
-  // Under the fiber engine (adf, dfd, fifo): the fiber that made the scope, which is "the owner"
-  // there — not a thread: the fiber may go on on another worker after any join.  Written and read
-  // only when limit_ is null (owner_fiber()).
-  const void* owner_fiber_;
-  const void* owner_fiber() const noexcept { return limit_ == nullptr ? owner_fiber_ : nullptr; }
+  // Written and read only when limit_ is null (detail::scope_owner_id).  Under the fiber engine
+  // (adf, dfd, fifo): the address of the fiber that made the scope, which is "the owner" there —
+  // not a thread: the fiber may go on on another worker after any join (owner_fiber()).  In the
+  // work/span mode: odd, 2 * the id of the measured path the scope was made on (where its spawns are
+  // at its level while none is open: measured_spawn_begin); the owner is the thread there (a
+  // measured job runs on one thread, and makes no fibers).  Otherwise 0.
+  std::uintptr_t owner_id_;
+  const void* owner_fiber() const noexcept {
+    return limit_ == nullptr && (owner_id_ & 1) == 0 ? reinterpret_cast<const void*>(owner_id_) : nullptr;
+  }
   // The fields below start as zero bytes, side by side: the compiler makes them with a few wide
   // stores.  The rest (error_seq_, chunks_) is written before it is read, and the lock guarding
   // error_ is shared by all scopes (scope.cpp): nothing more for a constructor to store.
@@ -299,6 +314,7 @@ template <class F>
 void scope::spawn_slow(F&& f) {
   using Fn = std::decay_t<F>;
   detail::hot_state& h = detail::tls_hot;
+  if (h.poll.load(std::memory_order_relaxed) & detail::poll_bit::measure) [[unlikely]] return spawn_measured(f);
   if (owner_fiber() != nullptr && detail::running_fiber() == owner_fiber()) {
     // The fiber engine runs every spawn at once (README).  The owner is the fiber, whichever worker
     // it is on now: its spawns are the owner's, so that the scope's error is the first in spawn
@@ -337,6 +353,47 @@ void scope::spawn_slow(F&& f) {
   ::new (fr->payload + closure_offset) typed_record<Fn>*(static_cast<typed_record<Fn>*>(r));
   push_task(h, fr, &typed_record<Fn>::run_from_frame, &typed_record<Fn>::run);
   if (detail::poll_pending(h)) [[unlikely]] detail::promote_at_poll(h, fr);
+}
+
+// The work/span mode (work_span.hpp): the task runs at once, at its spawn, as in the mode's serial
+// elision, and is one call in the `calls` unit, as a join's branch is; the owner's code after the
+// spawn is no call.  Spawned at the scope's level (the owner's thread, on the path the scope
+// expects: measured_spawn_begin), it is Cilk's spawn: the task's path and the owner's path from the
+// spawn to sync run in parallel, and sync joins them — `spawn t1; A; spawn t2; B; sync` measures as
+// join(t1, [A; join(t2, B)]): a fork (measure_fork) before the task, the continuation's path opened
+// after it (measure_next), the (outer, first) record kept until sync closes the records youngest
+// first (measure_join, close_measured), also the destructor's sync, when a task threw or while an
+// exception unwinds.  Spawned from anywhere else — inside a join branch, region, loop body or task
+// opened after the scope's last spawn (a task of this scope spawning into it included), or from
+// another thread measuring a job of its own — it is a fork joined at once: a serial call.  Its path
+// would end at the scope's sync, after the join that closes the branch it was spawned in, which no
+// nesting of joins can say; and the runtime runs such a spawn at once under every policy, so as a
+// serial call it is measured as it runs.
+template <class F>
+void scope::spawn_measured(F& f) {
+  detail::hot_state& h = detail::tls_hot;
+  ++h.joins;  // every spawn counts as a join
+  if (owner_ != &h) {
+    // Another thread: its own measured path; of the scope it touches only the error slot.
+    detail::measured_pair m(h, true);
+    try {
+      f();
+    } catch (...) {
+      note_foreign_error(std::current_exception());
+    }
+    m.second(false);
+    return;
+  }
+  measured_record* const r = measured_spawn_begin(h);  // null: not at the scope's level
+  const std::size_t seq = slow_spawns_++;
+  if (r == nullptr) {
+    detail::measured_pair m(h, true);
+    run_now(f, seq);
+    m.second(false);
+    return;
+  }
+  run_now(f, seq);
+  measured_spawn_end(h, r);
 }
 
 // The fast path of sync (WOOL's SYNC): the scope's frames, youngest first, run here while nobody

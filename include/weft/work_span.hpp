@@ -12,12 +12,21 @@
 //       burdened(f || g) = min(bf + bg, max(bf, bg) + C).
 // Unit `ns`: strands are timed (the measurement's own clock reads are part of them, so fine-grained
 // programs measure more work than they do unmeasured).  Unit `calls`: every branch of a join, every
-// loop iteration, every parallel_invoke callable (its tree's inner nodes are no calls) and every job
-// costs 1, so fib(n) has work = its number of calls and span = n, exactly, on any machine.
+// loop iteration, every parallel_invoke callable (its tree's inner nodes are no calls), every scope
+// task and every job costs 1, so fib(n) has work = its number of calls and span = n, exactly, on any
+// machine.
+//
+// A scope spawn runs at once, at the spawn (the serial elision), and is measured as Cilk's spawn: the
+// task's path in parallel with the owner's from the spawn to the scope's sync, where all are joined
+// (`spawn t1; A; spawn t2; B; sync` is join(t1, [A; join(t2, B)]); the owner's code is no call).  A
+// spawn from inside a branch, region, loop body or task opened since the scope was made or since its
+// latest spawn, or from another thread, which the runtime runs at once under every policy, is
+// measured as a serial call (on another thread, in that thread's measured job, if any; scope.hpp,
+// spawn_measured).  A typed weft::spawn is measured as the join it is (the code up to sync its first
+// branch, a call).
 //
 // Nothing of this is on the join fast path: the mode sets a poll bit for the duration of a job, so
 // every join of a measured job takes the slow path, and the unmeasured program is untouched.
-// Scope spawns run at once, at the spawn (the serial elision), and are measured as serial code.
 #pragma once
 
 #include <cstdint>

@@ -5,6 +5,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <cstddef>
+#include <cstdint>
 #include <exception>
 #include <mutex>
 
@@ -39,6 +40,10 @@ bool reclaim_after_throw(hot_state& h, frame* fr);
 // only reads): a scope's constructor calls it on its unlikely path, and the compiler need not
 // reload the fields it has just stored.
 [[gnu::pure]] const void* running_fiber() noexcept;
+// What a scope made where the spawn limit is null keeps as its owner (scope::owner_id_): in the
+// work/span mode the measured path running now, tagged odd (2 * path + 1: never a fiber's address);
+// otherwise running_fiber() (null on a thread that is no fiber-engine worker).  Pure, as that is.
+[[gnu::pure]] std::uintptr_t scope_owner_id() noexcept;
 // The count of frameless weft::spawn handles of the code running now: the running fiber's under the
 // fiber engine (it may move between workers while a handle is open), else the thread's.
 std::uint32_t& frameless_handles() noexcept;
@@ -77,11 +82,14 @@ void set_promotion_hook(promotion_hook hook) noexcept;  // nullptr removes it
 // its iterations is one call.
 struct measure_saved {
   double span = 0, burdened = 0, work = 0;
+  std::uint64_t path = 0;  // the id of the branch it was saved from (measure_state::path)
 };
 void measure_fork(hot_state& h, measure_saved& outer, bool is_call) noexcept;
 void measure_next(hot_state& h, measure_saved& first, bool is_call) noexcept;
 void measure_join(hot_state& h, const measure_saved& outer, const measure_saved& first) noexcept;
 void measure_call(hot_state& h) noexcept;
+// The id of the measured path running now (a branch, region or job; measure_state::path).
+std::uint64_t measured_path(hot_state& h) noexcept;
 // The two branches of a measured join or loop split: the first opens on construction, second()
 // opens the second, and the pair is joined when it goes (also when a branch throws: the path is
 // joined as far as it went).
