@@ -227,3 +227,14 @@ def test_no_section_function_is_long():
     import inspect
     for f in report.SECTIONS:
         assert len(inspect.getsource(f).splitlines()) <= 60, f.__name__
+
+
+def test_steal_cost_note_tells_no_steal_from_a_costly_fork():
+    # about T_leaf: the owner ran both leaves; far above it (stop 43's hunt: omp-gcc 396,504 ns
+    # against a T_leaf of 1,299 ns was read as "probably no steal"): the fork and join cost more
+    assert report.steal_cost_note(2000, 10000) == ""
+    assert report.steal_cost_note(None, 10000) == ""
+    assert report.steal_cost_note(2000, None) == ""
+    assert report.steal_cost_note(10500, 10000) == "≈ T_leaf: probably no steal"
+    assert report.steal_cost_note(396504, 1299) == \
+        "305 × T_leaf: the fork and join cost more than a leaf"

@@ -331,11 +331,20 @@ def steal_cost_row(m):
     if s is not None:
         return [m.label, m.workers, s, "—", "—", m.reason[:120]]
     cost, spt = m.steal_cost_ns, m.steals_per_tree
-    note = "≈ T_leaf: probably no steal" if cost is not None and m.leaf_ns and \
-        cost > 0.8 * m.leaf_ns else ""
     return [m.label, m.workers, f"{cost:,.0f}" if cost is not None else "—",
             f"{m.leaf_ns:,.0f}" if m.leaf_ns else "—",
-            f"{spt:.2f}" if spt is not None else "—", note]
+            f"{spt:.2f}" if spt is not None else "—", steal_cost_note(cost, m.leaf_ns)]
+
+
+def steal_cost_note(cost, leaf_ns):
+    """What a tree's cost says against T_leaf: about T_leaf, the owner probably ran both leaves
+    (no steal in time); far above it, the fork and join themselves cost more than a leaf (an
+    OpenMP team waking up: 300 x T_leaf was read as "probably no steal" before)."""
+    if cost is None or not leaf_ns or cost <= 0.8 * leaf_ns:
+        return ""
+    if cost <= 1.5 * leaf_ns:
+        return "≈ T_leaf: probably no steal"
+    return f"{cost / leaf_ns:,.0f} × T_leaf: the fork and join cost more than a leaf"
 
 
 def steal_cost(ctx):
