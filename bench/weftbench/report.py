@@ -361,13 +361,13 @@ def steal_cost(ctx):
 
 
 def over_cap(ctx):
-    L = ["## Over the time cap", "",
-         f"A non-serial run may take {ctx.opts.cap.describe()}. A configuration over it at "
-         f"a size is hopeless there (tens of times slower than the serial elision): its run "
-         f"is stopped, the rest of its runs at that worker count are skipped, and it is tried "
-         f"again at the next worker count. Not a failure.", ""]
+    L = ["## Over the time cap", ""]
     if not ctx.opts.cap.enabled:
-        return L + ["No cap in this run.", ""]
+        return L + ["No cap in this run: every run went to its end.", ""]
+    L += [f"A non-serial run may take {ctx.opts.cap.describe()}. A configuration over it at "
+          f"a size is hopeless there (tens of times slower than the serial elision): its run "
+          f"is stopped, the rest of its runs at that worker count are skipped, and it is tried "
+          f"again at the next worker count. Not a failure.", ""]
     over = [m for m in ctx.cells if m.status == R.OVER_CAP]
     if not over:
         return L + ["No configuration went over its cap.", ""]
