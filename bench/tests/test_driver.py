@@ -194,10 +194,16 @@ def test_kernel_missing_in_one_system(env):
     assert cfg["kernels"] == ["fib", "nqueens", "stress"]
 
 
-def test_no_binary_at_all(env):
+def test_no_binary_at_all(env, capsys):
+    # nothing can run: exit 4 and nothing written — an all-missing report replaced the previous
+    # run's (docs/results by default) before stop 43
     env.only([])
+    env.out.mkdir(parents=True, exist_ok=True)
+    (env.out / "latest.md").write_text("the previous report\n")
     assert env.run("--kernels", "fib", "--workers", "1") == 4
-    assert "Missing columns" in env.report()
+    assert "no benchmark binary found" in capsys.readouterr().err
+    assert (env.out / "latest.md").read_text() == "the previous report\n"
+    assert not (env.out / "results.json").exists()
 
 
 # --- failures are loud ---------------------------------------------------------------------

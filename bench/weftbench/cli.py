@@ -37,8 +37,9 @@ Outcomes of a run:
   WRONG     exit 3, "ok": false, or a checksum unlike the serial binary's: a loud failure
   FAILED    any other exit code or no JSON line: a loud failure
 The driver exits 1 when any run was WRONG or FAILED (after writing everything), 2 on bad
-arguments, 4 when not a single run succeeded, 130 when interrupted (Ctrl-C: what has run so far
-is written, unless nothing has: then --out keeps the previous outputs), else 0.
+arguments, 4 when not a single run succeeded (with no binary found at all nothing is written:
+--out keeps the previous outputs), 130 when interrupted (Ctrl-C: what has run so far is written,
+unless nothing has: then --out keeps the previous outputs), else 0.
 
 Outputs in --out: results.json (every run, the medians, the steal costs, the machine),
 results.csv (one row per configuration), latest.md (the report) and PNG plots (matplotlib,
@@ -423,6 +424,12 @@ def main(argv=None):
     if why:
         say(f"bench/run.py: error: {why}")
         return 2
+    if not inv.binaries:
+        # Nothing can run: an all-missing report would replace the previous run's (docs/results
+        # by default, the committed figures) for nothing.
+        say(f"no benchmark binary found: nothing run, nothing written ({opts.out} keeps what it "
+            f"had); build them first (scripts/build-bench.sh, or scripts/bench.sh does both)")
+        return 4
     total = estimator.plan_cost(plan, inv)[0]
     runner, elapsed = execute(opts, inv, plan, estimator, total)
     if runner.interrupted and not runner.runs:
