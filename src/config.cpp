@@ -2,6 +2,7 @@
 // fact about a policy (its name, whether it is implemented, the settings it accepts) comes from its
 // row in weft/detail/policy_table.hpp.
 #include <cerrno>
+#include <charconv>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
@@ -56,6 +57,23 @@ std::uint64_t parse_number(const char* setting, const std::string& text, std::ui
   errno = 0;
   const unsigned long long v = std::strtoull(text.c_str(), nullptr, 10);
   if (errno == ERANGE || v < lo || v > hi)
+    throw std::invalid_argument(std::string("weft: ") + setting + " = " + text + " is out of range; accepted: " + accepted);
+  return v;
+}
+
+// A decimal number (digits, optionally a point and more digits) in [0, hi], or an
+// std::invalid_argument naming the setting: config's double fields take fractions, and so does
+// their variable (WEFT_WORK_SPAN_BURDEN=0.5 was refused as malformed before stop 43).
+double parse_decimal(const char* setting, const std::string& text, double hi) {
+  const std::string accepted = "a decimal number in 0.." + std::to_string(std::uint64_t(hi)) + " (e.g. 770 or 0.5)";
+  const std::size_t point = text.find('.');
+  const std::string whole = text.substr(0, point), fraction = point == std::string::npos ? "" : text.substr(point + 1);
+  const auto digits = [](const std::string& t) { return !t.empty() && t.find_first_not_of("0123456789") == std::string::npos; };
+  if (!digits(whole) || (point != std::string::npos && !digits(fraction)))
+    throw std::invalid_argument(std::string("weft: ") + setting + " = \"" + text + "\" is malformed; accepted: " + accepted);
+  double v = 0;  // from_chars: the point is '.' whatever the program's locale (strtod's is not)
+  std::from_chars(text.data(), text.data() + text.size(), v);
+  if (!(v <= hi))
     throw std::invalid_argument(std::string("weft: ") + setting + " = " + text + " is out of range; accepted: " + accepted);
   return v;
 }
@@ -233,7 +251,7 @@ void resolve_work_span(config& out) {
   if (out.work_span == work_span_unit::off) return;  // the burden stays unset (-1): no mode, no figure
   if (out.work_span_burden < 0) {
     if (env_burden != nullptr)
-      out.work_span_burden = double(parse_number("WEFT_WORK_SPAN_BURDEN", env_burden, 0, std::uint64_t(1) << 40));
+      out.work_span_burden = parse_decimal("WEFT_WORK_SPAN_BURDEN", env_burden, double(std::uint64_t(1) << 40));
     else
       out.work_span_burden = out.work_span == work_span_unit::calls ? 0.0 : default_work_span_burden_ns;
   } else if (!(out.work_span_burden <= double(std::uint64_t(1) << 40))) {

@@ -565,6 +565,23 @@ TEST(WorkSpanConfig, OffEnvironmentAndBadValues) {
     pl.run([] { return wt::fib(5); });
     EXPECT_EQ(pl.work_span().total.work, double(fib_calls(5)));
   }
+  {
+    // A fraction, as config.work_span_burden takes (the variable took integers only before stop 43).
+    wt::env_guard g("WEFT_WORK_SPAN", "calls");
+    wt::env_guard b("WEFT_WORK_SPAN_BURDEN", "0.5");
+    weft::pool pl(weft::config{.workers = 1});
+    EXPECT_EQ(pl.config().work_span_burden, 0.5);
+  }
+  for (const char* bad : {"", ".5", "5.", "1e3", "-1", "0x10", "1.2.3", " 7", "1099511627777"}) {
+    wt::env_guard g("WEFT_WORK_SPAN", "calls");
+    wt::env_guard b("WEFT_WORK_SPAN_BURDEN", bad);
+    try {
+      weft::pool pl(weft::config{.workers = 1});
+      ADD_FAILURE() << "WEFT_WORK_SPAN_BURDEN=" << bad << " accepted";
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find("WEFT_WORK_SPAN_BURDEN"), std::string::npos) << e.what();
+    }
+  }
   for (const char* bad : {"yes", "", "NS"}) {
     wt::env_guard g("WEFT_WORK_SPAN", bad);
     try {
