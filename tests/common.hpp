@@ -172,6 +172,17 @@ inline std::uint64_t fib(unsigned n) {
   return a + b;
 }
 
+// fib written with scopes: a scope per call, spawning both calls.
+inline std::uint64_t fib_scope(unsigned n) {
+  if (n < 2) return n;
+  std::uint64_t a = 0, b = 0;
+  weft::scope s;
+  s.spawn([&] { a = fib_scope(n - 1); });
+  s.spawn([&] { b = fib_scope(n - 2); });
+  s.sync();
+  return a + b;
+}
+
 // fib written as README "Cheap joins" recommends: arguments captured by value, the first branch
 // declared noexcept (the join then has no exception cleanup around it: detail::cannot_throw).
 inline std::uint64_t fib_noexcept(unsigned n) {

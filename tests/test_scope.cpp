@@ -143,20 +143,9 @@ TEST_P(Scope, SyncTwiceAndSpawnAfterSync) {
   EXPECT_EQ(done.load(), 4);
 }
 
-// fib written with scopes: a scope per call, nested.
-std::uint64_t fib_scope(unsigned n) {
-  if (n < 2) return n;
-  std::uint64_t a = 0, b = 0;
-  weft::scope s;
-  s.spawn([&] { a = fib_scope(n - 1); });
-  s.spawn([&] { b = fib_scope(n - 2); });
-  s.sync();
-  return a + b;
-}
-
 TEST_P(Scope, NestedScopes) {
   const unsigned n = wt::pick(20u, 15u);
-  EXPECT_EQ(pool().run([&] { return fib_scope(n); }), wt::fib_serial(n));
+  EXPECT_EQ(pool().run([&] { return wt::fib_scope(n); }), wt::fib_serial(n));
 }
 
 // Scopes mixed with joins and loops inside their tasks, and a scope inside a join branch.
@@ -592,7 +581,7 @@ TEST(ScopeGlobal, FromNonWorkerThread) {
 
 TEST(ScopeGlobal, NestedFromNonWorkerThread) {
   const unsigned n = wt::pick(18u, 14u);
-  std::uint64_t r = fib_scope(n);  // the outer scope external, the inner ones in the global pool
+  std::uint64_t r = wt::fib_scope(n);  // the outer scope external, the inner ones in the global pool
   EXPECT_EQ(r, wt::fib_serial(n));
 }
 

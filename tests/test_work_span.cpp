@@ -198,17 +198,6 @@ path_figures scope_model(const std::vector<path_figures>& tasks, const std::vect
   return cont;
 }
 
-// fib with a scope per node spawning both calls: the join-fib's work, span and burdened span.
-std::uint64_t fib_scope(unsigned n) {
-  if (n < 2) return n;
-  std::uint64_t a = 0, b = 0;
-  weft::scope s;
-  s.spawn([&] { a = fib_scope(n - 1); });
-  s.spawn([&] { b = fib_scope(n - 2); });
-  s.sync();
-  return a + b;
-}
-
 }  // namespace
 
 TEST_P(WorkSpan, ScopeLeafTasksRunInParallel) {
@@ -247,7 +236,7 @@ TEST_P(WorkSpan, ScopeLeafTasksRunInParallel) {
 TEST_P(WorkSpan, ScopeFibIsJoinFib) {
   for (unsigned n : {1u, 2u, 10u, 18u}) {
     weft::pool pl(cfg(3));
-    EXPECT_EQ(pl.run([&] { return fib_scope(n); }), wt::fib_serial(n));
+    EXPECT_EQ(pl.run([&] { return wt::fib_scope(n); }), wt::fib_serial(n));
     const weft::work_span_report r = pl.work_span();
     EXPECT_EQ(r.total.work, double(fib_calls(n))) << "fib(" << n << ")";
     EXPECT_EQ(r.total.span, double(n)) << "fib(" << n << ")";
@@ -417,7 +406,7 @@ TEST_P(WorkSpan, ScopeTaskThrows) {
   EXPECT_EQ(r.total.work, 3 * each + double(fib_calls(3)) + 1);
   EXPECT_EQ(r.total.span, 3 * (1 + 1 + 5.0));  // each job: its call, the fib(6) task
   // Measured on, exactly.
-  pl.run([] { return fib_scope(10); });
+  pl.run([] { return wt::fib_scope(10); });
   EXPECT_EQ(pl.work_span().total.work, 3 * each + double(fib_calls(3)) + 1 + double(fib_calls(10)));
   EXPECT_EQ(pl.work_span().total.span, 3 * 7.0 + 10);
 }
@@ -429,7 +418,7 @@ TEST(WorkSpanScope, SameReportUnderEveryPolicy) {
   auto program = [] {
     std::uint64_t a = 0, b = 0;
     weft::scope s;
-    s.spawn([&] { a = fib_scope(9); });
+    s.spawn([&] { a = wt::fib_scope(9); });
     const std::uint64_t x = weft::parallel_reduce(0, 20, std::uint64_t(0), [](int i) { return wt::fib(unsigned(i % 5)); },
                                                   std::plus<>());
     s.spawn([&] { b = wt::fib_spawn(7); });
