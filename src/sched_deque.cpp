@@ -36,7 +36,11 @@ class deque_scheduler final : public scheduler {
         // trigger is off: on one worker a loop split itself at each poll after a join of a part it
         // had split off, ~14 times a sweep of 2^15 iterations, 1.18x omp static on data in cache
         // against 0.99 without (docs/results/loops.md, "Aligned chunks").
-        threshold_(row.when == trigger::deque_below_threshold && rt.cfg.workers > 1 ? row.threshold : 0) {}
+        threshold_(row.when == trigger::deque_below_threshold && rt.cfg.workers > 1 ? row.threshold : 0) {
+    // Another pool's bits this policy never acts on (scheduler.hpp, foreign_poll_bits): a
+    // heartbeat pool's beat, a lazy or wool pool's `notify`.
+    foreign_poll_bits_ = (when_ == trigger::heartbeat ? 0 : poll_bit::heartbeat) | (lazy() ? 0 : poll_bit::notify);
+  }
 
   void attach(worker& w) override { w.mechanism = std::make_unique<deque_state>(w.stack.capacity()); }
 
@@ -49,11 +53,7 @@ class deque_scheduler final : public scheduler {
 
   // The poll word says which trigger fired; each has its decision function.
   void promote_at_poll(worker& w, hot_state& h, frame* fr) override {
-    std::uint32_t bits = h.poll.load(std::memory_order_relaxed);
-    if (const std::uint32_t foreign = bits & foreign_bits()) {
-      defer_foreign_poll_bits(w, h, foreign);
-      bits &= ~foreign;
-    }
+    const std::uint32_t bits = h.poll.load(std::memory_order_relaxed);
     if (bits & poll_bit::always) return promote_pushed(w, fr);
     if (lazy() && (bits & poll_bit::notify)) return promote_below_threshold(w, h);
     if (bits & poll_bit::heartbeat) return promote_at_beat(w, h);
@@ -198,13 +198,6 @@ class deque_scheduler final : public scheduler {
   }
   static bool latent_slot(const worker& w, const hot_state& h, const frame* f) noexcept {
     return f != nullptr && f >= w.base && f < h.top;
-  }
-
-  // The bits other pools' threads set that this policy never acts on: a heartbeat pool's beat, and
-  // a lazy or wool pool's `notify`, reaching the polls of a run of this pool nested in their task
-  // (scheduler.hpp, defer_foreign_poll_bits).
-  std::uint32_t foreign_bits() const noexcept {
-    return (when_ == trigger::heartbeat ? 0 : poll_bit::heartbeat) | (lazy() ? 0 : poll_bit::notify);
   }
 
   // trigger::heartbeat: one promotion per beat (HB §2).

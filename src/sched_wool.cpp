@@ -31,7 +31,8 @@ namespace {
 
 class wool_scheduler final : public scheduler {
  public:
-  explicit wool_scheduler(runtime& rt) : rt_(rt) {}
+  // Wool has no heartbeat: a beat is another pool's (scheduler.hpp, foreign_poll_bits).
+  explicit wool_scheduler(runtime& rt) : rt_(rt) { foreign_poll_bits_ = poll_bit::heartbeat; }
 
   void attach(worker& w) override { w.mechanism = std::make_unique<wool_window>(w.stack.begin()); }
 
@@ -50,8 +51,6 @@ class wool_scheduler final : public scheduler {
   }
 
   void promote_at_poll(worker& w, hot_state& h, frame* fr) override {
-    // Wool has no heartbeat: a beat here is another pool's (scheduler.hpp, defer_foreign_poll_bits).
-    if (h.poll.load(std::memory_order_relaxed) & poll_bit::heartbeat) defer_foreign_poll_bits(w, h, poll_bit::heartbeat);
     if (h.poll.load(std::memory_order_relaxed) & poll_bit::notify) {
       h.poll.fetch_and(~poll_bit::notify, std::memory_order_relaxed);
       grow(w, h);

@@ -48,20 +48,25 @@ class scheduler {
   // The fiber engine's stacks at their peak (counters::fiber_stack_peak_bytes), and its reset.
   virtual std::uint64_t fiber_stack_peak_bytes() const { return 0; }
   virtual void reset_peaks() {}
-};
+  // Poll bits of another pool in the poll word of a thread acting as a worker of this one (a task of
+  // pool A running pool B's job on a serial context or a lent slot of B: acting_as): A's timer or
+  // signal timer sets its beat, A's thieves set `notify`, in the thread's one word.  When B's policy
+  // never acts on such a bit, taken as B's it did harm — a beat promoted a frame of B's run, counted as
+  // B's, and under signal delivery left A's one-shot timer disarmed for good (nobody re-arms it but the
+  // poll that takes its beat) — and left in the word it sent every later join of the run to the slow
+  // path (fib(30) through a serial pool inside a lazy-bf job: ~2x its time alone).  So it is put aside
+  // on B's worker and given back to the thread's own word when the run ends (acting_as), where A's
+  // next poll takes it.  (A bit both policies use — two lazy pools' `notify` — B takes as its own: A's
+  // check then waits for A's next `notify`, at the latest its pop of a promoted frame.)  Owner-side
+  // only: the word's other bits are untouched (fetch_and).
+  // The bits this policy never acts on: promote_at_poll (slow_path.cpp) puts them aside, for every
+  // mechanism, before it asks the policy.  Set by the mechanism's constructor, a plain field: no
+  // call on the slow path to ask.
+  std::uint32_t foreign_poll_bits() const noexcept { return foreign_poll_bits_; }
 
-// Poll bits of another pool in the poll word of a thread acting as a worker of this one (a task of
-// pool A running pool B's job on a serial context or a lent slot of B: acting_as): A's timer or
-// signal timer sets its beat, A's thieves set `notify`, in the thread's one word.  When B's policy
-// never acts on such a bit, taken as B's it did harm — a beat promoted a frame of B's run, counted as
-// B's, and under signal delivery left A's one-shot timer disarmed for good (nobody re-arms it but the
-// poll that takes its beat) — and left in the word it sent every later join of the run to the slow
-// path (fib(30) through a serial pool inside a lazy-bf job: ~2x its time alone).  So it is put aside
-// on B's worker and given back to the thread's own word when the run ends (acting_as), where A's
-// next poll takes it.  (A bit both policies use — two lazy pools' `notify` — B takes as its own: A's
-// check then waits for A's next `notify`, at the latest its pop of a promoted frame.)  Owner-side
-// only: the word's other bits are untouched (fetch_and).
-void defer_foreign_poll_bits(worker& w, hot_state& h, std::uint32_t bits) noexcept;
+ protected:
+  std::uint32_t foreign_poll_bits_ = 0;
+};
 
 std::unique_ptr<scheduler> make_deque_scheduler(runtime& rt, const policy_traits& row);
 std::unique_ptr<scheduler> make_wool_scheduler(runtime& rt);

@@ -8,18 +8,19 @@ void promote_at_poll(hot_state& h, frame* fr) {
   // spawns run at once (the scope has no spawn limit there: scope.hpp).
   worker& w = *h.self;
   WEFT_ASSERT(h.top > w.base && h.top <= w.stack.end() && fr == h.top - 1, "task stack top outside (base, end] at a promotion");
-  w.rt->sched->promote_at_poll(w, h, fr);
+  scheduler& sched = *w.rt->sched;
+  // Another pool's bits this policy never acts on are put aside first (scheduler.hpp).
+  if (const std::uint32_t foreign = h.poll.load(std::memory_order_relaxed) & sched.foreign_poll_bits()) {
+    h.poll.fetch_and(~foreign, std::memory_order_relaxed);
+    w.deferred_poll_bits |= foreign;
+  }
+  sched.promote_at_poll(w, h, fr);
 }
 
 reclaimed reclaim(hot_state& h, frame* fr) {
   worker& w = *h.self;
   WEFT_ASSERT(h.top >= w.base && h.top <= w.stack.end(), "task stack top outside [base, end] at a join");
   return w.rt->sched->reclaim(w, h, fr);
-}
-
-void defer_foreign_poll_bits(worker& w, hot_state& h, std::uint32_t bits) noexcept {
-  h.poll.fetch_and(~bits, std::memory_order_relaxed);
-  w.deferred_poll_bits |= bits;
 }
 
 bool reclaim_after_throw(hot_state& h, frame* fr) { return reclaim(h, fr) == reclaimed::stolen; }

@@ -128,7 +128,7 @@ struct worker {
   // run runs inline, as it would without the serial pool between (owner-private: the context's).
   worker* serial_caller = nullptr;
   // Poll bits of another pool that reached this worker's polls while a thread acted as it (a beat
-  // of the heartbeat pool whose task runs a serial pool's job: scheduler.hpp, defer_foreign_poll_bits),
+  // of the heartbeat pool whose task runs a serial pool's job: scheduler.hpp, foreign_poll_bits),
   // given back to that thread's own poll word when it stops acting (acting_as).  Owner-private.
   std::uint32_t deferred_poll_bits = 0;
   // When this worker last became idle (0: busy).  Written by the slot's holder only; atomic because

@@ -84,7 +84,7 @@ TEST_P(Threads, PoolInsideAnotherPoolsWorker) {
 // that pool's task — a thief's `notify`, a timer's beat (set here by hand, as they would be: a
 // one-worker outer pool has no thief, and its beat period is far longer than the test) — are not
 // the serial run's: its next join puts them aside, so its later joins take the fast path again, and
-// the run's end gives them back to the outer pool's word (scheduler.hpp, defer_foreign_poll_bits).
+// the run's end gives them back to the outer pool's word (scheduler.hpp, foreign_poll_bits).
 // Before stop 43 a `notify` stayed in the word for the whole run: every join took the slow path.
 TEST(Threads, ForeignPollBitsInANestedRunAreGivenBack) {
   using weft::detail::tls_hot;

@@ -1,6 +1,6 @@
 // Build (from the repository root, after the Release build): g++ -std=c++20 -O3 -DWEFT_TLS_LOCAL_EXEC -Iinclude
 //   docs/results/nested_serial_poll_bits.cpp build/libweft.a -lboost_context -lpthread -o /tmp/nest && /tmp/nest 30 7
-// Stop 43, AMD EPYC VM at load ~7, two runs each: before defer_foreign_poll_bits took a thief's notify
+// Stop 43, AMD EPYC VM at load ~7, two runs each: before a nested run put a thief's notify
 // aside, the nested run took 1.75x / 2.08x the lone run's median; after, 1.06x / 0.89x.
 // fib(N) through a serial pool, run alone and from inside a 2-worker lazy-bf job whose other
 // worker keeps stealing (so its thieves set `notify` in the calling thread's poll word).
