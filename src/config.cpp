@@ -1,18 +1,30 @@
 // weft — policy names, configuration from fields and environment, validation (SPEC §2).  Every
 // fact about a policy (its name, whether it is implemented, the settings it accepts) comes from its
 // row in weft/detail/policy_table.hpp.
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <atomic>
 #include <cerrno>
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <thread>
+#include <utility>
+#include <vector>
 
 #include "config_resolve.hpp"
 #include "weft/config.hpp"
+#include "weft/detail/env_settings.hpp"
 #include "weft/detail/policy_table.hpp"
+
+extern char** environ;
 
 namespace weft {
 
@@ -78,8 +90,17 @@ double parse_decimal(const char* setting, const std::string& text, double hi) {
   return v;
 }
 
-const char* env(const char* name) {
-  const char* v = std::getenv(name);
+// The name of a variable the runtime reads: one of env_settings (weft/detail/env_settings.hpp),
+// checked at compile time, so that the check for misspelled variables knows every setting.
+struct setting_name {
+  const char* name;
+  consteval setting_name(const char* n) : name(n) {
+    if (!detail::is_env_setting(n)) throw "weft: a variable read from the environment must be listed in env_settings";
+  }
+};
+
+const char* env(setting_name s) {
+  const char* v = std::getenv(s.name);
   return v;  // an empty value counts as set (and is rejected as malformed)
 }
 
@@ -284,10 +305,10 @@ void resolve_trace(config& out) {
 }
 
 // A size from the field, else the environment, else the default; within [lo, hi].
-std::size_t resolve_size(std::size_t field, const char* field_name, const char* env_name, std::size_t lo,
+std::size_t resolve_size(std::size_t field, const char* field_name, setting_name env_name, std::size_t lo,
                          std::size_t hi, std::size_t fallback) {
   if (field == 0) {
-    if (const char* v = env(env_name)) return std::size_t(parse_number(env_name, v, lo, hi));
+    if (const char* v = env(env_name)) return std::size_t(parse_number(env_name.name, v, lo, hi));
     return fallback;
   }
   if (field < lo || field > hi)
@@ -366,9 +387,110 @@ void resolve_steal_backoff(config& out) {
   if (!given) out.steal_backoff = traits_of(out.policy).when == trigger::heartbeat ? std::chrono::microseconds(0) : default_steal_backoff;
 }
 
+// Misspelled variables (env_settings.hpp).  Optimal string alignment distance (Damerau-Levenshtein
+// with adjacent transpositions), letter case aside, from a name to a setting; three rows as long as
+// the setting, on the stack (no allocation at each pool's construction).
+constexpr std::size_t longest_setting = [] {
+  std::size_t n = 0;
+  for (std::string_view s : env_settings) n = std::max(n, s.size());
+  return n;
+}();
+
+std::size_t typo_distance(std::string_view a, std::string_view setting) noexcept {
+  const auto up = [](char c) { return c >= 'a' && c <= 'z' ? char(c - 'a' + 'A') : c; };
+  const std::string_view& b = setting;
+  std::array<std::size_t, longest_setting + 1> before{}, prev{}, cur{};
+  for (std::size_t j = 0; j <= b.size(); ++j) prev[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    cur[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (up(a[i - 1]) == up(b[j - 1]) ? 0 : 1)});
+      if (i > 1 && j > 1 && up(a[i - 1]) == up(b[j - 2]) && up(a[i - 2]) == up(b[j - 1]))
+        cur[j] = std::min(cur[j], before[j - 2] + 1);
+    }
+    before = prev;
+    prev = cur;
+  }
+  return prev[b.size()];
+}
+
+// The names already warned about in this process: pushed at the front, never removed (but by
+// forget_env_warnings), so a name is added once without a lock — none to be held across fork(),
+// whose child keeps the list (and does not repeat its parent's lines).
+struct warned_name {
+  std::string name;
+  warned_name* next;
+};
+std::atomic<warned_name*> warned_names{nullptr};
+
+// True for the first caller with this name in the process.
+bool first_warning(std::string_view name) {
+  warned_name* head = warned_names.load(std::memory_order_acquire);
+  warned_name* checked = nullptr;  // the list from here on has been searched
+  warned_name* mine = nullptr;
+  for (;;) {
+    for (warned_name* n = head; n != checked; n = n->next)
+      if (n->name == name) {
+        delete mine;
+        return false;
+      }
+    if (mine == nullptr) mine = new warned_name{std::string(name), nullptr};
+    mine->next = head;
+    // Fails only if a name was pushed meanwhile (or spuriously): search the new ones, then retry.
+    if (warned_names.compare_exchange_weak(head, mine, std::memory_order_acq_rel, std::memory_order_acquire))
+      return true;
+    checked = mine->next;
+  }
+}
+
+// Inline and stopping at the first letter that differs (strncmp through the PLT took 4-8x as long).
+bool starts_with_weft(const char* entry) noexcept {
+  for (const char c : std::string_view("WEFT_"))
+    if (*entry++ != c) return false;  // a shorter entry differs at its terminating NUL
+  return true;
+}
+
+// Every WEFT_* variable that is no setting but close to one gets one line on stderr, once per
+// process per name; the variable is still ignored.  Others (WEFT_TEST_SCALE, WEFT_BENCH_RECORD, a
+// program's own) stay quiet.  One pass over environ at each pool's construction: ~50 ns for 35
+// variables, none WEFT_* (a pool's construction starts threads).
+void warn_misspelled_env() {
+  for (char** e = environ; e != nullptr && *e != nullptr; ++e) {
+    if (!starts_with_weft(*e)) continue;
+    const char* eq = std::strchr(*e, '=');
+    const std::string_view name(*e, eq != nullptr ? std::size_t(eq - *e) : std::strlen(*e));
+    if (detail::is_env_setting(name)) continue;
+    const std::string_view meant = detail::env_setting_near(name);
+    if (meant.empty() || !first_warning(name)) continue;
+    const std::string line = "weft: environment variable " + std::string(name) +
+                             " is not a weft setting and is ignored; did you mean " + std::string(meant) + "?\n";
+    [[maybe_unused]] const auto r = ::write(2, line.data(), line.size());  // one write: lines stay whole
+  }
+}
+
 }  // namespace
 
+std::string_view env_setting_near(std::string_view name) noexcept {
+  constexpr std::string_view prefix = "WEFT_";
+  if (name.substr(0, prefix.size()) != prefix || is_env_setting(name)) return {};
+  const auto starts = [](std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; };
+  std::string_view best;
+  std::size_t best_distance = std::size_t(-1);
+  for (std::string_view s : env_settings) {
+    const std::size_t dist = typo_distance(name, s);
+    const bool close = dist <= 2 || starts(name, s) || (name.size() >= prefix.size() + 3 && starts(s, name));
+    if (close && dist < best_distance) best = s, best_distance = dist;
+  }
+  return best;
+}
+
+void forget_env_warnings() noexcept {
+  warned_name* n = warned_names.exchange(nullptr, std::memory_order_acq_rel);
+  while (n != nullptr) delete std::exchange(n, n->next);
+}
+
 config resolve(const config& in) {
+  warn_misspelled_env();
   config out = in;
   resolve_workers_setting(out);
   resolve_policy(out);

@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 #include <pthread.h>
+#include <weft/detail/env_settings.hpp>
 #include <weft/detail/platform.hpp>
 #include <weft/detail/policy_table.hpp>
 #include <weft/weft.hpp>
@@ -331,12 +332,16 @@ class env_guard {
   std::optional<std::string> old_;
 };
 
-// Clears every WEFT_* variable for the guard's lifetime (tests that read the environment).
+// Clears every variable the runtime reads (weft/detail/env_settings.hpp) for the guard's lifetime
+// (tests that read the environment).
 struct clean_env {
-  env_guard a{"WEFT_WORKERS", nullptr}, b{"WEFT_POLICY", nullptr}, c{"WEFT_HEARTBEAT_US", nullptr},
-      d{"WEFT_QUOTA", nullptr}, e{"WEFT_TRACE", nullptr}, f{"WEFT_MAX_DEPTH", nullptr}, g{"WEFT_STACK_BYTES", nullptr},
-      h{"WEFT_TRACE_EVENTS", nullptr}, i{"WEFT_WORK_SPAN", nullptr}, j{"WEFT_WORK_SPAN_BURDEN", nullptr},
-      k{"WEFT_HEARTBEAT_DELIVERY", nullptr}, l{"WEFT_STEAL_BACKOFF_US", nullptr}, m{"WEFT_FIBER_STACK_BYTES", nullptr};
+  clean_env() {
+    for (std::string_view name : weft::detail::env_settings)
+      guards_.push_back(std::make_unique<env_guard>(std::string(name).c_str(), nullptr));
+  }
+
+ private:
+  std::vector<std::unique_ptr<env_guard>> guards_;
 };
 
 // A chain of n nested joins: every level's join runs the next level in its first branch, so the

@@ -1,9 +1,13 @@
 // Configuration (SPEC §2, §4): policy names, environment variables, and bad settings that must
 // raise std::invalid_argument naming the setting (never a silent fallback).
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "common.hpp"
@@ -359,6 +363,118 @@ TEST(Config, NotImplementedPolicies) {
   if (!implemented(weft::policy::lazy_bf))
     expect_invalid([] { weft::pool pl(weft::config{.workers = 1, .policy = weft::policy::lazy_bf}); }, {"lazy-bf"},
                    "lazy-bf");
+}
+
+// Misspelled variables (weft/detail/env_settings.hpp): a WEFT_* variable that is no setting but
+// close to one is named on stderr, with the setting it probably meant, once per process per name;
+// the other WEFT_* variables (the test harness's, the benchmarks', the user's own) stay quiet.
+TEST(ConfigEnvTypos, NearNames) {
+  const std::pair<const char*, const char*> near[] = {
+      {"WEFT_POLCY", "WEFT_POLICY"},           {"WEFT_WORKER", "WEFT_WORKERS"},
+      {"WEFT_HEARTBEAT", "WEFT_HEARTBEAT_US"}, {"WEFT_POLICYS", "WEFT_POLICY"},
+      {"WEFT_QOUTA", "WEFT_QUOTA"},            {"WEFT_policy", "WEFT_POLICY"},
+      {"WEFT_TRACE_FILE", "WEFT_TRACE"},       {"WEFT_STEAL_BACKOFF", "WEFT_STEAL_BACKOFF_US"},
+      {"WEFT_WORKSPAN", "WEFT_WORK_SPAN"},     {"WEFT_FIBER_STACK", "WEFT_FIBER_STACK_BYTES"},
+      {"WEFT_MAXDEPTH", "WEFT_MAX_DEPTH"},     {"WEFT_HEARTBEAT_DELIVER", "WEFT_HEARTBEAT_DELIVERY"},
+  };
+  for (const auto& [name, meant] : near) EXPECT_EQ(weft::detail::env_setting_near(name), meant) << name;
+  const char* far[] = {"WEFT_TEST_SCALE", "WEFT_TEST_WORKERS", "WEFT_BENCH_RECORD", "WEFT_LOOM_REPORT",
+                       "WEFT_MY_APP_SETTING", "WEFT_SIM", "WEFT_X", "WEFT_UNUSED", "WEFT_", "WEFT_TR", "WEFT_W"};
+  for (const char* name : far) EXPECT_EQ(weft::detail::env_setting_near(name), "") << name;
+  for (std::string_view name : weft::detail::env_settings)
+    EXPECT_EQ(weft::detail::env_setting_near(name), "") << name;
+}
+
+// What making pools prints on stderr, the names warned about before forgotten.
+template <class Make>
+std::string stderr_of(Make make) {
+  weft::detail::forget_env_warnings();
+  testing::internal::CaptureStderr();
+  make();
+  return testing::internal::GetCapturedStderr();
+}
+
+std::size_t count(const std::string& text, const std::string& piece) {
+  std::size_t n = 0;
+  for (auto at = text.find(piece); at != std::string::npos; at = text.find(piece, at + 1)) ++n;
+  return n;
+}
+
+TEST(ConfigEnvTypos, MisspelledVariableNamesBoth) {
+  wt::clean_env clean;
+  {
+    wt::env_guard g("WEFT_POLCY", "serial");
+    weft::policy used{};
+    const std::string err = stderr_of([&] { used = weft::pool(weft::config{.workers = 1}).policy(); });
+    EXPECT_NE(err.find("WEFT_POLCY"), std::string::npos) << err;
+    EXPECT_NE(err.find("WEFT_POLICY"), std::string::npos) << err;
+    EXPECT_EQ(count(err, "\n"), 1u) << err;
+    EXPECT_NE(used, weft::policy::serial);  // still ignored: only said
+  }
+  // Said also when the pool is refused for another reason.
+  wt::env_guard g("WEFT_WORKER", "2");
+  wt::env_guard bad("WEFT_HEARTBEAT_US", "abc");
+  const std::string err = stderr_of([] { EXPECT_THROW(weft::pool p, std::invalid_argument); });
+  EXPECT_NE(err.find("WEFT_WORKER "), std::string::npos) << err;
+  EXPECT_NE(err.find("WEFT_WORKERS"), std::string::npos) << err;
+}
+
+TEST(ConfigEnvTypos, OtherNamesStayQuiet) {
+  wt::clean_env clean;
+  wt::env_guard a("WEFT_TEST_SCALE", "1"), b("WEFT_BENCH_RECORD", "/nonexistent"), c("WEFT_MY_APP_SETTING", "1"),
+      d("WEFT_LOOM_REPORT", "x"), e("WEFT_TEST_WORKERS", "1,2");
+  // Correctly spelled settings are quiet too.
+  wt::env_guard f("WEFT_POLICY", "lazy-bf"), h("WEFT_WORKERS", "1");
+  const std::string err = stderr_of([] { weft::pool p; });
+  EXPECT_EQ(err, "");
+}
+
+TEST(ConfigEnvTypos, OncePerProcessPerName) {
+  wt::clean_env clean;
+  wt::env_guard a("WEFT_WROKERS", "2"), b("WEFT_QUOTE", "10");
+  std::string err = stderr_of([] {
+    weft::pool p(weft::config{.workers = 1});
+    weft::pool q(weft::config{.workers = 2});
+  });
+  EXPECT_EQ(count(err, "WEFT_WROKERS"), 1u) << err;
+  EXPECT_EQ(count(err, "WEFT_QUOTE "), 1u) << err;
+  EXPECT_EQ(count(err, "\n"), 2u) << err;
+  // Pools made at the same time: still once (race-free).
+  err = stderr_of([] {
+    std::atomic<bool> go{false};
+    std::vector<std::thread> makers;
+    for (int i = 0; i < 4; ++i)
+      makers.emplace_back([&] {
+        while (!go.load()) std::this_thread::yield();
+        weft::pool p(weft::config{.workers = 1});
+      });
+    go = true;
+    for (auto& t : makers) t.join();
+  });
+  EXPECT_EQ(count(err, "WEFT_WROKERS"), 1u) << err;
+  EXPECT_EQ(count(err, "WEFT_QUOTE "), 1u) << err;
+}
+
+// The child of fork() keeps its parent's list: it does not repeat the parent's line, and names a
+// variable of its own (the list is lock-free: no lock held across the fork to deadlock on).
+TEST(ConfigEnvTypos, ForkChildKeepsTheList) {
+  wt::clean_env clean;
+  wt::env_guard a("WEFT_POLICCY", "wool");
+  const std::string err = stderr_of([] {
+    { weft::pool p(weft::config{.workers = 1}); }
+    const pid_t child = ::fork();
+    if (child == 0) {
+      ::alarm(20);
+      ::setenv("WEFT_TRACEEVENTS", "16", 1);
+      { weft::pool q(weft::config{.workers = 1}); }
+      std::_Exit(0);
+    }
+    int status = 0;
+    ASSERT_EQ(::waitpid(child, &status, 0), child);
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+  });
+  EXPECT_EQ(count(err, "WEFT_POLICCY"), 1u) << err;
+  EXPECT_EQ(count(err, "WEFT_TRACEEVENTS"), 1u) << err;
 }
 
 // The global pool reads the environment on first use; a bad value raises there too, and a later

@@ -58,7 +58,9 @@ std::vector<policy> implemented_policies();
 // WEFT_STACK_BYTES, WEFT_FIBER_STACK_BYTES, WEFT_TRACE_EVENTS, WEFT_WORK_SPAN,
 // WEFT_WORK_SPAN_BURDEN, WEFT_STEAL_BACKOFF_US); bad values raise std::invalid_argument, and so
 // does a value the pool's policy has no use for.  pool::config() gives the settings as resolved
-// (unused ones left unset), and a pool made from it is the same pool.
+// (unused ones left unset), and a pool made from it is the same pool.  The variables are listed in
+// weft/detail/env_settings.hpp; a WEFT_* variable close to one of them (WEFT_POLCY) is named on
+// stderr, once per process.
 struct config {
   unsigned workers = 0;                      // 0 = automatic (hardware threads)
   weft::policy policy = weft::policy::automatic;
