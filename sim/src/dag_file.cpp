@@ -9,6 +9,10 @@
 //   F WORK WORK_AFTER N ID...       a loop of N iterations, each its own node
 //   E WORK                          a strand that runs an empty loop (a uts leaf: no fork, but
 //                                   the runtime enters a loop; weft-sim charges `loop`)
+//
+// Every node must be reachable from the root and the last line must end with a newline: the root
+// is the last node, so a file cut at a line end read as a smaller DAG (the nodes its lost parents
+// referred to left out, silently), and one cut inside a number as a smaller number.
 #include <filesystem>
 #include <fstream>
 #include <stdexcept>
@@ -62,9 +66,11 @@ Dag read_dag_file(const std::string& path) {
   std::size_t line = 0;
   bool header = false;
   std::vector<std::uint32_t> bodies;
+  std::vector<std::size_t> node_line;  // each node's line, for the reachability error
   const char* const forms = "expected 'L WORK', 'E WORK', 'P WORK LEFT RIGHT AFTER' or 'F WORK AFTER N ID...'";
   while (std::getline(in, text)) {
     ++line;
+    if (in.eof()) bad(path, line, "the file ends inside this line (no newline after it): a truncated file?");
     if (!text.empty() && text.back() == '\r') text.pop_back();  // a file with CRLF line ends
     if (text.empty() || text[0] == '#') continue;
     if (!header) {
@@ -99,8 +105,25 @@ Dag read_dag_file(const std::string& path) {
     } else {
       bad(path, line, forms);
     }
+    node_line.push_back(line);
   }
   if (!header || d.size() == 0) throw std::invalid_argument("--dag file:" + path + ": no nodes");
+  // Children come before parents: one sweep down from the root marks every node it reaches.
+  std::vector<bool> reached(d.size(), false);
+  reached[d.root()] = true;
+  for (std::size_t i = d.size(); i-- > 0;) {
+    if (!reached[i]) {
+      bad(path, node_line[i], "node " + std::to_string(i) + " is not reachable from the root (line " +
+                                  std::to_string(node_line[d.root()]) +
+                                  "): a truncated file? (the root is the last node, and every node must be used)");
+    }
+    const Node& n = d.node(std::uint32_t(i));
+    if (n.kind == NodeKind::pair) {
+      reached[n.left] = reached[n.right] = true;
+    } else if (n.kind == NodeKind::loop) {
+      for (std::uint64_t k = 0; k < n.count; ++k) reached[d.iteration(n, k)] = true;
+    }
+  }
   return d;
 }
 

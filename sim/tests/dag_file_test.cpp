@@ -67,3 +67,20 @@ TEST(DagFile, RejectsBadFilesNamingTheLine) {
   EXPECT_EQ(make_dag("file:" + write_file("crlf.dag", "weft-dag 1\r\nL 3\r\nL 4\r\nP 1 0 1 2\r\n")).root_totals().work,
             make_dag("file:" + write_file("lf.dag", "weft-dag 1\nL 3\nL 4\nP 1 0 1 2\n")).root_totals().work);
 }
+
+TEST(DagFile, RejectsATruncatedFile) {
+  // The root is the last node, so a file cut at a line end read as a smaller DAG: the nodes its
+  // lost parents referred to were left out of the run, and nothing said so.  Every node must be
+  // reachable from the root, and the last line must end (a line cut inside a number reads as a
+  // smaller number).
+  const std::string cut = error_of("file:" + write_file("cut.dag", "weft-dag 1\nL 3\nL 4\nP 5 0 0 6\n"));
+  EXPECT_NE(cut.find("line 3: node 1 is not reachable from the root (line 4)"), std::string::npos) << cut;
+  EXPECT_NE(cut.find("truncated"), std::string::npos) << cut;
+  const std::string two = error_of("file:" + write_file("two_roots.dag", "weft-dag 1\nL 5\nL 3\n"));
+  EXPECT_NE(two.find("line 2: node 0 is not reachable from the root (line 3)"), std::string::npos) << two;
+  const std::string open = error_of("file:" + write_file("no_newline.dag", "weft-dag 1\nL 3\nL 4\nP 5 0 1 6"));
+  EXPECT_NE(open.find("line 4: the file ends inside this line"), std::string::npos) << open;
+  // A shared node (a leaf used twice, as the recorder writes) and comments after the root are fine.
+  EXPECT_EQ(make_dag("file:" + write_file("shared.dag", "weft-dag 1\nL 3\nP 5 0 0 6\n# end\n")).root_totals().work,
+            3 + 5 + 3 + 6);
+}
