@@ -1,12 +1,14 @@
 // weft-sim: simulate policies on a DAG over a sweep of P, seeds and cost values.
 //   weft-sim --dag fib:30 --policy lazy-bf,ws --P 1,2,8,64,256 --seed 1 [--runs R]
 //            [--costs default|calibrated|file:PATH] [--cost name=value[,value...] ...] [--json out.json] [--quiet]
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <new>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -147,6 +149,25 @@ std::vector<Costs> cost_grid(const Options& o, const std::string& policy) {
 }
 
 bool progress_shown = false;  // a progress line ends without a newline: an error starts its own line
+// What the command is doing, for the out-of-memory message ("building --dag fib:30", "simulating ...").
+std::string doing;
+
+// The most nodes on a path from the root to a leaf (a run holds a frame per level open): at most
+// the template's size, as children come before parents.
+std::uint32_t nesting_depth(const Dag& d) {
+  std::vector<std::uint32_t> depth(d.size(), 1);
+  for (std::uint32_t i = 0; i < d.size(); ++i) {
+    const Node& n = d.node(i);
+    if (n.kind == NodeKind::pair) {
+      depth[i] = 1 + std::max(depth[n.left], depth[n.right]);
+    } else if (n.kind == NodeKind::loop && n.count > 0) {
+      if (n.left != kNoNode) depth[i] = 1 + depth[n.left];  // one body for every iteration
+      else
+        for (std::uint64_t k = 0; k < n.count; ++k) depth[i] = std::max(depth[i], 1 + depth[d.iteration(n, k)]);
+    }
+  }
+  return depth[d.root()];
+}
 
 // A file to remove unless the run got to renaming it (main's --json output).
 struct PartialFile {
@@ -164,7 +185,9 @@ int main(int argc, char** argv) try {
   const auto t0 = std::chrono::steady_clock::now();
   // Everything that can be refused is refused before the first run: the DAG's size, every
   // policy's costs, the output file.
+  doing = "building --dag " + o.dag + " (a template node takes " + std::to_string(sizeof(Node)) + " bytes)";
   const Dag dag = make_dag(o.dag);
+  doing = "checking --dag " + o.dag;
   const NodeTotals totals = dag.root_totals();
   if (totals.instances > o.max_instances) {
     std::ostringstream m;
@@ -176,6 +199,8 @@ int main(int argc, char** argv) try {
     throw std::invalid_argument("--dag " + o.dag + ": its work is above 2^60 units, more than the simulator's clocks can hold");
   for (const auto& pname : o.policies)
     for (const auto& c : cost_grid(o, pname)) check_costs(c, pname);
+  const std::string nesting = "the DAG nests " + std::to_string(nesting_depth(dag)) +
+                              " levels deep, and a run holds a frame of a few hundred bytes per level open";
   // The JSON goes to a file beside the output, renamed over it once every run is done: a command
   // refused or stopped (a clock past its limit) leaves an existing file as it was (it was opened,
   // so emptied, before the DAG and costs were checked).
@@ -200,9 +225,12 @@ int main(int argc, char** argv) try {
     for (const auto& costs : cost_grid(o, pname))
       for (unsigned p : o.workers)
         for (unsigned k = 0; k < o.runs; ++k) {
+          doing = "simulating --dag " + o.dag + " under " + pname + " at P=" + std::to_string(p) + ", seed " +
+                  std::to_string(o.seed + k) + " (" + nesting + ")";
           RunRecord rec{dag.name, pname, p, o.seed + k, costs, totals,
                         dag.span_with_fork_cost(double(costs.promote)), {}};
           rec.result = simulate({&dag, &policy_by_name(pname), costs, p, rec.seed});
+          doing = "keeping the runs' results";
           records.push_back(rec);
           const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
           progress_shown = true;
@@ -224,6 +252,15 @@ int main(int argc, char** argv) try {
     partial.path.clear();
   }
   return 0;
+} catch (const std::bad_alloc&) {
+  // It printed "weft-sim: std::bad_alloc": alg5:N and nar-lb's chains, accepted up to 4e7 levels,
+  // need ~0.45 KB a level to run (alg5:2e7, 9 GB).  Without a limit on the process the kernel may
+  // end it first (the OOM killer), with no message at all.
+  std::fprintf(stderr,
+               "%sweft-sim: out of memory %s: choose smaller DAG parameters or raise the memory limit (ulimit -v, "
+               "or a machine with more memory)\n",
+               progress_shown ? "\n" : "", doing.c_str());
+  return 2;
 } catch (const std::exception& e) {
   std::fprintf(stderr, "%sweft-sim: %s\n", progress_shown ? "\n" : "", e.what());
   return 2;
