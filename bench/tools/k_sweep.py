@@ -43,20 +43,35 @@ def run(weft, kernel, size, workers, policy, runs, quota=None, timeout=600):
             "dummy_threads": statistics.median(x["stats"].get("dummy_threads", 0) for x in lines)}
 
 
+def positive_list(text):
+    """--ks: a comma-separated list of positive integers (the quota K in bytes), refused otherwise
+    with argparse's one-line error naming the option, not a traceback."""
+    items = text.split(",")
+    if not all(x.isdigit() and int(x) > 0 for x in items):
+        raise argparse.ArgumentTypeError(f"'{text}' is not a comma-separated list of positive integers (e.g. 1000,4000)")
+    return [int(x) for x in items]
+
+
+def positive_int(text):
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"'{text}' is not a positive integer")
+    return int(text)
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(prog="bench/tools/k_sweep.py")
     ap.add_argument("--kernel", default="mmtemp")
     ap.add_argument("--size", default="quick")
-    ap.add_argument("--workers", type=int, default=2)
-    ap.add_argument("--runs", type=int, default=5)
-    ap.add_argument("--ks", default="250,1000,4000,16000,64000,256000,1024000,4096000")
+    ap.add_argument("--workers", type=positive_int, default=2)
+    ap.add_argument("--runs", type=positive_int, default=5)
+    ap.add_argument("--ks", type=positive_list, default="250,1000,4000,16000,64000,256000,1024000,4096000")
     ap.add_argument("--build-dir", default="build")
     ap.add_argument("--out", default="docs/results")
     a = ap.parse_args(argv)
     weft = ROOT / a.build_dir / "bench" / "weft-bench-weft"
     if not Path(weft).exists():
         raise SystemExit(f"k_sweep: {weft} not found: run scripts/build-bench.sh")
-    ks = [int(k) for k in a.ks.split(",")]
+    ks = a.ks
     serial = run(weft, a.kernel, a.size, 1, "serial", a.runs)
     rows = []
     for policy in ("adf", "dfd"):
@@ -71,7 +86,7 @@ def main(argv=None):
             "dfd_inf": ws, "rows": rows}
     (out / "k_sweep.json").write_text(json.dumps(data, indent=1))
     cmd = (f"python3 bench/tools/k_sweep.py --kernel {a.kernel} --size {a.size} --workers {a.workers} "
-           f"--runs {a.runs} --ks {a.ks}")
+           f"--runs {a.runs} --ks {','.join(map(str, ks))}")
     md = [f"# K sweep: {a.kernel} ({a.size}) at {a.workers} workers (NAR Fig 4.4 / 7.7)", "",
           f"Command: `{cmd}` (after `scripts/build-bench.sh`). Medians of {a.runs} runs in one process per row;",
           "2 shared cores, so times are noisy; memory is deterministic up to the schedule.", "",
