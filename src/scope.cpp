@@ -98,27 +98,32 @@ void scope::sync_in_destructor() {
 }
 
 void* scope::allocate(std::size_t bytes, std::size_t align) {
-  if (align > alignof(std::max_align_t)) throw std::bad_alloc();  // over-aligned closures: unsupported
-  const std::size_t aligned = (used_ + align - 1) / align * align;
-  if (aligned + bytes <= sizeof(inline_buf_)) {
-    used_ = aligned + bytes;
-    return inline_buf_ + aligned;
-  }
-  // Each record beyond the inline buffer gets its own block (spawns past 128 bytes of records are
-  // the slow case anyway); blocks are chained and freed at sync.  The first overflow starts the
-  // chain (the constructor leaves chunks_ unwritten) and marks used_ past the buffer for good.
+  // `align` is a type's alignment: a power of two.  An over-aligned closure (one capturing an
+  // alignas(64) object, say) is placed by its address, in the inline buffer as in a heap block;
+  // before, such a spawn threw std::bad_alloc under every policy but the fiber engine's.
   if (!chunks_started()) {
+    const std::uintptr_t base = reinterpret_cast<std::uintptr_t>(inline_buf_);
+    const std::size_t aligned = std::size_t(((base + used_ + align - 1) & ~std::uintptr_t(align - 1)) - base);
+    if (aligned + bytes <= sizeof(inline_buf_)) {
+      used_ = aligned + bytes;
+      return inline_buf_ + aligned;
+    }
+    // Each record beyond the inline buffer gets its own block (spawns past 128 bytes of records are
+    // the slow case anyway); blocks are chained and freed at sync.  The first overflow starts the
+    // chain (the constructor leaves chunks_ unwritten) and marks used_ past the buffer for good.
     chunks_ = nullptr;
     used_ = sizeof(inline_buf_) + 1;
   }
-  const std::size_t header = offsetof(chunk, data);
-  void* mem = std::malloc(header + bytes);
+  const std::size_t header = offsetof(chunk, data);  // data: aligned as malloc's blocks are
+  const std::size_t slack = align > alignof(std::max_align_t) ? align - alignof(std::max_align_t) : 0;
+  void* mem = std::malloc(header + bytes + slack);
   if (mem == nullptr) throw std::bad_alloc();
   auto* c = static_cast<chunk*>(mem);
   c->next = chunks_;
   c->size = bytes;
   chunks_ = c;
-  return c->data;
+  const std::uintptr_t data = reinterpret_cast<std::uintptr_t>(c->data);
+  return c->data + (((data + align - 1) & ~std::uintptr_t(align - 1)) - data);
 }
 
 // The errors in spawn order (error_bound_ in scope.hpp).  error_ is guarded by a spin lock: errors
