@@ -14,10 +14,12 @@
 // variable with the timer thread as its waiter — pthread_cond_destroy waits for it — mutexes one
 // of them held).  Its trace and work/span figures are the parent's to write.
 //
-// pthread_atfork holds the global pool's mutex, the heap registry's and the stack guards' table's
-// across the fork (in that order, the order in which a pool's construction takes them; nothing
-// takes the last two together), then the trace files' lock (taken alone, by write_trace_file), so
-// the child never inherits one locked by a thread that is gone.
+// pthread_atfork holds the global pool's mutex, the heap registry's, the serial contexts' (every
+// serial pool's runs take it: runtime::serial_mu_) and the stack guards' table's across the fork (in
+// that order: a pool's construction takes the first, second and last in it, a serial run's first
+// context the last two; nothing takes the registry's with either of the last two), then the trace
+// files' lock (taken alone, by write_trace_file), so the child never inherits one locked by a
+// thread that is gone.
 #include <pthread.h>
 
 #include <atomic>
@@ -44,12 +46,14 @@ std::atomic<std::uint64_t> fork_generation{0};
 void before_fork() {
   global_mutex.lock();
   detail::lock_heap_registry();
+  detail::lock_serial_contexts();
   detail::lock_guard_table();
   detail::lock_trace_files();
 }
 void unlock_after_fork() {
   detail::unlock_trace_files();
   detail::unlock_guard_table();
+  detail::unlock_serial_contexts();
   detail::unlock_heap_registry();
   global_mutex.unlock();
 }

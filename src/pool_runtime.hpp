@@ -280,7 +280,17 @@ class runtime {
   // Worker threads woken while their slot is lent, waiting in take_back_slot (not awake: the
   // borrower is; heartbeat.cpp's awake_threads).
   std::atomic<std::uint32_t> slot_waiters_{0};
-  mutable std::mutex serial_mu_;
+  // Guards serial_free_ and serial_all_.  One lock for every pool's serial contexts, not one per
+  // pool: a serial pool made before fork() keeps working in the child (README), so the lock is held
+  // across fork() with weft's other locks (global_pool.cpp, lock_serial_contexts), and one lock is
+  // what a pthread_atfork handler can reach.  Until the hunt7 bug hunt each pool had its own, and a
+  // fork made while another thread was in a serial run (acquiring or releasing its context) left
+  // it locked in the child, whose runs of that pool then waited for ever.  Held for a few vector
+  // operations (a context made on first use), and never while taking another lock but the guard
+  // table's (a new context's stacks).
+  static std::mutex serial_mu_;
+  friend void lock_serial_contexts() noexcept;
+  friend void unlock_serial_contexts() noexcept;
   std::vector<worker*> serial_free_;
   std::vector<std::unique_ptr<worker>> serial_all_;
 };
@@ -296,6 +306,9 @@ void fiber_before_alloc(std::size_t bytes);
 // How many fork() children deep this process is (0 in the original process); registers the
 // pthread_atfork handlers on first call (global_pool.cpp).
 std::uint64_t current_fork_generation();
+// runtime::serial_mu_, held across fork() (global_pool.cpp's pthread_atfork handlers).
+void lock_serial_contexts() noexcept;
+void unlock_serial_contexts() noexcept;
 // A pool that cannot be destroyed is kept as it is (pool::~pool: the child of a fork, a pool destroyed
 // from inside one of its own runs).
 void keep_undestroyed(std::unique_ptr<runtime> rt) noexcept;

@@ -215,6 +215,10 @@ bool runtime::run_on_idle_slot(root_job& job) {
   return true;
 }
 
+std::mutex runtime::serial_mu_;
+void lock_serial_contexts() noexcept { runtime::serial_mu_.lock(); }
+void unlock_serial_contexts() noexcept { runtime::serial_mu_.unlock(); }
+
 worker& runtime::serial_context_acquire() {
   std::lock_guard lk(serial_mu_);
   if (serial_free_.empty()) {

@@ -264,6 +264,43 @@ TEST(LifecycleGlobal, ForkChildDestroysPoolsMadeBeforeTheFork) {
       testing::ExitedWithCode(0), "");
 }
 
+// Found by the hunt7 bug hunt: a serial pool made before fork() "keeps working" in the child
+// (README), but a fork made while another thread was inside one of its runs could leave the pool's
+// serial-context lock held by that thread, which does not exist in the child: the child's run then
+// waited for it for ever (about 1 fork in 25 here, two threads running the pool in a loop).  The lock
+// is now held across fork() with weft's other locks.  Each child arms alarm(10): a hung child is
+// killed by SIGALRM (its run takes microseconds when it works), and the test stops at the first.
+TEST(LifecycleGlobal, ForkChildRunsASerialPoolOtherThreadsWereRunning) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(
+      ([&] {
+        ::alarm(120);
+        weft::pool serial(weft::config{.workers = 1, .policy = weft::policy::serial});
+        std::atomic<bool> stop{false};
+        std::vector<std::thread> runners;
+        for (int i = 0; i < 2; ++i)
+          runners.emplace_back([&] {
+            while (!stop.load(std::memory_order_relaxed)) (void)serial.run([] { return wt::fib(4); });
+          });
+        int bad = 0;
+        for (int k = 0; k < 200 && bad == 0; ++k) {
+          const pid_t child = ::fork();
+          if (child == 0) {
+            ::alarm(10);
+            std::_Exit(serial.run([] { return wt::fib(10); }) == wt::fib_serial(10) ? 0 : 1);
+          }
+          int status = 0;
+          if (child < 0 || ::waitpid(child, &status, 0) != child || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
+            bad = k + 1;
+        }
+        stop = true;
+        for (auto& t : runners) t.join();
+        if (bad != 0) std::fprintf(stderr, "child %d of 200 hung or failed\n", bad);
+        done(bad == 0);
+      }()),
+      testing::ExitedWithCode(0), "");
+}
+
 // Defect 8: a pool commits its workers' memory as they use it, not up front.  1024 workers cost
 // 1.2 GB resident before the fix (every task stack's frames and every deque touched at creation).
 long resident_kib() {
