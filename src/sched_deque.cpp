@@ -51,9 +51,13 @@ class deque_scheduler final : public scheduler {
     return lazy() ? poll_bit::notify : 0;  // an idle slot's deque is empty, below THR
   }
 
-  // The poll word says which trigger fired; each has its decision function.
+  // The poll word says which trigger fired; each has its decision function.  Another pool's bits
+  // are masked out again here: the entry (slow_path.cpp) put aside those it saw, but a beat or a
+  // `notify` sent after its load is in the word now, and must not be taken for this policy's own —
+  // it stays set, and the next poll's entry puts it aside (a serial run inside a heartbeat pool's
+  // task promoted at such a beat and counted it: the TSan stage of stop 44's CI rehearsal).
   void promote_at_poll(worker& w, hot_state& h, frame* fr) override {
-    const std::uint32_t bits = h.poll.load(std::memory_order_relaxed);
+    const std::uint32_t bits = h.poll.load(std::memory_order_relaxed) & ~foreign_poll_bits_;
     if (bits & poll_bit::always) return promote_pushed(w, fr);
     if (lazy() && (bits & poll_bit::notify)) return promote_below_threshold(w, h);
     if (bits & poll_bit::heartbeat) return promote_at_beat(w, h);

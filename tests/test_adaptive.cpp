@@ -598,3 +598,50 @@ TEST(Adaptive, LoopsPollBetweenChunks) { expect_loop_split_and_shared(400); }
 // A loop of four long iterations is shared too: its first chunk is one iteration, so it polls (and,
 // with an empty deque, splits) before its second (a first chunk of four would run it serially).
 TEST(Adaptive, AShortLoopOfLongIterationsPollsAfterItsFirst) { expect_loop_split_and_shared(4); }
+
+namespace foreign_bits {
+WEFT_TASK_FN void never_run(weft::detail::frame*) {}
+
+// What the policy `p` does at a poll of a fresh worker whose word holds `bits`, a join just pushed:
+// the frame's marks, the beats counted, the word afterwards.
+struct outcome {
+  std::uint8_t marks;
+  std::uint64_t beats;
+  std::uint32_t poll;
+};
+outcome poll_with(weft::policy p, std::uint32_t bits) {
+  using namespace weft::detail;
+  wt::manual_runtime m(p, 2, 64);
+  worker& w = m.w(0);
+  hot_state& h = m.h(0);
+  frame* fr = h.top;  // a join's push, as join.hpp makes it
+  fr->state.store(task_state::task(&never_run), std::memory_order_relaxed);
+  h.top = fr + 1;
+  h.poll.store(bits, std::memory_order_relaxed);
+  m.sched().promote_at_poll(w, h, fr);
+  const outcome o{fr->marks, w.beats_delivered, h.poll.load()};
+  if (fr->marks == 0) h.top = fr;  // nothing on a deque: the frame is popped as a join would
+  return o;
+}
+}  // namespace foreign_bits
+
+// Another pool's bits that arrive late.  promote_at_poll's entry (slow_path.cpp) puts aside the
+// bits the policy never acts on that it sees in the poll word; a beat or a `notify` sent to the
+// thread after that load is in the word when the policy reads it, and the policy must not take it
+// for its own.  Seen in the TSan stage of stop 44's CI rehearsal: a serial run inside a heartbeat
+// pool's task promoted at such a beat and counted it (HeartbeatDelivery.
+// BeatsInANestedSerialRunStayTheOuterPools, spare delivery).  Here the policy's own promote_at_poll
+// gets the word as that race leaves it, every foreign bit set and none of its own, and must do
+// what it does at a poll with none of them (wool keeps its public window at any poll), leaving
+// the bits for the next poll's entry to put aside.
+TEST(Adaptive, APolicyNeverActsOnAnotherPoolsBitsLeftInThePollWord) {
+  for (weft::policy p : weft::implemented_policies()) {
+    if (wt::traits(p).runs_on == weft::detail::mechanism::fibers) continue;  // its workers never poll
+    const std::uint32_t foreign = wt::manual_runtime(p, 2, 64).sched().foreign_poll_bits();
+    if (foreign == 0) continue;
+    const foreign_bits::outcome with = foreign_bits::poll_with(p, foreign), without = foreign_bits::poll_with(p, 0);
+    EXPECT_EQ(with.marks, without.marks) << weft::to_string(p) << ": promoted at another pool's bit";
+    EXPECT_EQ(with.beats, 0u) << weft::to_string(p) << ": counted another pool's beat";
+    EXPECT_EQ(with.poll, without.poll | foreign) << weft::to_string(p) << ": the bits are the next poll's to put aside";
+  }
+}
