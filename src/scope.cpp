@@ -3,6 +3,8 @@
 #include <cstdlib>
 #include <new>
 #include <stdexcept>
+#include <string>
+#include <utility>
 
 #include "pool_runtime.hpp"
 #include "weft/scope.hpp"
@@ -29,6 +31,9 @@ namespace {
 struct external_job : detail::root_job {
   void (*fn)(void*) = nullptr;
   void* record = nullptr;
+  // The process generation it was submitted in (detail::current_fork_generation): in the child of a
+  // fork() its task ran, or runs, in the parent's global pool, which the child does not have.
+  std::uint64_t fork_generation = 0;
 };
 
 }  // namespace
@@ -225,6 +230,7 @@ void scope::spawn_external(record* r) {
       ej->fn(ej->record);
     };
     r->job = job;
+    job->fork_generation = detail::current_fork_generation();
     detail::submit(rt, *job);
   } catch (...) {
     if (job != nullptr) job->~external_job();
@@ -254,9 +260,17 @@ void scope::sync_slow() {
     }
     run_frame_inline(fr);
   }
-  if (last_ != nullptr || chunks_started()) sync_records();
+  const std::size_t lost = last_ != nullptr || chunks_started() ? sync_records() : 0;
   used_ = 0;
   error_bound_ = no_owner_error;
+  if (lost > 0) {
+    // Waiting for them would wait for ever (the hunt of stop 44: a plain thread spawned, forked, and
+    // the child's sync hung).  Their results and errors are the parent's.
+    error_ = nullptr;
+    throw std::logic_error("weft::scope::sync: " + std::to_string(lost) +
+                           " task(s) spawned before fork() were left to the parent's global pool, which this "
+                           "child process does not have: they are lost here (sync the scope before fork())");
+  }
   if (error_) {
     std::exception_ptr e = std::move(error_);
     error_ = nullptr;
@@ -265,14 +279,25 @@ void scope::sync_slow() {
 }
 
 // The records: external jobs are waited for; every record (their tasks all done now) destroyed, a
-// measured spawn's closed (close_measured), and the heap chunks freed.
-void scope::sync_records() {
+// measured spawn's closed (close_measured), and the heap chunks freed.  Returns how many external
+// jobs were lost to a fork(): submitted by the parent and not done when it forked.  Such a job's
+// lock may have been held at the fork by a thread the child does not have: it is neither waited
+// for nor destroyed (its mutex and condition variable are left in the storage as they are); one
+// the parent had finished gives its error, written before done_hint's release.
+std::size_t scope::sync_records() {
+  std::size_t lost = 0;
   while (record* r = last_) {
     if (r->job != nullptr) {
       auto* job = static_cast<external_job*>(r->job);
-      detail::wait_for(*job);
-      if (job->error) note_slow_error(r->seq, job->error);
-      job->~external_job();
+      if (job->fork_generation == detail::current_fork_generation()) {
+        detail::wait_for(*job);
+        if (job->error) note_slow_error(r->seq, job->error);
+        job->~external_job();
+      } else if (job->done_hint.load(std::memory_order_acquire)) {
+        if (job->error) note_slow_error(r->seq, std::exchange(job->error, nullptr));
+      } else {
+        ++lost;  // nothing of it touched: the parent may have been writing it at the fork
+      }
     }
     last_ = r->prev;
     if (r->destroy != nullptr)
@@ -280,12 +305,13 @@ void scope::sync_records() {
     else
       close_measured(r);
   }
-  if (!chunks_started()) return;  // no heap chunk was ever made: chunks_ unwritten
+  if (!chunks_started()) return lost;  // no heap chunk was ever made: chunks_ unwritten
   while (chunks_ != nullptr) {
     chunk* next = chunks_->next;
     std::free(chunks_);
     chunks_ = next;
   }
+  return lost;
 }
 
 namespace detail {

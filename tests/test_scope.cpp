@@ -9,6 +9,12 @@
 #include <thread>
 #include <vector>
 
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+
 #include "common.hpp"
 
 namespace {
@@ -631,6 +637,47 @@ TEST(ScopeGlobal, RecursiveSpawnIntoSameScope) {
     s.sync();
   }
   EXPECT_EQ(count.load(), (2L << depth) - 1);
+}
+
+// A plain thread's scope whose task still runs in the global pool when the thread forks: the child
+// has no global pool of the parent's, so its sync cannot wait for the task — it waited for ever
+// (the stop 44 bug hunt).  It throws std::logic_error naming fork() now; the parent's own sync
+// still gets the task.  Bounds: the task starts within wt::event_bound (a global-pool worker takes
+// it), and the child's alarm(10) turns a hang into a failing exit (its sync takes microseconds).
+TEST(ScopeGlobal, SyncInAForkChildOfTasksLeftToTheParentThrows) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(
+      ([] {
+        ::alarm(120);
+        std::atomic<bool> started{false}, release{false};
+        int value = 0;
+        weft::scope s;
+        s.spawn([&] {
+          started = true;
+          while (!release.load()) std::this_thread::yield();
+          value = 42;
+        });
+        const auto give_up = std::chrono::steady_clock::now() + wt::event_bound;
+        while (!started.load() && std::chrono::steady_clock::now() < give_up) std::this_thread::yield();
+        if (!started.load()) std::_Exit(10);
+        const pid_t child = ::fork();
+        if (child == 0) {
+          ::alarm(10);
+          try {
+            s.sync();
+            std::_Exit(11);  // returned as if the task had run here
+          } catch (const std::logic_error& e) {
+            std::_Exit(std::string(e.what()).find("fork()") != std::string::npos ? 0 : 12);
+          }
+        }
+        int status = 0;
+        const bool reaped = child > 0 && ::waitpid(child, &status, 0) == child;
+        release = true;
+        s.sync();
+        if (!reaped || !WIFEXITED(status)) std::_Exit(13);  // the child hung (SIGALRM) or crashed
+        std::_Exit(WEXITSTATUS(status) != 0 ? WEXITSTATUS(status) : value == 42 ? 0 : 14);
+      }()),
+      testing::ExitedWithCode(0), "");
 }
 
 TEST(ScopeGlobal, FromSeveralThreads) {

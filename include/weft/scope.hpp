@@ -134,7 +134,7 @@ class scope {
   WEFT_INLINE bool has_work() const noexcept { return expected_top_ != base_ || last_ != nullptr || error_; }
   void sync_slow();
   void sync_in_destructor();
-  void sync_records();
+  std::size_t sync_records();  // the external jobs lost to a fork()
 
   detail::hot_state* owner_;
   detail::frame* base_;          // the owner's task-stack top when the scope was made
