@@ -131,6 +131,17 @@ void* scope::allocate(std::size_t bytes, std::size_t align) {
   return c->data + (((data + align - 1) & ~std::uintptr_t(align - 1)) - data);
 }
 
+// Called right after allocate returned p: p lies either in the inline buffer (it stays counted in
+// used_: the buffer is the scope's own, nothing leaks) or in the newest heap block, the head of the
+// chunk list (allocate pushes each there).
+void scope::deallocate_newest(void* p) noexcept {
+  auto* const bytes = static_cast<unsigned char*>(p);
+  if (bytes >= inline_buf_ && bytes < inline_buf_ + sizeof(inline_buf_)) return;
+  chunk* const c = chunks_;
+  chunks_ = c->next;
+  std::free(c);
+}
+
 // The errors in spawn order (error_bound_ in scope.hpp).  error_ is guarded by a spin lock: errors
 // are rare, and a spawn from another thread may record one concurrently; error_bound_ and error_seq_
 // are the owner's alone.  The locks are shared, a scope hashed to one of 64 (so that a scope's
@@ -233,8 +244,12 @@ void scope::spawn_external(record* r) {
     job->fork_generation = detail::current_fork_generation();
     detail::submit(rt, *job);
   } catch (...) {
-    if (job != nullptr) job->~external_job();
+    if (job != nullptr) {
+      job->~external_job();
+      deallocate_newest(job);
+    }
     r->destroy(r);
+    deallocate_newest(r);
     throw;
   }
   r->prev = last_;

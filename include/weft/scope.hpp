@@ -109,6 +109,10 @@ class scope {
   template <class F>
   record* make_record(F&& f);
   void* allocate(std::size_t bytes, std::size_t align);
+  // Gives back what allocate just returned when the record made there is not kept (its closure's
+  // copy threw, or it could not be submitted): a heap chunk is freed at once, since the destructor
+  // syncs only a scope with records, frames or an error, and no later sync need come.
+  void deallocate_newest(void* p) noexcept;
   // The errors, kept in spawn order (sync rethrows the earliest-spawned task's): see error_bound_.
   void note_frame_error(const detail::frame* fr, std::exception_ptr e) noexcept;  // the frame sync pops
   void note_slow_error(std::size_t seq, std::exception_ptr e) noexcept;  // a run-at-once or record task
@@ -270,7 +274,13 @@ struct scope::typed_record : record {
 template <class F>
 scope::record* scope::make_record(F&& f) {
   using Fn = std::decay_t<F>;
-  return ::new (allocate(sizeof(typed_record<Fn>), alignof(typed_record<Fn>))) typed_record<Fn>(std::forward<F>(f));
+  void* const mem = allocate(sizeof(typed_record<Fn>), alignof(typed_record<Fn>));
+  try {
+    return ::new (mem) typed_record<Fn>(std::forward<F>(f));
+  } catch (...) {
+    deallocate_newest(mem);
+    throw;
+  }
 }
 
 template <class F>
