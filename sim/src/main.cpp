@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <iomanip>
 #include <iostream>
 #include <new>
 #include <sstream>
@@ -113,7 +114,7 @@ Options parse(int argc, char** argv) {
     else if (a == "--help" || a == "-h") {
       std::cout << "weft-sim --dag SPEC --policy LIST --P LIST [--seed S] [--runs R]\n"
                    "         [--costs default|calibrated|file:PATH] [--cost name=v[,v...]]... [--json FILE] [--quiet]\n"
-                   "         [--max-instances N]   (default 5e8: a DAG with more node instances is refused)\n"
+                   "         [--max-instances N]   (default 500000000: a DAG with more node instances is refused)\n"
                    "DAGs: " << dag_help() << "\npolicies: " << policy_names(true) << "\n";
       std::exit(0);
     } else throw std::invalid_argument("unknown option '" + a + "' (see --help)");
@@ -191,8 +192,8 @@ int main(int argc, char** argv) try {
   const NodeTotals totals = dag.root_totals();
   if (totals.instances > o.max_instances) {
     std::ostringstream m;
-    m << "--dag " << o.dag << ": " << totals.instances << " node instances, more than --max-instances "
-      << o.max_instances << " (a run simulates about 5-10 million a second; raise --max-instances to run it)";
+    m << std::fixed << std::setprecision(0) << "--dag " << o.dag << ": " << totals.instances << " node instances, more than --max-instances "
+      << std::uint64_t(o.max_instances) << " (a run simulates about 5-10 million a second; raise --max-instances to run it)";
     throw std::invalid_argument(m.str());
   }
   if (totals.work > kMaxDagWork)
