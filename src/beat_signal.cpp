@@ -82,8 +82,14 @@ int beat_signal_number() noexcept { return SIGRTMIN + 5; }
 // Checked at every pool's construction, not once per process (found by stop 41's bug hunt: a
 // handler the program installed after the first signal-delivery pool took weft's beats from every
 // later pool, which then promoted nothing, silently).  Installed once, unless the program reset it.
+namespace {
+std::mutex installing;  // two pools made at once: one check-and-install at a time
+}  // namespace
+
+void lock_beat_handler_install() noexcept { installing.lock(); }
+void unlock_beat_handler_install() noexcept { installing.unlock(); }
+
 void install_beat_handler() {
-  static std::mutex installing;  // two pools made at once: one check-and-install at a time
   const std::lock_guard lk(installing);
   struct sigaction old {};
   ::sigaction(beat_signal_number(), nullptr, &old);

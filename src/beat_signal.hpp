@@ -22,6 +22,11 @@ int beat_signal_number() noexcept;
 // so that a beat still pending when a timer stops finds a handler).  Throws std::runtime_error when
 // the program has its own handler for that signal.
 void install_beat_handler();
+// The lock install_beat_handler holds, held across fork() with weft's other locks (global_pool.cpp):
+// a fork while another thread installed left it locked in the child, whose first signal-delivery
+// pool then waited for ever (stop 44's hunt).  It takes no other lock while held.
+void lock_beat_handler_install() noexcept;
+void unlock_beat_handler_install() noexcept;
 
 // The calling thread's timer, made on first use and deleted when the thread exits.  False (errno
 // set) when the kernel gives no timer.

@@ -14,12 +14,13 @@
 // variable with the timer thread as its waiter — pthread_cond_destroy waits for it — mutexes one
 // of them held).  Its trace and work/span figures are the parent's to write.
 //
-// pthread_atfork holds the global pool's mutex, the heap registry's, the serial contexts' (every
-// serial pool's runs take it: runtime::serial_mu_) and the stack guards' table's across the fork (in
-// that order: a pool's construction takes the first, second and last in it, a serial run's first
-// context the last two; nothing takes the registry's with either of the last two), then the trace
-// files' lock (taken alone, by write_trace_file), so the child never inherits one locked by a
-// thread that is gone.
+// pthread_atfork holds the global pool's mutex, the signal handler's install lock (a pool's
+// construction takes it alone, or inside the global mutex when it makes the global pool), the heap
+// registry's, the serial contexts' (every serial pool's runs take it: runtime::serial_mu_) and the
+// stack guards' table's across the fork (in that order: a pool's construction takes the first, the
+// third and the last in it, a serial run's first context the last two; nothing takes the registry's
+// with either of the last two), then the trace files' lock (taken alone, by write_trace_file), so
+// the child never inherits one locked by a thread that is gone.
 #include <pthread.h>
 
 #include <atomic>
@@ -30,6 +31,7 @@
 #include <new>
 #include <stdexcept>
 
+#include "beat_signal.hpp"
 #include "pool_runtime.hpp"
 #include "stack_guard.hpp"
 #include "trace.hpp"
@@ -45,6 +47,7 @@ std::atomic<std::uint64_t> fork_generation{0};
 
 void before_fork() {
   global_mutex.lock();
+  detail::lock_beat_handler_install();
   detail::lock_heap_registry();
   detail::lock_serial_contexts();
   detail::lock_guard_table();
@@ -55,6 +58,7 @@ void unlock_after_fork() {
   detail::unlock_guard_table();
   detail::unlock_serial_contexts();
   detail::unlock_heap_registry();
+  detail::unlock_beat_handler_install();
   global_mutex.unlock();
 }
 void after_fork_in_parent() { unlock_after_fork(); }

@@ -14,6 +14,9 @@
 #include <fstream>
 #include <stdexcept>
 #include <system_error>
+#include <thread>
+#include <atomic>
+#include <chrono>
 
 namespace {
 
@@ -297,6 +300,54 @@ TEST(LifecycleGlobal, ForkChildRunsASerialPoolOtherThreadsWereRunning) {
         for (auto& t : runners) t.join();
         if (bad != 0) std::fprintf(stderr, "child %d of 200 hung or failed\n", bad);
         done(bad == 0);
+      }()),
+      testing::ExitedWithCode(0), "");
+}
+
+// The signal handler's install lock (beat_signal.cpp) held by another thread when the process
+// forks: every pool with signal delivery takes it at construction, so the child's first such pool
+// waited for ever (the stop 44 hunt saw 1 child hang in 300 forks while two threads made such pools).
+// It is held across fork() now: fork waits for the holder.  The test holds the lock itself (the
+// library's own lock and unlock) for 200 ms around the main thread's fork.  Bounds: the child's
+// alarm(10) turns a hang into a failing exit (its pool and job take milliseconds); the holder
+// starts holding before the fork (the main thread waits for it, at most wt::event_bound).
+}  // namespace
+namespace weft::detail {  // the library's install lock (src/beat_signal.hpp; this file sees only the public API)
+void lock_beat_handler_install() noexcept;
+void unlock_beat_handler_install() noexcept;
+}  // namespace weft::detail
+namespace {
+
+TEST(LifecycleGlobal, ForkWhileAnotherThreadInstallsTheBeatHandler) {
+  if (!wt::traits(weft::policy::heartbeat).implemented) GTEST_SKIP();
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(
+      ([&] {
+        ::alarm(120);
+        // weft registers its fork handlers when it first makes a pool, before any pool can take the
+        // install lock; this process has made none yet.
+        weft::pool warm(weft::config{.workers = 1, .policy = weft::policy::serial});
+        std::atomic<bool> held{false};
+        std::thread holder([&] {
+          weft::detail::lock_beat_handler_install();
+          held = true;
+          std::this_thread::sleep_for(std::chrono::milliseconds(200));
+          weft::detail::unlock_beat_handler_install();
+        });
+        const auto give_up = std::chrono::steady_clock::now() + wt::event_bound;
+        while (!held.load() && std::chrono::steady_clock::now() < give_up) std::this_thread::yield();
+        const pid_t child = ::fork();
+        if (child == 0) {
+          ::alarm(10);
+          weft::pool p(weft::config{.workers = 2, .policy = weft::policy::heartbeat,
+                                    .heartbeat_delivery = weft::heartbeat_delivery::signal});
+          std::_Exit(p.run([] { return wt::fib(12); }) == wt::fib_serial(12) ? 0 : 1);
+        }
+        int status = 0;
+        const bool reaped = child > 0 && ::waitpid(child, &status, 0) == child;
+        holder.join();
+        if (!reaped || !WIFEXITED(status)) std::fprintf(stderr, "the child hung (SIGALRM) or crashed\n");
+        done(held.load() && reaped && WIFEXITED(status) && WEXITSTATUS(status) == 0);
       }()),
       testing::ExitedWithCode(0), "");
 }
