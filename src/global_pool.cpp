@@ -20,7 +20,8 @@
 // stack guards' table's across the fork (in that order: a pool's construction takes the first, the
 // third and the last in it, a serial run's first context the last two; nothing takes the registry's
 // with either of the last two), then the trace files' lock (taken alone, by write_trace_file), so
-// the child never inherits one locked by a thread that is gone.
+// the child never inherits one locked by a thread that is gone.  The scopes' error locks come last:
+// a thread holding one takes nothing else and lets it go after a few stores.
 #include <pthread.h>
 
 #include <atomic>
@@ -52,8 +53,10 @@ void before_fork() {
   detail::lock_serial_contexts();
   detail::lock_guard_table();
   detail::lock_trace_files();
+  detail::lock_scope_error_locks();
 }
 void unlock_after_fork() {
+  detail::unlock_scope_error_locks();
   detail::unlock_trace_files();
   detail::unlock_guard_table();
   detail::unlock_serial_contexts();

@@ -309,6 +309,10 @@ std::uint64_t current_fork_generation();
 // runtime::serial_mu_, held across fork() (global_pool.cpp's pthread_atfork handlers).
 void lock_serial_contexts() noexcept;
 void unlock_serial_contexts() noexcept;
+// The scopes' 64 error locks (scope.cpp, error_guard), held across fork() too; each is held for a
+// few stores and never while taking another lock.
+void lock_scope_error_locks() noexcept;
+void unlock_scope_error_locks() noexcept;
 // A pool that cannot be destroyed is kept as it is (pool::~pool: the child of a fork, a pool destroyed
 // from inside one of its own runs).
 void keep_undestroyed(std::unique_ptr<runtime> rt) noexcept;

@@ -147,27 +147,41 @@ void scope::deallocate_newest(void* p) noexcept {
 // are the owner's alone.  The locks are shared, a scope hashed to one of 64 (so that a scope's
 // constructor stores no lock of its own): a lock is held for a few stores of one scope and never
 // while taking another, so sharing one costs at most a short wait, never a deadlock.
+// The 64 locks are also held across fork() (global_pool.cpp, lock_scope_error_locks): a fork while
+// another thread recorded an error left its lock set in the child, whose next error in a scope
+// hashed to it spun for ever.
 namespace {
+struct alignas(64) padded_lock {
+  std::atomic_flag flag = ATOMIC_FLAG_INIT;
+};
+padded_lock error_locks[64];
+void acquire(std::atomic_flag& f) noexcept {
+  while (f.test_and_set(std::memory_order_acquire)) detail::cpu_relax();
+}
+
 class error_guard {
  public:
-  explicit error_guard(const scope* s) noexcept : lock_(lock_of(s)) {
-    while (lock_.test_and_set(std::memory_order_acquire)) detail::cpu_relax();
-  }
+  explicit error_guard(const scope* s) noexcept : lock_(lock_of(s)) { acquire(lock_); }
   ~error_guard() { lock_.clear(std::memory_order_release); }
   error_guard(const error_guard&) = delete;
   error_guard& operator=(const error_guard&) = delete;
 
  private:
-  struct alignas(64) padded_lock {
-    std::atomic_flag flag = ATOMIC_FLAG_INIT;
-  };
   static std::atomic_flag& lock_of(const scope* s) noexcept {
-    static padded_lock locks[64];
-    return locks[(reinterpret_cast<std::uintptr_t>(s) / alignof(std::max_align_t)) % 64].flag;
+    return error_locks[(reinterpret_cast<std::uintptr_t>(s) / alignof(std::max_align_t)) % 64].flag;
   }
   std::atomic_flag& lock_;
 };
 }  // namespace
+
+namespace detail {
+void lock_scope_error_locks() noexcept {
+  for (padded_lock& l : error_locks) acquire(l.flag);
+}
+void unlock_scope_error_locks() noexcept {
+  for (padded_lock& l : error_locks) l.flag.clear(std::memory_order_release);
+}
+}  // namespace detail
 
 // The frame sync popped at fr: earlier than the recorded error when its key is below the bound.
 // Then the live frames below fr are earlier than it, and any frame pushed since its pop (at fr or
@@ -175,7 +189,7 @@ class error_guard {
 void scope::note_frame_error(const detail::frame* fr, std::exception_ptr e) noexcept {
   const error_guard g(this);
   if (error_bound_ == no_owner_error || popped_key(fr) < error_bound_) {
-    error_ = std::move(e);
+    error_.swap(e);  // a replaced error is destroyed with e, after the lock: its destructor is the program's
     error_bound_ = live_key(fr);
     error_seq_ = 0;  // no slow spawn ranks before a frame's recorded error (see note_slow_error)
   }
@@ -193,7 +207,7 @@ void scope::note_frame_error(const detail::frame* fr, std::exception_ptr e) noex
 void scope::note_slow_error(std::size_t seq, std::exception_ptr e) noexcept {
   const error_guard g(this);
   if (error_bound_ == no_owner_error || seq < error_seq_) {
-    error_ = std::move(e);
+    error_.swap(e);  // as in note_frame_error
     error_bound_ = live_key(expected_top_);
     error_seq_ = seq;
   }

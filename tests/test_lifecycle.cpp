@@ -315,6 +315,8 @@ TEST(LifecycleGlobal, ForkChildRunsASerialPoolOtherThreadsWereRunning) {
 namespace weft::detail {  // the library's install lock (src/beat_signal.hpp; this file sees only the public API)
 void lock_beat_handler_install() noexcept;
 void unlock_beat_handler_install() noexcept;
+void lock_scope_error_locks() noexcept;  // src/pool_runtime.hpp
+void unlock_scope_error_locks() noexcept;
 }  // namespace weft::detail
 namespace {
 
@@ -342,6 +344,46 @@ TEST(LifecycleGlobal, ForkWhileAnotherThreadInstallsTheBeatHandler) {
           weft::pool p(weft::config{.workers = 2, .policy = weft::policy::heartbeat,
                                     .heartbeat_delivery = weft::heartbeat_delivery::signal});
           std::_Exit(p.run([] { return wt::fib(12); }) == wt::fib_serial(12) ? 0 : 1);
+        }
+        int status = 0;
+        const bool reaped = child > 0 && ::waitpid(child, &status, 0) == child;
+        holder.join();
+        if (!reaped || !WIFEXITED(status)) std::fprintf(stderr, "the child hung (SIGALRM) or crashed\n");
+        done(held.load() && reaped && WIFEXITED(status) && WEXITSTATUS(status) == 0);
+      }()),
+      testing::ExitedWithCode(0), "");
+}
+
+// The same for the scopes' 64 error locks (scope.cpp): a thread recording a scope's error when the
+// process forks left its lock set in the child, whose next error in a scope hashed to it spun for
+// ever.  The test holds all 64 from a thread around the fork; the child records one error (a plain
+// thread's scope whose task throws in the global pool).  Bounds as above.
+TEST(LifecycleGlobal, ForkWhileAnotherThreadRecordsAScopeError) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(
+      ([&] {
+        ::alarm(120);
+        weft::pool warm(weft::config{.workers = 1, .policy = weft::policy::serial});  // the fork handlers
+        std::atomic<bool> held{false};
+        std::thread holder([&] {
+          weft::detail::lock_scope_error_locks();
+          held = true;
+          std::this_thread::sleep_for(std::chrono::milliseconds(200));
+          weft::detail::unlock_scope_error_locks();
+        });
+        const auto give_up = std::chrono::steady_clock::now() + wt::event_bound;
+        while (!held.load() && std::chrono::steady_clock::now() < give_up) std::this_thread::yield();
+        const pid_t child = ::fork();
+        if (child == 0) {
+          ::alarm(10);
+          weft::scope s;
+          s.spawn([] { throw std::runtime_error("task"); });
+          try {
+            s.sync();
+          } catch (const std::runtime_error& e) {
+            std::_Exit(std::strcmp(e.what(), "task") == 0 ? 0 : 1);
+          }
+          std::_Exit(2);
         }
         int status = 0;
         const bool reaped = child > 0 && ::waitpid(child, &status, 0) == child;
