@@ -304,6 +304,46 @@ TEST(LifecycleGlobal, ForkChildRunsASerialPoolOtherThreadsWereRunning) {
       testing::ExitedWithCode(0), "");
 }
 
+}  // namespace
+namespace weft::detail {  // weft's locks held across fork() (this file sees only the public API)
+void lock_beat_handler_install() noexcept;  // src/beat_signal.hpp
+void unlock_beat_handler_install() noexcept;
+void lock_scope_error_locks() noexcept;  // src/pool_runtime.hpp
+void unlock_scope_error_locks() noexcept;
+}  // namespace weft::detail
+namespace {
+
+// In a death-test process: another thread holds one of weft's locks (lock/unlock: the library's
+// own) for 200 ms around this thread's fork; the child runs `child_body` under alarm(10) and exits
+// with its status (0: it worked).  Exits 0 when the child did.  weft registers its fork handlers
+// when it first makes a pool, before any pool can take these locks: a serial pool is made first,
+// since this process has made none yet.
+template <class ChildBody>
+[[noreturn]] void fork_while_another_thread_holds(void (*lock)() noexcept, void (*unlock)() noexcept,
+                                                  ChildBody child_body) {
+  ::alarm(120);
+  weft::pool warm(weft::config{.workers = 1, .policy = weft::policy::serial});
+  std::atomic<bool> held{false};
+  std::thread holder([&] {
+    lock();
+    held = true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    unlock();
+  });
+  const auto give_up = std::chrono::steady_clock::now() + wt::event_bound;
+  while (!held.load() && std::chrono::steady_clock::now() < give_up) std::this_thread::yield();
+  const pid_t child = ::fork();
+  if (child == 0) {
+    ::alarm(10);
+    std::_Exit(child_body());
+  }
+  int status = 0;
+  const bool reaped = child > 0 && ::waitpid(child, &status, 0) == child;
+  holder.join();
+  if (!reaped || !WIFEXITED(status)) std::fprintf(stderr, "the child hung (SIGALRM) or crashed\n");
+  done(held.load() && reaped && WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
 // The signal handler's install lock (beat_signal.cpp) held by another thread when the process
 // forks: every pool with signal delivery takes it at construction, so the child's first such pool
 // waited for ever (the stop 44 hunt saw 1 child hang in 300 forks while two threads made such pools).
@@ -311,47 +351,18 @@ TEST(LifecycleGlobal, ForkChildRunsASerialPoolOtherThreadsWereRunning) {
 // library's own lock and unlock) for 200 ms around the main thread's fork.  Bounds: the child's
 // alarm(10) turns a hang into a failing exit (its pool and job take milliseconds); the holder
 // starts holding before the fork (the main thread waits for it, at most wt::event_bound).
-}  // namespace
-namespace weft::detail {  // the library's install lock (src/beat_signal.hpp; this file sees only the public API)
-void lock_beat_handler_install() noexcept;
-void unlock_beat_handler_install() noexcept;
-void lock_scope_error_locks() noexcept;  // src/pool_runtime.hpp
-void unlock_scope_error_locks() noexcept;
-}  // namespace weft::detail
-namespace {
-
 TEST(LifecycleGlobal, ForkWhileAnotherThreadInstallsTheBeatHandler) {
   if (!wt::traits(weft::policy::heartbeat).implemented) GTEST_SKIP();
   GTEST_FLAG_SET(death_test_style, "threadsafe");
-  EXPECT_EXIT(
-      ([&] {
-        ::alarm(120);
-        // weft registers its fork handlers when it first makes a pool, before any pool can take the
-        // install lock; this process has made none yet.
-        weft::pool warm(weft::config{.workers = 1, .policy = weft::policy::serial});
-        std::atomic<bool> held{false};
-        std::thread holder([&] {
-          weft::detail::lock_beat_handler_install();
-          held = true;
-          std::this_thread::sleep_for(std::chrono::milliseconds(200));
-          weft::detail::unlock_beat_handler_install();
-        });
-        const auto give_up = std::chrono::steady_clock::now() + wt::event_bound;
-        while (!held.load() && std::chrono::steady_clock::now() < give_up) std::this_thread::yield();
-        const pid_t child = ::fork();
-        if (child == 0) {
-          ::alarm(10);
-          weft::pool p(weft::config{.workers = 2, .policy = weft::policy::heartbeat,
-                                    .heartbeat_delivery = weft::heartbeat_delivery::signal});
-          std::_Exit(p.run([] { return wt::fib(12); }) == wt::fib_serial(12) ? 0 : 1);
-        }
-        int status = 0;
-        const bool reaped = child > 0 && ::waitpid(child, &status, 0) == child;
-        holder.join();
-        if (!reaped || !WIFEXITED(status)) std::fprintf(stderr, "the child hung (SIGALRM) or crashed\n");
-        done(held.load() && reaped && WIFEXITED(status) && WEXITSTATUS(status) == 0);
-      }()),
-      testing::ExitedWithCode(0), "");
+  EXPECT_EXIT(fork_while_another_thread_holds(&weft::detail::lock_beat_handler_install,
+                                              &weft::detail::unlock_beat_handler_install,
+                                              [] {
+                                                weft::pool p(weft::config{.workers = 2,
+                                                                          .policy = weft::policy::heartbeat,
+                                                                          .heartbeat_delivery = weft::heartbeat_delivery::signal});
+                                                return p.run([] { return wt::fib(12); }) == wt::fib_serial(12) ? 0 : 1;
+                                              }),
+              testing::ExitedWithCode(0), "");
 }
 
 // The same for the scopes' 64 error locks (scope.cpp): a thread recording a scope's error when the
@@ -360,38 +371,19 @@ TEST(LifecycleGlobal, ForkWhileAnotherThreadInstallsTheBeatHandler) {
 // thread's scope whose task throws in the global pool).  Bounds as above.
 TEST(LifecycleGlobal, ForkWhileAnotherThreadRecordsAScopeError) {
   GTEST_FLAG_SET(death_test_style, "threadsafe");
-  EXPECT_EXIT(
-      ([&] {
-        ::alarm(120);
-        weft::pool warm(weft::config{.workers = 1, .policy = weft::policy::serial});  // the fork handlers
-        std::atomic<bool> held{false};
-        std::thread holder([&] {
-          weft::detail::lock_scope_error_locks();
-          held = true;
-          std::this_thread::sleep_for(std::chrono::milliseconds(200));
-          weft::detail::unlock_scope_error_locks();
-        });
-        const auto give_up = std::chrono::steady_clock::now() + wt::event_bound;
-        while (!held.load() && std::chrono::steady_clock::now() < give_up) std::this_thread::yield();
-        const pid_t child = ::fork();
-        if (child == 0) {
-          ::alarm(10);
-          weft::scope s;
-          s.spawn([] { throw std::runtime_error("task"); });
-          try {
-            s.sync();
-          } catch (const std::runtime_error& e) {
-            std::_Exit(std::strcmp(e.what(), "task") == 0 ? 0 : 1);
-          }
-          std::_Exit(2);
-        }
-        int status = 0;
-        const bool reaped = child > 0 && ::waitpid(child, &status, 0) == child;
-        holder.join();
-        if (!reaped || !WIFEXITED(status)) std::fprintf(stderr, "the child hung (SIGALRM) or crashed\n");
-        done(held.load() && reaped && WIFEXITED(status) && WEXITSTATUS(status) == 0);
-      }()),
-      testing::ExitedWithCode(0), "");
+  EXPECT_EXIT(fork_while_another_thread_holds(&weft::detail::lock_scope_error_locks,
+                                              &weft::detail::unlock_scope_error_locks,
+                                              [] {
+                                                weft::scope s;
+                                                s.spawn([] { throw std::runtime_error("task"); });
+                                                try {
+                                                  s.sync();
+                                                } catch (const std::runtime_error& e) {
+                                                  return std::strcmp(e.what(), "task") == 0 ? 0 : 1;
+                                                }
+                                                return 2;
+                                              }),
+              testing::ExitedWithCode(0), "");
 }
 
 // Defect 8: a pool commits its workers' memory as they use it, not up front.  1024 workers cost
