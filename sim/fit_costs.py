@@ -104,6 +104,8 @@ def write_costs(path, fit, shared, steal, source):
     """The fit as weft-sim's cost file: the costs every policy shares (a poll, a steal, and ws's
     promote, split and pop, as the calibrated preset shares them), then each policy's join, loop
     and iter."""
+    # weft-sim knows its files by this first line, and refuses one that does not end with a newline
+    # (cut inside its last number; sim/src/costs.cpp, costs_from_file).
     lines = [f"# weft-sim costs (0.1 ns) fitted by sim/fit_costs.py to {source}",
              f"# use: weft-sim --costs file:{path} ...  (the calibrated preset, these values over it)",
              f"check={CHECK}"] + [f"{name}={shared[name]:.0f}" for name in ("promote", "split", "pop")]

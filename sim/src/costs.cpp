@@ -130,7 +130,16 @@ Costs costs_from_file(std::string_view path, std::string_view policy) {
   std::map<std::string, unsigned, std::less<>> seen;  // "[POLICY.]name" -> its line
   std::map<std::string, unsigned, std::less<>> set_here;  // name -> the last line that set it for `policy`
   std::string line;
+  bool fitted = false;  // written by sim/fit_costs.py (its first line says so)
   for (unsigned n = 1; std::getline(in, line); ++n) {
+    if (n == 1) fitted = line.starts_with("# weft-sim costs") && line.find("fitted by sim/fit_costs.py") != std::string::npos;
+    // A file cut inside its last number read as a smaller one (steal=11 for 11800).  A hand-written
+    // file may lack its final newline, and is then undetectably cut; fit_costs.py's files always
+    // end with one, so theirs is checked.
+    if (fitted && in.eof())
+      throw std::invalid_argument(where + " line " + std::to_string(n) +
+                                  ": the file ends inside this line (no newline after it), and sim/fit_costs.py "
+                                  "ends its files with one: a truncated file?");
     const std::string_view text = trim(std::string_view(line).substr(0, line.find('#')));
     if (text.empty()) continue;
     try {

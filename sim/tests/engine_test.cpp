@@ -351,6 +351,17 @@ TEST(Engine, CostFileOverridesTheCalibratedPresetPerPolicy) {
   EXPECT_NE(error_of("st eal = 5\n").find("line 1: 'st eal' has a blank inside it"), std::string::npos);
   EXPECT_NE(error_of("steal = 5 0\n").find("line 1: '5 0' has a blank inside it"), std::string::npos);
   EXPECT_EQ(error_of("steal=5\nws.steal=6\n"), "accepted");  // one for all, one for ws: two names
+  // A file cut inside its last number reads as a smaller number.  A hand-written file may lack its
+  // final newline (accepted, the value as written), but sim/fit_costs.py's (its header line says so)
+  // always ends with one: without it, the file was cut (it ran with steal=11 for 11800).
+  const char* fitted = "# weft-sim costs (0.1 ns) fitted by sim/fit_costs.py to x\ncheck=10\nsteal=11";
+  EXPECT_NE(error_of(fitted).find(path + " line 3: the file ends inside this line (no newline after it), and "
+                                         "sim/fit_costs.py ends its files with one: a truncated file?"),
+            std::string::npos)
+      << error_of(fitted);
+  EXPECT_EQ(error_of((std::string(fitted) + "800\n").c_str()), "accepted");
+  EXPECT_EQ(error_of("# my costs\ncheck=10\nsteal=11"), "accepted");  // hand-written: no newline needed
+  EXPECT_EQ(cost_preset("file:" + path, "ws").steal, 11u);
   write("steal=5\nheartbeat.heartbeat=0\n");
   try {
     cost_preset("file:" + path, "heartbeat");

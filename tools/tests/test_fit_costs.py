@@ -54,6 +54,10 @@ def test_cost_file_names_every_policy_and_the_shared_costs(tmp_path):
     fit_costs.write_costs(str(path), fit, shared, 7170, "test")
     lines = [l for l in path.read_text().splitlines() if l and not l.startswith("#")]
     values = dict(l.split("=") for l in lines)
+    # What weft-sim knows a fitted file by, and its final newline (without it the file was cut).
+    first = path.read_text().splitlines()[0]
+    assert first.startswith("# weft-sim costs") and "fitted by sim/fit_costs.py" in first
+    assert path.read_text().endswith("\n")
     assert values["promote"] == "14" and values["split"] == "157" and values["pop"] == "14"  # ws's
     assert values["steal"] == "7170" and values["check"] == str(fit_costs.CHECK)
     assert values["wool.join"] == "11" and values["wool.iter"] == "28"
