@@ -27,6 +27,7 @@ struct Thread {
   std::uint64_t lo = 0, hi = 0;  // range: iterations [lo, hi) of loop `node`
   bool started = false;
   bool forked = false;
+  bool ended = false;         // its work after the join done (finish signals the parent next)
   std::uint32_t pending = 0;
   std::int32_t parent = -1;
   bool sized = false;         // its dummy threads (m > K) forked, or none needed
@@ -394,9 +395,13 @@ void ThreadSim::dummy_step(unsigned p, std::int32_t id) {
     else finish(p, id);
     return;
   }
-  advance(pr.clock, 1);
-  r_.overhead += 1;
-  ++r_.beats;  // counted as dummy threads run
+  if (!t.started) {  // its unit in a step of its own, as a node's work after the join (finish)
+    threads_[std::size_t(id)].started = true;
+    advance(pr.clock, 1);
+    r_.overhead += 1;
+    ++r_.beats;  // counted as dummy threads run
+    return;
+  }
   finish(p, id);
   if (pr.current >= 0) preempt(p);
   else give_up_deque(p);
@@ -459,11 +464,23 @@ void ThreadSim::finish(unsigned p, std::int32_t id) {
   Proc& pr = procs_[p];
   Thread& t = threads_[std::size_t(id)];
   std::uint64_t retained = t.held;
+  if (t.kind == Kind::node && !t.ended) {
+    // The work after the join in a step of its own, the signal to the parent in the next, at the
+    // clock it ends: a sibling ending earlier, on a processor acting in between, must not find its
+    // parent's join complete and go on with the parent at its own clock (both in one step, a pair
+    // with 50 units after its join ended before its span, the bug hunt of 2026-11-29).
+    const Node& n = dag_.node(t.node);
+    t.ended = true;
+    t.span = std::max(t.span, t.span_join) + n.work_after;
+    t.span_join = 0;
+    if (n.work_after > 0) {
+      advance(pr.clock, n.work_after);
+      r_.raw_work += double(n.work_after);
+      return;
+    }
+  }
   if (t.kind == Kind::node) {
     const Node& n = dag_.node(t.node);
-    advance(pr.clock, n.work_after);
-    r_.raw_work += double(n.work_after);
-    t.span = std::max(t.span, t.span_join) + n.work_after;
     live_mem_ -= t.held + (n.free_at_parent_end ? 0 : n.alloc);
     retained = n.free_at_parent_end ? n.alloc : 0;
   } else {

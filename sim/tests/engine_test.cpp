@@ -110,7 +110,7 @@ TEST(Engine, NoScheduleBeatsItsSpanOrItsWorkWhateverTheCosts) {
                            {"time sharing", 100, 50, 1000, 20, 1000, 500},
                            {"pop 3000, sync 5000", 1, 5000, 1000, 3000, 100, 50}};
   for (const char* spec : {"loops:1:1:5", "loops:1:2:1", "loops:3:5:7", "fib:10", "nqueens:4", "nar:1:1:6",
-                           "uts-geo:5:3:2:10"}) {
+                           "uts-geo:5:3:2:10", "nar-lb:8:20:100"}) {
     const Dag d = make_dag(spec);
     const auto t = d.root_totals();
     for (const cost_set& cs : sets) {
@@ -132,6 +132,34 @@ TEST(Engine, NoScheduleBeatsItsSpanOrItsWorkWhateverTheCosts) {
         }
     }
   }
+}
+
+// A branch's work after its own join (Node::work_after) comes before its parent's join goes on.
+// The bug hunt of 2026-11-29 (random DAG files): under adf, dfd and fifo, a thread ran its work
+// after the join and signalled its parent's join in one step, so a sibling ending earlier, on a
+// processor acting in between, took the parent's continuation at its own earlier clock: pair(5,
+// loop(0, 1 iteration, after 7), leaf 1) ended at 6 on two processors, its span 12, and idle time
+// was negative.  The generators' DAGs have no work after a join but nar-lb's (1 unit); recorded
+// DAGs have it at every join.
+TEST(Engine, AJoinGoesOnOnlyAfterItsBranchesWorkAfterTheirOwnJoins) {
+  Dag loop_first;
+  const auto iteration = loop_first.add_leaf(0);
+  loop_first.set_root(loop_first.add_pair(5, loop_first.add_loop(0, 1, iteration, 7), loop_first.add_leaf(1)));
+  Dag pair_second;
+  const auto zero = pair_second.add_leaf(0);
+  pair_second.set_root(pair_second.add_pair(1, pair_second.add_leaf(2), pair_second.add_pair(1, zero, zero, 50)));
+  for (const Dag* d : {&loop_first, &pair_second}) {
+    const auto t = d->root_totals();
+    for (const auto& policy : simulated_policies())
+      for (const Costs& c : {zero_costs(), Costs{}})
+        for (unsigned p : {1u, 2u, 3u, 4u}) {
+          SCOPED_TRACE(policy + " P=" + std::to_string(p) + " span " + std::to_string(t.span));
+          const RunResult r = run(*d, policy, p, c, 3);
+          EXPECT_GE(double(r.makespan), t.span);
+          EXPECT_GE(r.idle, 0.0);
+        }
+  }
+  EXPECT_EQ(loop_first.root_totals().span, 12.0);
 }
 
 // Costs::detach (TBB's continuation-passing loops): a loop piece that does not wait for its stolen
