@@ -9,6 +9,7 @@ namespace weft_sim {
 namespace detail {
 
 RunResult simulate_threads(const RunConfig& c);  // engine_threads.cpp
+double least_thread_run_bytes(std::uint64_t nesting, unsigned workers);  // engine_threads.cpp
 
 Simulator::Simulator(const RunConfig& c)
     : cfg_(c), dag_(*c.dag), pol_(*c.policy), costs_(c.costs), P_(c.workers),
@@ -292,6 +293,13 @@ void Simulator::notify_detached(Detached& d, const JoinRef& ref, Time span_end, 
 }
 
 }  // namespace detail
+
+double least_run_bytes(const PolicyTraits& policy, std::uint64_t nesting, unsigned workers) {
+  if (policy.trigger == Trigger::space_efficient) return detail::least_thread_run_bytes(nesting, workers);
+  // The innermost node may be a leaf run in place (Simulator::push_child): one frame fewer.
+  return double(nesting > 0 ? nesting - 1 : 0) * double(sizeof(detail::Frame)) +
+         double(workers) * double(sizeof(detail::Worker));
+}
 
 RunResult simulate(const RunConfig& config) {
   if (config.dag == nullptr || config.policy == nullptr)

@@ -64,6 +64,14 @@ struct RunResult {
 
 RunResult simulate(const RunConfig& config);
 
+// The least memory a run of `policy` on P workers holds beyond the DAG's template, for a DAG that
+// nests `nesting` levels deep: every node of its deepest path is open at once while the innermost
+// runs, each a frame (a thread under adf, dfd and fifo) of some worker, and each worker has its
+// state.  A lower bound (stacks grow by doubling, deques hold promoted items, fifo holds every
+// forked thread breadth first): weft-sim refuses a run that needs more than the memory left before
+// running it, instead of running into the limit, or the kernel's OOM killer, partway.
+double least_run_bytes(const PolicyTraits& policy, std::uint64_t nesting, unsigned workers);
+
 // The latest time a clock may reach: 2^62 units.  Node work and costs are at most 2^40 each and a
 // DAG's work at most 2^60, but a run adds up as many costs as it takes steps (loops:5000:5000:0
 // with iter=2^40 is 2.7e19 units, past 2^64), so a clock wrapped and the run reported a negative

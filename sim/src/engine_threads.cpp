@@ -505,6 +505,10 @@ void ThreadSim::finish(unsigned p, std::int32_t id) {
 
 }  // namespace
 
+double least_thread_run_bytes(std::uint64_t nesting, unsigned workers) {
+  return double(nesting) * double(sizeof(Thread)) + double(workers) * double(sizeof(Proc));
+}
+
 RunResult simulate_threads(const RunConfig& config) {
   ThreadSim s(config);
   return s.run();

@@ -1,8 +1,11 @@
 // weft-sim: simulate policies on a DAG over a sweep of P, seeds and cost values.
 //   weft-sim --dag fib:30 --policy lazy-bf,ws --P 1,2,8,64,256 --seed 1 [--runs R]
 //            [--costs default|calibrated|file:PATH] [--cost name=value[,value...] ...] [--json out.json] [--quiet]
+#include <sys/resource.h>
+
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
@@ -13,6 +16,7 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "generators.hpp"
@@ -34,6 +38,7 @@ struct Options {
   std::string json;
   bool quiet = false;
   double max_instances = 5e8;  // node instances per run (a run simulates ~5-10 M a second)
+  std::uint64_t max_memory = 0;  // bytes the command may use beyond its start; 0: what the machine has free
 };
 
 std::vector<std::string> split_list(const std::string& s) {
@@ -110,11 +115,14 @@ Options parse(int argc, char** argv) {
       if (o.json.empty()) throw std::invalid_argument("--json: the path is empty");  // wrote nothing before
     } else if (a == "--max-instances") {
       o.max_instances = double(parse_integer("--max-instances", value(), 1, UINT64_MAX));
+    } else if (a == "--max-memory") {
+      o.max_memory = parse_integer("--max-memory", value(), 1, UINT64_MAX);
     } else if (a == "--quiet") o.quiet = true;
     else if (a == "--help" || a == "-h") {
       std::cout << "weft-sim --dag SPEC --policy LIST --P LIST [--seed S] [--runs R]\n"
                    "         [--costs default|calibrated|file:PATH] [--cost name=v[,v...]]... [--json FILE] [--quiet]\n"
                    "         [--max-instances N]   (default 500000000: a DAG with more node instances is refused)\n"
+                   "         [--max-memory BYTES]  (default: the memory available at start, MemAvailable + SwapFree)\n"
                    "DAGs: " << dag_help() << "\npolicies: " << policy_names(true) << "\n";
       std::exit(0);
     } else throw std::invalid_argument("unknown option '" + a + "' (see --help)");
@@ -170,6 +178,114 @@ std::uint32_t nesting_depth(const Dag& d) {
   return depth[d.root()];
 }
 
+// Memory.  Without a limit on the process, a run needing more than the machine has (alg5:N's and
+// nar-lb's chains, fifo's breadth-first threads on a big DAG) was ended by the kernel's OOM killer
+// with no message at all.  So the process takes a limit on its address space (RLIMIT_AS) of what
+// it holds at start plus --max-memory, by default the memory available then (MemAvailable +
+// SwapFree, or less under a cgroup's limit): past it an allocation fails, and the bad_alloc
+// handler says what ran out.  A lower limit already set (ulimit -v) is kept.  Before the first run
+// a lower bound on a run's memory (a frame per level of the deepest path, least_run_bytes) is
+// checked against what is left, so a DAG far too deep is refused at once, not minutes into a run.
+struct MemoryLimit {
+  double start = 0;                // the address space at start (VmSize)
+  double limit = HUGE_VAL;         // the address space the process may reach
+  std::string what = "no limit";   // where `limit` comes from, for the messages
+  std::string raise = "--max-memory";  // the setting that raises it
+};
+MemoryLimit memory;
+
+// A "Name:   N kB" field of a /proc file, in bytes; -1 if absent.
+double proc_kb(const char* path, const std::string& name) {
+  std::ifstream in(path);
+  std::string key;
+  double kb = 0;
+  while (in >> key) {
+    if (key == name + ":" && in >> kb) return kb * 1024;
+    in.ignore(1 << 20, '\n');
+  }
+  return -1;
+}
+
+// A cgroup's memory limit less what its processes hold (page cache it could reclaim aside); -1
+// without a limit.  cgroup v2, else v1.
+double cgroup_available() {
+  auto number = [](const std::string& path) {
+    std::ifstream in(path);
+    std::string text;
+    in >> text;
+    const std::optional<std::uint64_t> v = whole_uint(text);  // "max", or absent: none
+    return v ? double(*v) : -1.0;
+  };
+  auto stat = [](const std::string& path, const std::string& name) {
+    std::ifstream in(path);
+    std::string key;
+    double v = 0;
+    while (in >> key >> v)
+      if (key == name) return v;
+    return 0.0;
+  };
+  for (const auto& [dir, max, current, inactive] :
+       {std::tuple<std::string, std::string, std::string, std::string>{"/sys/fs/cgroup/", "memory.max", "memory.current", "inactive_file"},
+        {"/sys/fs/cgroup/memory/", "memory.limit_in_bytes", "memory.usage_in_bytes", "total_inactive_file"}}) {
+    const double limit = number(dir + max), used = number(dir + current);
+    if (limit < 0 || used < 0 || limit >= 0x1p60) continue;  // v1 writes "no limit" as ~2^63
+    return std::max(0.0, limit - used + stat(dir + "memory.stat", inactive));
+  }
+  return -1;
+}
+
+std::string megabytes(double bytes) {
+  std::ostringstream m;
+  if (bytes < 1e6) m << std::fixed << std::setprecision(1) << bytes / 1e3 << " kB";
+  else m << std::fixed << std::setprecision(bytes < 1e7 ? 1 : 0) << bytes / 1e6 << " MB";
+  return m.str();
+}
+
+void limit_memory(const Options& o) {
+  memory.start = std::max(0.0, proc_kb("/proc/self/status", "VmSize"));
+  double budget = double(o.max_memory);
+  std::string what = "--max-memory " + std::to_string(o.max_memory) + " bytes";
+  if (budget == 0) {
+    const double available = proc_kb("/proc/meminfo", "MemAvailable");
+    if (available < 0) return;  // not Linux's /proc: no limit taken
+    budget = available + std::max(0.0, proc_kb("/proc/meminfo", "SwapFree"));
+    what = "--max-memory, by default the memory available at start, " + megabytes(budget) + " (MemAvailable + SwapFree)";
+    const double cgroup = cgroup_available();
+    if (cgroup >= 0 && cgroup < budget) {
+      budget = cgroup;
+      what = "--max-memory, by default the memory available at start, " + megabytes(budget) + " (the cgroup's limit)";
+    }
+  }
+  rlimit rl{};
+  if (getrlimit(RLIMIT_AS, &rl) != 0) return;
+  const double want = memory.start + budget;
+  if (rl.rlim_cur != RLIM_INFINITY && double(rl.rlim_cur) <= want) {
+    memory.limit = double(rl.rlim_cur);
+    memory.what = "the process's limit, ulimit -v " + std::to_string(std::uint64_t(memory.limit) / 1024) + " kB";
+    memory.raise = "ulimit -v";
+    return;
+  }
+  // Past 2^62 bytes no machine's memory: no limit taken (--max-memory 2^64 - 1 converted to rlim_t
+  // wrapped to 0, and every run was refused).
+  if (want >= 0x1p62) return;
+  rl.rlim_cur = std::min(rlim_t(want), rl.rlim_max);
+  if (setrlimit(RLIMIT_AS, &rl) != 0) return;
+  memory.limit = double(rl.rlim_cur);
+  memory.what = what;
+}
+
+// The DAG argument that sets how deep it nests, for the refusal.
+std::string depth_setting(const std::string& spec) {
+  const std::string name = spec.substr(0, spec.find(':'));
+  if (name == "alg5") return "alg5's N (alg5:N:F)";
+  if (name == "nar-lb") return "nar-lb's D (nar-lb:P:D:A)";
+  if (name == "nar") return "nar's DEPTH (nar:G:M:DEPTH)";
+  if (name == "uts-geo") return "uts-geo's DEPTH (uts-geo:DEPTH:B)";
+  if (name == "uts-bin") return "uts-bin's M·Q (uts-bin:ROOT:M:Q: the nearer 1, the deeper the tree) or its SEED";
+  if (name == "file") return "the DAG file's nesting";
+  return "the DAG's parameters";
+}
+
 // A file to remove unless the run got to renaming it (main's --json output).
 struct PartialFile {
   std::string path;
@@ -183,6 +299,7 @@ struct PartialFile {
 
 int main(int argc, char** argv) try {
   const Options o = parse(argc, argv);
+  limit_memory(o);
   const auto t0 = std::chrono::steady_clock::now();
   // Everything that can be refused is refused before the first run: the DAG's size, every
   // policy's costs, the output file.
@@ -200,8 +317,23 @@ int main(int argc, char** argv) try {
     throw std::invalid_argument("--dag " + o.dag + ": its work is above 2^60 units, more than the simulator's clocks can hold");
   for (const auto& pname : o.policies)
     for (const auto& c : cost_grid(o, pname)) check_costs(c, pname);
-  const std::string nesting = "the DAG nests " + std::to_string(nesting_depth(dag)) +
+  const std::uint32_t depth = nesting_depth(dag);
+  const std::string nesting = "the DAG nests " + std::to_string(depth) +
                               " levels deep, and a run holds a frame of a few hundred bytes per level open";
+  // A run's least memory (a frame or thread per level of the deepest path, each worker's state)
+  // against what the limit leaves now that the DAG is built: refused before any run.
+  if (std::isfinite(memory.limit)) {
+    const double left = memory.limit - std::max(0.0, proc_kb("/proc/self/status", "VmSize"));
+    for (const auto& pname : o.policies) {
+      const double least = least_run_bytes(policy_by_name(pname), depth, *std::max_element(o.workers.begin(), o.workers.end()));
+      if (least > left)
+        throw std::invalid_argument("--dag " + o.dag + " nests " + std::to_string(depth) + " levels deep: a run under " +
+                                    pname + " needs at least " + megabytes(least) +
+                                    " (a frame or thread for every level, open at once), more than the " +
+                                    megabytes(std::max(0.0, left)) + " left of what weft-sim may use (" + memory.what +
+                                    "): lower " + depth_setting(o.dag) + ", or raise " + memory.raise);
+    }
+  }
   // The JSON goes to a file beside the output, renamed over it once every run is done: a command
   // refused or stopped (a clock past its limit) leaves an existing file as it was (it was opened,
   // so emptied, before the DAG and costs were checked).
@@ -227,7 +359,9 @@ int main(int argc, char** argv) try {
       for (unsigned p : o.workers)
         for (unsigned k = 0; k < o.runs; ++k) {
           doing = "simulating --dag " + o.dag + " under " + pname + " at P=" + std::to_string(p) + ", seed " +
-                  std::to_string(o.seed + k) + " (" + nesting + ")";
+                  std::to_string(o.seed + k) + " (" +
+                  (pname == "fifo" ? "fifo runs breadth first, holding every forked thread until its children end: "
+                                     "up to the DAG's width; " : "") + nesting + ")";
           RunRecord rec{dag.name, pname, p, o.seed + k, costs, totals,
                         dag.span_with_fork_cost(double(costs.promote)), {}};
           rec.result = simulate({&dag, &policy_by_name(pname), costs, p, rec.seed});
@@ -255,12 +389,12 @@ int main(int argc, char** argv) try {
   return 0;
 } catch (const std::bad_alloc&) {
   // It printed "weft-sim: std::bad_alloc": alg5:N and nar-lb's chains, accepted up to 4e7 levels,
-  // need ~0.45 KB a level to run (alg5:2e7, 9 GB).  Without a limit on the process the kernel may
-  // end it first (the OOM killer), with no message at all.
+  // need ~0.45 KB a level to run (alg5:2e7, 9 GB).  The limit limit_memory takes makes an
+  // allocation fail here before the machine runs out (the kernel's OOM killer ended it silently).
   std::fprintf(stderr,
-               "%sweft-sim: out of memory %s: choose smaller DAG parameters or raise the memory limit (ulimit -v, "
-               "or a machine with more memory)\n",
-               progress_shown ? "\n" : "", doing.c_str());
+               "%sweft-sim: out of memory %s: choose smaller DAG parameters or raise the memory limit (now %s; "
+               "raise it with %s, or use a machine with more memory)\n",
+               progress_shown ? "\n" : "", doing.c_str(), memory.what.c_str(), memory.raise.c_str());
   return 2;
 } catch (const std::exception& e) {
   std::fprintf(stderr, "%sweft-sim: %s\n", progress_shown ? "\n" : "", e.what());
