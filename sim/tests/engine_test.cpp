@@ -247,6 +247,24 @@ TEST(Engine, ZeroCostWorkStealingMeetsTheGreedyBound) {
       EXPECT_EQ(r.exec_span, t.span);  // every fork promoted at no cost: the DAG's own span
     }
   }
+  // Not with work after a join (none of the DAGs above has any; recorded DAGs have it at every
+  // join): a worker blocked at a join steals, as the runtime's do, and runs what it stole to its end
+  // before it goes on after its join, so that work waits while others idle.  Found by the bug hunt
+  // of 2026-11-29 (random DAG files; README said zero-cost runs were greedy, without this
+  // exception): join(join(17; 0, join(2, 100); then 50), join(0, join(100; 0, 1000))) ends at 1150
+  // at P = 64, over W/P + S = 1119.8: the worker blocked at the first join took the 1000-unit
+  // strand, its 50 units after the join waited for it.  Without those 50 units the bound holds.
+  for (const Time after : {Time(50), Time(0)}) {
+    Dag d;
+    const auto a = d.add_pair(17, d.add_leaf(0), d.add_pair(0, d.add_leaf(2), d.add_leaf(100)), after);
+    const auto b = d.add_pair(0, d.add_leaf(0), d.add_pair(100, d.add_leaf(0), d.add_leaf(1000)));
+    d.set_root(d.add_pair(0, a, b));
+    const auto t = d.root_totals();
+    const RunResult r = run(d, "ws", 64, c, 1);
+    EXPECT_EQ(r.raw_work, t.work);
+    if (after > 0) EXPECT_EQ(double(r.makespan), t.span + double(after));  // 1150 > 1119.8
+    else EXPECT_LE(double(r.makespan), t.work / 64 + t.span);
+  }
 }
 
 TEST(Engine, SameSeedSameRunOtherSeedOtherSchedule) {
