@@ -315,6 +315,24 @@ int main(int argc, char** argv) try {
   }
   if (totals.work > kMaxDagWork)
     throw std::invalid_argument("--dag " + o.dag + ": its work is above 2^60 units, more than the simulator's clocks can hold");
+  // What the limit leaves now that the DAG is built (limit_memory).
+  const double left = memory.limit - std::max(0.0, proc_kb("/proc/self/status", "VmSize"));
+  // The --cost sweeps' combinations are built per policy, and every run's result is kept until the
+  // JSON is written: eight costs of ten values each (10^8 combinations) ran out of memory "checking
+  // --dag", the message blaming the DAG (the bug hunt of 2026-11-29).
+  double combinations = 1;
+  for (const auto& sweep : o.cost_sweeps) combinations *= double(sweep.second.size());
+  const double runs = double(o.policies.size()) * double(o.workers.size()) * combinations * double(o.runs);
+  const double results = 2 * combinations * double(sizeof(Costs)) + runs * double(sizeof(RunRecord) + o.dag.size());
+  if (results > left) {
+    std::ostringstream m;
+    m << std::setprecision(12) << "--cost: the sweeps make " << combinations << " combinations of cost values, " << runs
+      << " runs with the policies, P and --runs, whose costs and results need at least " << megabytes(results)
+      << ", more than the " << megabytes(std::max(0.0, left)) << " left of what weft-sim may use (" << memory.what
+      << "): sweep fewer values, or split the sweep over several commands";
+    throw std::invalid_argument(m.str());
+  }
+  doing = "expanding the --cost sweeps (" + std::to_string(std::uint64_t(combinations)) + " combinations of cost values)";
   for (const auto& pname : o.policies)
     for (const auto& c : cost_grid(o, pname)) check_costs(c, pname);
   const std::uint32_t depth = nesting_depth(dag);
@@ -323,7 +341,6 @@ int main(int argc, char** argv) try {
   // A run's least memory (a frame or thread per level of the deepest path, each worker's state)
   // against what the limit leaves now that the DAG is built: refused before any run.
   if (std::isfinite(memory.limit)) {
-    const double left = memory.limit - std::max(0.0, proc_kb("/proc/self/status", "VmSize"));
     for (const auto& pname : o.policies) {
       const double least = least_run_bytes(policy_by_name(pname), depth, *std::max_element(o.workers.begin(), o.workers.end()));
       if (least > left)
@@ -351,7 +368,7 @@ int main(int argc, char** argv) try {
                dag.size(), totals.instances, totals.work, totals.span);
   if (totals.span > 0) std::fprintf(stderr, ", parallelism %.4g", totals.work / totals.span);
   std::fprintf(stderr, "\n");
-  const std::size_t total = o.policies.size() * o.workers.size() * cost_grid(o, o.policies[0]).size() * o.runs;
+  const auto total = std::uint64_t(runs);
   std::vector<RunRecord> records;
   if (!o.quiet) std::cout << table_header() << "\n";
   for (const auto& pname : o.policies)
@@ -369,7 +386,7 @@ int main(int argc, char** argv) try {
           records.push_back(rec);
           const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
           progress_shown = true;
-          std::fprintf(stderr, "\r[%zu/%zu] %s P=%u seed=%llu  %.1f s   ", records.size(), total,
+          std::fprintf(stderr, "\r[%zu/%llu] %s P=%u seed=%llu  %.1f s   ", records.size(), (unsigned long long)total,
                        pname.c_str(), p, (unsigned long long)rec.seed, secs);
           if (!o.quiet) std::cout << table_row(rec) << "\n" << std::flush;
         }
