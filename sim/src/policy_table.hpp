@@ -3,8 +3,9 @@
 // loops are split.  The rows of the policies the runtime implements are DERIVED from the runtime's
 // own policy table (include/weft/detail/policy_table.hpp, SPEC §4) at compile time: name, trigger,
 // item, threshold and loop style come from there, so a rule changed in the runtime's row changes the
-// simulator too.  adf, dfd and fifo, which the runtime does not implement yet, are modelled here
-// from NAR §7.2 (engine_threads.cpp) under the runtime's names.
+// simulator too.  adf, dfd and fifo are modelled from NAR §7.2.2's simulator (engine_threads.cpp)
+// under the runtime's names, not from the runtime's fiber engine (src/sched_fibers.cpp), whose
+// fifo and adf order threads differently (sim/README.md, "Not done").
 #pragma once
 
 #include <array>
