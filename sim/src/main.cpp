@@ -286,6 +286,31 @@ std::string depth_setting(const std::string& spec) {
   return "the DAG's parameters";
 }
 
+// The dummy threads adf and dfd make under a quota K (engine_threads.cpp, NAR §7.2): an allocation
+// of m > K bytes first forks floor(m/K) of them as a binary tree, about twice as many threads, each
+// a step of its own.  --max-instances bounds them with the node instances: nar-lb:4:7:1e8 with
+// quota=1 made 2e8 per block and ran for minutes, with A = 2^40 for days (the bug hunt of
+// 2026-11-29).  Counted per template node times its instances (pushed from the root down).
+double dummy_threads(const Dag& d, std::uint64_t quota) {
+  std::vector<double> times(d.size(), 0);
+  times[d.root()] = 1;
+  double dummies = 0;
+  for (std::size_t i = d.size(); i-- > 0;) {
+    const Node& n = d.node(std::uint32_t(i));
+    if (times[i] == 0) continue;
+    if (n.alloc > quota) dummies += times[i] * 2 * double(n.alloc / quota);
+    if (n.kind == NodeKind::pair) {
+      times[n.left] += times[i];
+      times[n.right] += times[i];
+    } else if (n.kind == NodeKind::loop && n.count > 0) {
+      if (n.left != kNoNode) times[n.left] += times[i] * double(n.count);
+      else
+        for (std::uint64_t k = 0; k < n.count; ++k) times[d.iteration(n, k)] += times[i];
+    }
+  }
+  return dummies;
+}
+
 // A file to remove unless the run got to renaming it (main's --json output).
 struct PartialFile {
   std::string path;
@@ -334,7 +359,20 @@ int main(int argc, char** argv) try {
   }
   doing = "expanding the --cost sweeps (" + std::to_string(std::uint64_t(combinations)) + " combinations of cost values)";
   for (const auto& pname : o.policies)
-    for (const auto& c : cost_grid(o, pname)) check_costs(c, pname);
+    for (const auto& c : cost_grid(o, pname)) {
+      check_costs(c, pname);
+      if (c.quota == 0 || policy_by_name(pname).trigger != Trigger::space_efficient || pname == "fifo") continue;
+      const double dummies = dummy_threads(dag, c.quota);
+      if (totals.instances + dummies > o.max_instances) {
+        std::ostringstream m;
+        m << std::setprecision(12) << "--cost quota=" << c.quota << ": under " << pname << ", --dag " << o.dag
+          << "'s allocations of more than quota bytes make " << dummies
+          << " dummy threads (floor(bytes/quota) each, forked as a binary tree) beside its " << totals.instances
+          << " node instances, more than --max-instances " << std::uint64_t(o.max_instances)
+          << " (a run simulates about 5-10 million a second): raise quota, or --max-instances to run it";
+        throw std::invalid_argument(m.str());
+      }
+    }
   const std::uint32_t depth = nesting_depth(dag);
   const std::string nesting = "the DAG nests " + std::to_string(depth) +
                               " levels deep, and a run holds a frame of a few hundred bytes per level open";
