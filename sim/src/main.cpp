@@ -351,7 +351,7 @@ int main(int argc, char** argv) try {
   const double results = 2 * combinations * double(sizeof(Costs)) + runs * double(sizeof(RunRecord) + o.dag.size());
   if (results > left) {
     std::ostringstream m;
-    m << std::setprecision(12) << "--cost: the sweeps make " << combinations << " combinations of cost values, " << runs
+    m << std::fixed << std::setprecision(0) << "--cost: the sweeps make " << combinations << " combinations of cost values, " << runs
       << " runs with the policies, P and --runs, whose costs and results need at least " << megabytes(results)
       << ", more than the " << megabytes(std::max(0.0, left)) << " left of what weft-sim may use (" << memory.what
       << "): sweep fewer values, or split the sweep over several commands";
@@ -361,11 +361,25 @@ int main(int argc, char** argv) try {
   for (const auto& pname : o.policies)
     for (const auto& c : cost_grid(o, pname)) {
       check_costs(c, pname);
-      if (c.quota == 0 || policy_by_name(pname).trigger != Trigger::space_efficient || pname == "fifo") continue;
+      // A poll every `poll` units inside leaf work is a step of its own (Simulator::run_work): W/poll
+      // of them.  fib:3:2^40 with poll=1 took 5.5e12 steps, days, its 5 instances accepted (the bug
+      // hunt of 2026-11-29).  Not in the thread engine nor under eager promotion, which do not poll.
+      const Trigger trigger = policy_by_name(pname).trigger;
+      if (c.poll > 0 && trigger != Trigger::eager && trigger != Trigger::space_efficient &&
+          totals.instances + totals.work / double(c.poll) > o.max_instances) {
+        std::ostringstream m;
+        m << std::fixed << std::setprecision(0) << "--cost poll=" << c.poll << ": under " << pname << ", --dag " << o.dag
+          << "'s work of " << totals.work << " units makes about " << totals.work / double(c.poll)
+          << " polls inside its strands, a step each, beside its " << totals.instances
+          << " node instances, more than --max-instances " << std::uint64_t(o.max_instances)
+          << " (a run simulates about 5-10 million a second): raise poll, or --max-instances to run it";
+        throw std::invalid_argument(m.str());
+      }
+      if (c.quota == 0 || trigger != Trigger::space_efficient || pname == "fifo") continue;
       const double dummies = dummy_threads(dag, c.quota);
       if (totals.instances + dummies > o.max_instances) {
         std::ostringstream m;
-        m << std::setprecision(12) << "--cost quota=" << c.quota << ": under " << pname << ", --dag " << o.dag
+        m << std::fixed << std::setprecision(0) << "--cost quota=" << c.quota << ": under " << pname << ", --dag " << o.dag
           << "'s allocations of more than quota bytes make " << dummies
           << " dummy threads (floor(bytes/quota) each, forked as a binary tree) beside its " << totals.instances
           << " node instances, more than --max-instances " << std::uint64_t(o.max_instances)
