@@ -12,9 +12,10 @@
 namespace weft::detail {
 
 namespace {
-// Below each stack: large enough that one function's frame cannot step over it (as for the native
-// stacks, native_thread.cpp).  Reserved address space only: PROT_NONE pages are never committed.
-constexpr std::size_t guard_bytes = 64 << 10;
+// Below each stack, as below the native stacks: stack_guard.hpp says how large and why (the stack
+// below in an arena is another fiber's).  Reserved address space only: PROT_NONE pages are never
+// committed.
+constexpr std::size_t guard_bytes = stack_guard_bytes;
 // Arenas grow: 4 stacks, then 8, ... up to 64 (a small program reserves little address space).
 constexpr std::size_t first_arena_stacks = 4, max_arena_stacks = 64;
 }  // namespace

@@ -16,8 +16,8 @@
 namespace weft::detail {
 
 namespace {
-// Below the stack (it grows down): large enough that one function's frame cannot step over it.
-constexpr std::size_t guard_bytes = 64 << 10;
+// Below the stack (it grows down): stack_guard.hpp says how large and why.
+constexpr std::size_t guard_bytes = stack_guard_bytes;
 constexpr std::size_t page = 4096;
 }  // namespace
 

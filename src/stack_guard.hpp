@@ -16,6 +16,17 @@
 
 namespace weft::detail {
 
+// The guard region below every native and fiber stack.  A function's first access below the end
+// of its stack is up to its frame's size below the previous one (a compiler without
+// -fstack-clash-protection touches a large frame where it likes), so a frame larger than the guard
+// steps over it: into unmapped memory (a bare SIGSEGV) or into a mapping there (another fiber's
+// stack in the same arena, another worker's stack), which it overwrites.  64 KiB until stop 45's
+// bug hunt, where a recursion of 200 KB frames (a local buffer of 25,000 doubles) crashed bare and
+// one of 3 MB frames ran on through other stacks; 1 MiB now, the gap Linux keeps below the main
+// thread's stack (stack_guard_gap): address space only, never committed.  Larger frames need
+// -fstack-clash-protection (README, "Nesting").
+inline constexpr std::size_t stack_guard_bytes = std::size_t(1) << 20;
+
 enum class guard_kind : std::uint8_t { task_stack, native_stack, fiber_stack };
 
 // Registers [lo, hi) as the guard of a stack of `limit` (frames for a task stack, bytes for a

@@ -1,5 +1,7 @@
 // weft tests: nesting without a cliff (SPEC §2: joins nest at least 10^6 deep on a worker and on a
 // thread calling run; past a limit, a clear error naming the limit and the setting that raises it).
+#include <alloca.h>
+
 #include "common.hpp"
 
 
@@ -106,6 +108,53 @@ TEST_P(NestingLimits, NativeStackOverflowNamesTheSetting) {
                  p.run([] { return wt::join_chain(200'000); });
                }()),
                "native stack \\(262144 bytes\\) overflowed.*WEFT_STACK_BYTES");
+}
+
+// A recursion inside a branch whose frames are larger than the old 64 KiB guard (a local buffer of
+// 8,192 doubles is one): its first access below the stack's end stepped over the guard — a bare
+// SIGSEGV where the address below was unmapped, or, where another mapping lay there (another
+// fiber's stack in the same arena, another worker's stack or task stack), a write into it and the
+// run going on (stop 45's bug hunt: 30 frames of 3 MB on a 1 MiB stack returned "ok").  The guard
+// is now 1 MiB (stack_guard.hpp), so a frame under that size meets it and the message names the
+// setting.  The frame is made with alloca and its lowest byte written first, as a compiler without
+// -fstack-clash-protection does.
+namespace large_frames {
+std::size_t frame_bytes;  // not a constant, so that the compiler cannot see through alloca
+WEFT_NOINLINE long recurse(long n) {
+  auto* buf = static_cast<volatile char*>(alloca(frame_bytes));
+  buf[0] = char(n);  // the lowest address: the first touch, a whole frame below the previous one
+  buf[frame_bytes - 1] = char(n);
+  if (n == 0) return buf[0];
+  return recurse(n - 1) + buf[frame_bytes - 1];
+}
+}  // namespace large_frames
+
+TEST_P(NestingLimits, LargeStackFramesMeetTheGuard) {
+  large_frames::frame_bytes = 768 << 10;  // under the 1 MiB guard, far over the old 64 KiB one
+  EXPECT_DEATH(([&] {
+                 weft::pool p(weft::config{.workers = 1, .policy = GetParam(), .stack_bytes = 1 << 20});
+                 p.run([] {
+                   auto [a, b] = weft::join([] { return large_frames::recurse(40); }, [] { return 0L; });
+                   return a + b;
+                 });
+               }()),
+               "native stack \\(1048576 bytes\\) overflowed.*WEFT_STACK_BYTES");
+}
+
+// The same on a fiber's stack: there the stack below in the arena is another fiber's, its oldest
+// frames at the top, where such a frame wrote.
+TEST(NestingLimitsFibers, LargeStackFramesMeetTheGuard) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  if (wt::sanitized) GTEST_SKIP() << "the sanitizers handle SIGSEGV themselves";
+  large_frames::frame_bytes = 768 << 10;
+  EXPECT_DEATH(([&] {
+                 weft::pool p(weft::config{.workers = 1, .policy = weft::policy::adf, .fiber_stack_bytes = 1 << 20});
+                 p.run([] {
+                   auto [a, b] = weft::join([] { return large_frames::recurse(40); }, [] { return 0L; });
+                   return a + b;
+                 });
+               }()),
+               "fiber's stack \\(1048576 bytes\\) overflowed.*WEFT_FIBER_STACK_BYTES");
 }
 
 // The settings: from the field, else the environment, else the default; bad values name the setting.
