@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <system_error>
 
 #include <boost/context/fiber.hpp>
@@ -88,9 +89,17 @@ void run_on_stack(native_stack& stack, void (*fn)(void*), void* arg) {
   std::move(on_stack).resume();
 }
 
+// The setting named (before stop 45's bug hunt: "weft: mapping a worker's native stack: Cannot
+// allocate memory", which left the user to guess which of weft's reservations it was).
+void throw_no_native_stack(int err, std::size_t stack_bytes) {
+  throw std::system_error(err, std::generic_category(),
+                          "weft: no memory for a native stack of " + std::to_string(stack_bytes) +
+                              " bytes (config.stack_bytes / WEFT_STACK_BYTES; reserved for each worker and serial "
+                              "run, committed as used): lower it");
+}
+
 void native_thread::start(std::size_t stack_bytes, std::function<void()> body) {
-  if (!stack_.map(stack_bytes))
-    throw std::system_error(errno, std::generic_category(), "weft: mapping a worker's native stack");
+  if (!stack_.map(stack_bytes)) throw_no_native_stack(errno, stack_bytes);
   pthread_attr_t attr;
   pthread_attr_init(&attr);
   pthread_attr_setstack(&attr, stack_.lowest(), stack_.size());

@@ -35,6 +35,10 @@ class native_stack {
   int guard_handle_ = -1;
 };
 
+// Throws the std::system_error of a native stack of `stack_bytes` that could not be mapped (errno
+// `err`), naming the setting that sized it.
+[[noreturn]] void throw_no_native_stack(int err, std::size_t stack_bytes);
+
 // Runs fn(arg) on `stack` and returns when it returns; fn must not throw.  The calling thread gets
 // an alternate signal stack (once, unless it has one) so that an overflow of `stack` is reported.
 void run_on_stack(native_stack& stack, void (*fn)(void*), void* arg);

@@ -8,6 +8,7 @@
 #include "pool_runtime.hpp"
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <stdexcept>
 
@@ -123,13 +124,20 @@ void runtime::run_root(worker& w, root_job& job) {
 // (a serial context's: config::max_depth frames, config::stack_bytes), and its thread's hot state
 // is restored afterwards.  On the caller's own stack a chain of 10^6 joins overflowed an 8 MiB
 // `ulimit -s` with a bare SIGSEGV; on the context's, it fits, and an overflow names the setting.
-// (No memory for the stack: the job runs on the caller's, as in sanitized builds.)
+// No memory for the stack: std::system_error naming config::stack_bytes, as a pool of workers
+// throws from its constructor (until stop 45's bug hunt the job ran on the caller's stack instead,
+// the setting silently not applied: a deep run then crashed bare).
 void runtime::run_on_caller(root_job& job) {
   worker& ctx = serial_context_acquire();
+  if (WEFT_SWITCH_STACKS && !ctx.run_stack.map_once(cfg.stack_bytes)) {
+    const int err = errno;
+    serial_context_release(ctx);
+    throw_no_native_stack(err, cfg.stack_bytes);
+  }
   ctx.serial_caller = tls_hot.self;
   {
     acting_as as(ctx, 0, traits_of(cfg.policy).loops, nullptr);
-    if (WEFT_SWITCH_STACKS && ctx.run_stack.map_once(cfg.stack_bytes))
+    if (WEFT_SWITCH_STACKS)
       run_root_on(ctx.run_stack, job);
     else
       run_root_here(job);

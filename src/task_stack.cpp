@@ -6,13 +6,31 @@
 
 #include <sys/mman.h>
 
+#include <new>
+#include <string>
+
 namespace weft::detail {
 
 task_stack::task_stack(std::size_t capacity) : capacity_(capacity) {
   const std::size_t page = 4096;
   const std::size_t bytes = (capacity * sizeof(frame) + page - 1) / page * page;
   mapped_bytes_ = bytes + page;
-  void* p = map_zero_pages(mapped_bytes_);
+  void* p = nullptr;
+  try {
+    p = map_zero_pages(mapped_bytes_);
+  } catch (const std::bad_alloc&) {
+    // No address space for it (RLIMIT_AS, a strict overcommit policy): said naming the setting that
+    // sized it, as the trace buffers' (trace_pool.cpp); a bare "std::bad_alloc" from the pool's
+    // constructor or a serial run before stop 45's bug hunt.  Still a std::bad_alloc.
+    struct no_memory : std::bad_alloc {
+      std::string message;
+      const char* what() const noexcept override { return message.c_str(); }
+    } e;
+    e.message = "weft: no memory for a task stack of " + std::to_string(capacity) +
+                " frames (config.max_depth / WEFT_MAX_DEPTH; 64 bytes each, " + std::to_string(mapped_bytes_) +
+                " bytes reserved for each worker and serial run, committed as used); lower it";
+    throw e;
+  }
   // The guard page: a join nested deeper than `capacity` faults here.
   ::mprotect(static_cast<char*>(p) + bytes, page, PROT_NONE);
   // The frames are not constructed one by one: that would touch (commit) the whole array at pool
