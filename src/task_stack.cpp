@@ -31,13 +31,17 @@ task_stack::task_stack(std::size_t capacity) : capacity_(capacity) {
                 " bytes reserved for each worker and serial run, committed as used); lower it";
     throw e;
   }
+  mapping_ = p;
   // The guard page: a join nested deeper than `capacity` faults here.
   ::mprotect(static_cast<char*>(p) + bytes, page, PROT_NONE);
   // The frames are not constructed one by one: that would touch (commit) the whole array at pool
   // creation, 1 MiB per worker.  A fresh anonymous mapping is zero pages, committed as joins reach
   // them, and an all-zero frame is a default-constructed one (frame.hpp: state 0 = no task, not
   // marked, no error; checked by a test).
-  frames_ = static_cast<frame*>(p);
+  // The frames end where the guard page begins, so that frame number `capacity` + 1 is the first to
+  // fault, whatever the capacity (until stop 45's bug hunt they began at the mapping's start, and a
+  // capacity that is no multiple of 64 frames had up to 63 more before the guard than it said).
+  frames_ = reinterpret_cast<frame*>(static_cast<char*>(p) + bytes) - capacity;
   guard_handle_ = register_guard(reinterpret_cast<std::uintptr_t>(p) + bytes,
                                  reinterpret_cast<std::uintptr_t>(p) + mapped_bytes_, guard_kind::task_stack, capacity);
 }
@@ -46,7 +50,7 @@ task_stack::task_stack(std::size_t capacity) : capacity_(capacity) {
 // mapping goes without running their destructors (which would touch every page).
 task_stack::~task_stack() {
   unregister_guard(guard_handle_);
-  unmap_zero_pages(frames_, mapped_bytes_);
+  unmap_zero_pages(mapping_, mapped_bytes_);
 }
 
 }  // namespace weft::detail

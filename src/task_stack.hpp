@@ -21,6 +21,7 @@ class task_stack {
   frame* end() const noexcept { return frames_ + capacity_; }
 
  private:
+  void* mapping_;  // the frames end at its guard page (task_stack.cpp)
   frame* frames_;
   std::size_t capacity_;
   std::size_t mapped_bytes_;

@@ -107,6 +107,21 @@ TEST_P(NestingLimits, TooDeepForTheTaskStackNamesTheSetting) {
                "joins nested deeper than 2048 on one worker.*WEFT_MAX_DEPTH");
 }
 
+// The limit is max_depth itself, also where its frames do not fill whole pages: until stop 45's bug
+// hunt the guard page came after the frames rounded up to a page (64 frames), so with max_depth =
+// 1100 joins nested 1152 deep ran, and the 1153rd died saying "deeper than 1100".
+TEST_P(NestingLimits, TheLimitIsExactWhereFramesDoNotFillAPage) {
+  {
+    weft::pool p(weft::config{.workers = 1, .policy = GetParam(), .max_depth = 1100});
+    EXPECT_EQ(p.run([] { return wt::join_chain(1100); }), 550);
+  }
+  EXPECT_DEATH(([&] {
+                 weft::pool p(weft::config{.workers = 1, .policy = GetParam(), .max_depth = 1100});
+                 p.run([] { return wt::join_chain(1101); });
+               }()),
+               "joins nested deeper than 1100 on one worker.*WEFT_MAX_DEPTH");
+}
+
 // A native stack too small for the nesting: the message names config.stack_bytes.
 TEST_P(NestingLimits, NativeStackOverflowNamesTheSetting) {
   EXPECT_DEATH(([&] {
