@@ -319,8 +319,21 @@ std::size_t resolve_size(std::size_t field, const char* field_name, setting_name
 }
 
 void resolve_nesting(config& out) {
+  const bool depth_given = out.max_depth != 0 || env("WEFT_MAX_DEPTH") != nullptr;
   out.max_depth = resolve_size(out.max_depth, "config.max_depth", "WEFT_MAX_DEPTH", min_max_depth, max_max_depth,
                                default_max_depth);
+  // The fiber engine runs every join as a thread of its own: no join uses a task stack, so a depth
+  // limit there would limit nothing (accepted and ignored before stop 45's bug hunt).  What limits
+  // its nesting is the fibers' stacks.  Left unset (0): its workers get the smallest task stack.
+  if (traits_of(out.policy).runs_on == mechanism::fibers) {
+    if (depth_given)
+      throw std::invalid_argument(
+          "weft: config.max_depth / WEFT_MAX_DEPTH is set but policy \"" + std::string(to_string(out.policy)) +
+          "\" has no task stack (every join is a thread with a stack of its own: WEFT_FIBER_STACK_BYTES / "
+          "config.fiber_stack_bytes, and the number of stacks, limit the nesting); accepted only with " +
+          names_where([](const detail::policy_traits& r) { return r.implemented && r.runs_on != mechanism::fibers; }, true));
+    out.max_depth = 0;
+  }
   out.stack_bytes = resolve_size(out.stack_bytes, "config.stack_bytes", "WEFT_STACK_BYTES", min_stack_bytes,
                                  max_stack_bytes, default_stack_bytes);
   // The trace buffers' size has a use only with a trace: given without one, it is an error, as

@@ -82,7 +82,8 @@ runtime::runtime(const config& resolved)
 void runtime::start_workers() {
   workers.reserve(cfg.workers);
   for (unsigned i = 0; i < cfg.workers; ++i) {
-    workers.push_back(std::make_unique<worker>(this, i, cfg.max_depth));
+    // max_depth is 0 under the fiber engine, whose joins use no task stack (config.cpp): the smallest.
+    workers.push_back(std::make_unique<worker>(this, i, cfg.max_depth != 0 ? cfg.max_depth : min_max_depth));
     sched->attach(*workers.back());
   }
   start_trace();

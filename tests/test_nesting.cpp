@@ -178,6 +178,29 @@ TEST(NestingLimitsFibers, LargeStackFramesMeetTheGuard) {
                "fiber's stack \\(1048576 bytes\\) overflowed.*WEFT_FIBER_STACK_BYTES");
 }
 
+// Under adf, dfd and fifo every join is a thread on a fiber stack of its own: no join uses a task
+// stack, so config.max_depth limits nothing there (a chain of 5,000 joins ran with max_depth =
+// 1024) and is refused, as every setting a policy has no use for (README, "Configuration"), naming
+// the setting that does limit the nesting there; a pool's config() leaves it unset (0).  Before stop
+// 45's bug hunt it was accepted and silently ignored.
+TEST(NestingSettings, MaxDepthIsRefusedUnderTheFiberEngine) {
+  wt::clean_env clean;
+  for (weft::policy p : weft::implemented_policies()) {
+    if (!wt::uses_fibers(p)) continue;
+    SCOPED_TRACE(std::string(weft::to_string(p)));
+    wt::expect_invalid([&] { weft::pool pl(weft::config{.workers = 1, .policy = p, .max_depth = 5000}); },
+                       {"config.max_depth", "WEFT_FIBER_STACK_BYTES", "lazy-bf"}, "max_depth under the fiber engine");
+    {
+      wt::env_guard d("WEFT_MAX_DEPTH", "5000");
+      wt::expect_invalid([&] { weft::pool pl(weft::config{.workers = 1, .policy = p}); }, {"WEFT_MAX_DEPTH"},
+                         "WEFT_MAX_DEPTH under the fiber engine");
+    }
+    weft::pool pl(weft::config{.workers = 1, .policy = p});
+    EXPECT_EQ(pl.config().max_depth, 0u);
+    EXPECT_EQ(pl.run([] { return wt::join_chain(2000); }), 1000);
+  }
+}
+
 // Runs f() in a child process whose address space is limited to 3 GiB above what it maps, and
 // returns what f returned (the child's limit does not bind this process).
 template <class F>

@@ -74,10 +74,12 @@ struct config {
   std::string trace_path{};                  // empty = no trace
   // How deep joins may nest on one worker (task-stack frames of 64 bytes, reserved in virtual
   // memory and committed as used); 0 = default 2^21.  Deeper: the process stops with a message
-  // naming this setting.
+  // naming this setting.  Not under adf, dfd, fifo (no join uses a task stack there: an error if
+  // set; fiber_stack_bytes and the number of stacks limit their nesting).
   std::size_t max_depth = 0;
   // Each worker thread's native stack in bytes (reserved, committed as used; it must hold the C++
   // frames of max_depth nested joins); 0 = default 1 GiB.  Overflow: a message naming this setting.
+  // Under adf, dfd, fifo it holds the scheduler's loop only: jobs and branches run on fibers.
   std::size_t stack_bytes = 0;
   // adf, dfd, fifo: each thread's fiber stack in bytes (reserved, committed as used, a guard region
   // below it); 0 = default 64 MiB.  Overflow: a message naming this setting (WEFT_FIBER_STACK_BYTES).
