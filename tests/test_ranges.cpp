@@ -236,6 +236,31 @@ TEST_P(Ranges, ExceptionLowestIndexWins) {
             long(n) * (n - 1) / 2);
 }
 
+// A pointer to a member as the body or the map: std::invocable (the constraint) accepts it, so the
+// loops call through std::invoke, as std::ranges::for_each does (called as `body(x)` it passed the
+// constraint and failed to compile inside the loop).  Every element updated once, the sum in order.
+TEST_P(Ranges, MemberPointersAsBodyAndMap) {
+  struct item {
+    std::int64_t v;
+    std::int64_t updates = 0;
+    void update() { v = twist(v), ++updates; }
+    std::int64_t value() const { return v; }
+  };
+  static_assert(for_accepts<std::vector<item>&, void (item::*)()>);
+  const std::size_t n = size_n();
+  const std::vector<std::int64_t> start = values(n);
+  std::vector<item> items;
+  for (std::int64_t x : start) items.push_back({x});
+  pool().run([&] { weft::parallel_for(items, &item::update); });
+  std::size_t wrong = 0;
+  for (std::size_t i = 0; i < n; ++i) wrong += items[i].v != twist(start[i]) || items[i].updates != 1;
+  EXPECT_EQ(wrong, 0u);
+  std::int64_t want = 0;
+  for (const item& it : items) want += it.v;
+  EXPECT_EQ(pool().run([&] { return weft::parallel_reduce(items, std::int64_t(0), &item::value, std::plus<>{}); }), want);
+  EXPECT_EQ(pool().run([&] { return weft::parallel_reduce(std::as_const(items), std::int64_t(0), &item::v, std::plus<>{}); }), want);
+}
+
 // ---------------------------------------------------------------------------------------------
 // parallel_invoke
 

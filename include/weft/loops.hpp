@@ -5,6 +5,7 @@
 #include <atomic>
 #include <concepts>
 #include <cstddef>
+#include <functional>
 #include <iterator>
 #include <optional>
 #include <ranges>
@@ -380,12 +381,15 @@ std::size_t size_of(R& r) {
 
 // Runs body(x) for every element x of r; x is a reference into r where r yields references, so
 // `body = [](auto& x) { x *= 2; }` writes through.  Overloads with the integer form cannot clash:
-// that one needs two integers first, this one a range.
+// that one needs two integers first, this one a range.  The body (and parallel_reduce's map) is
+// called through std::invoke, as the constraint std::invocable promises and std::ranges::for_each
+// does: a pointer to a member function or data member works too (`parallel_for(v, &S::update)`;
+// called as `body(x)`, it passed the constraint and then failed to compile: a bug hunt of the loop API).
 template <class R, class Body>
   requires detail::indexable_range<R> && std::invocable<Body&, std::ranges::range_reference_t<R>>
 void parallel_for(R&& r, Body&& body, grain g = grain{}) {
   const detail::element_at<std::ranges::iterator_t<R>> at{std::ranges::begin(r)};
-  parallel_for(std::size_t(0), detail::size_of(r), [at, &body](std::size_t i) { body(at(i)); }, g);
+  parallel_for(std::size_t(0), detail::size_of(r), [at, &body](std::size_t i) { std::invoke(body, at(i)); }, g);
 }
 
 // combine(init, combine(map(x0), ..., map(x_n-1))) over the elements of r, in their order (combine
@@ -397,7 +401,7 @@ T parallel_reduce(R&& r, T init, Map&& map, Combine&& combine, grain g = grain{}
   // By value: a map such as std::identity returns a reference to its argument, which for a view of
   // values (iota, transform) is a temporary that dies at the end of this return statement.
   return parallel_reduce(std::size_t(0), detail::size_of(r), std::move(init),
-                         [&at, &map](std::size_t i) -> auto { return map(at(i)); }, combine, g);
+                         [&at, &map](std::size_t i) -> auto { return std::invoke(map, at(i)); }, combine, g);
 }
 
 // What the loops do not take, named in the error instead of a bare "no matching function": a range
