@@ -340,6 +340,27 @@ TEST_P(Loops, GrainZeroThrows) {
   // Thrown inside a run: it leaves the run, and the pool stays usable.
   EXPECT_THROW(pool().run([] { weft::parallel_for(0, 10, [](int) {}, weft::grain{0}); }), std::invalid_argument);
   EXPECT_EQ(pool().run([] { return wt::fib(15); }), wt::fib_serial(15));
+  // A grain whose value is set to 0 after it was made: the loop refuses it the same way, before any
+  // iteration runs (ws, wool, adf, dfd and fifo split its one-iteration ranges for ever and died of
+  // a stack overflow; the other policies ran it as grain 1).
+  weft::grain zero;
+  zero.value = 0;
+  std::atomic<int> ran{0};
+  std::vector<int> v(10);
+  EXPECT_THROW(pool().run([&] { weft::parallel_for(0, 10, [&](int) { ran.fetch_add(1); }, zero); }), std::invalid_argument);
+  EXPECT_THROW(pool().run([&] { return weft::parallel_reduce(0, 10, 0, [&](int i) { ran.fetch_add(1); return i; }, std::plus<>{}, zero); }),
+               std::invalid_argument);
+  EXPECT_THROW(pool().run([&] { weft::parallel_for(v, [&](int&) { ran.fetch_add(1); }, zero); }), std::invalid_argument);
+  bool refused_outside = false;  // from a thread that is no worker: the global pool's entry
+  std::thread([&] {
+    try {
+      weft::parallel_reduce(0, 10, 0, [&](int i) { ran.fetch_add(1); return i; }, std::plus<>{}, zero);
+    } catch (const std::invalid_argument&) {
+      refused_outside = true;
+    }
+  }).join();
+  EXPECT_TRUE(refused_outside);
+  EXPECT_EQ(ran.load(), 0);
 }
 
 TEST_P(Loops, NestedLoops) {

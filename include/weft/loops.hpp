@@ -19,14 +19,24 @@
 
 namespace weft {
 
+namespace detail {
+[[noreturn]] WEFT_NOINLINE inline void refuse_grain_zero() {
+  throw std::invalid_argument("weft::grain: must be at least 1 (got 0)");
+}
+}  // namespace detail
+
 // An amortizing hint (LS's "ppt"): a range of more than `value` iterations may be split in two
 // halves, one of at most `value` is not (it runs as one piece, in index order, on one thread) — so
-// a split's parts hold at least about value / 2 iterations.  Must be at least 1.
+// a split's parts hold at least about value / 2 iterations.  Must be at least 1: the constructor
+// refuses 0, and so does a loop given a grain whose `value` was set to 0 afterwards (a halving
+// policy split a range of one iteration in two for ever: a stack overflow under ws, wool, adf, dfd
+// and fifo, while the loop-frame policies ran it as grain 1).  The loop's check costs nothing where
+// the grain is made at the call (the default, or grain{n}): the compiler knows it is not 0.
 struct grain {
   std::size_t value = 1;
-  grain() = default;  // 1: the default of every loop (no check to pay at each call)
+  grain() = default;  // 1: the default of every loop
   explicit grain(std::size_t v) : value(v) {
-    if (v == 0) throw std::invalid_argument("weft::grain: must be at least 1 (got 0)");
+    if (v == 0) detail::refuse_grain_zero();
   }
 };
 
@@ -260,6 +270,7 @@ inline constexpr bool reducible_v = std::is_move_constructible_v<T> && std::is_m
 // Runs body(i) for every i in [lo, hi) (any integer types; an empty or reversed range runs nothing).
 template <detail::loop_bound L, detail::loop_bound H, class Body>
 void parallel_for(L lo, H hi, Body&& body, grain g = grain{}) {
+  if (g.value == 0) [[unlikely]] detail::refuse_grain_zero();
   using I = std::common_type_t<L, H>;
   if (!(I(lo) < I(hi))) return;
   using B = std::remove_reference_t<Body>;
@@ -282,6 +293,7 @@ T parallel_reduce(L lo, H hi, T init, Map&& map, Combine&& combine, grain g = gr
   static_assert(detail::reducible_v<T>,
                 "weft::parallel_reduce: the result type must be move-constructible and move-assignable "
                 "(the pieces' partial results are moved and assigned); wrap it, e.g. in std::optional");
+  if (g.value == 0) [[unlikely]] detail::refuse_grain_zero();
   using I = std::common_type_t<L, H>;
   if (!(I(lo) < I(hi))) return init;
   using M = std::remove_reference_t<Map>;
