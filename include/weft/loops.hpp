@@ -263,7 +263,7 @@ WEFT_NOINLINE T parallel_reduce_off_fast_path(I lo, I hi, T init, Map& map, Comb
 namespace detail {
 // A loop's bound: any integer type but bool (whose "range" has no ++).
 template <class T>
-concept loop_bound = std::integral<T> && !std::same_as<std::remove_cv_t<T>, bool>;
+concept loop_bound = std::integral<T> && !std::same_as<std::remove_cv_t<T>, bool> && sizeof(T) <= 8;
 // What a reduction's partial results need: the pieces' values are moved and assigned.
 template <class T>
 inline constexpr bool reducible_v = std::is_move_constructible_v<T> && std::is_move_assignable_v<T>;
@@ -456,14 +456,26 @@ namespace detail {
 struct range_must_be_random_access_and_sized_copy_it_into_a_vector {};
 struct pass_the_range_or_a_subrange_not_an_iterator_pair {};
 struct loop_bounds_are_integers_not_bool {};
+struct loop_bounds_are_at_most_64_bits_wide {};
 template <class A, class B>
 concept a_bool_bound = std::same_as<std::remove_cvref_t<A>, bool> || std::same_as<std::remove_cvref_t<B>, bool>;
+// __int128 (an integral type under -std=gnu++20): the loop engine counts iterations, splits and the
+// lowest failure in 64 bits, so a wider range would run its size modulo 2^64.
+template <class A, class B>
+concept a_wide_bound = (std::integral<std::remove_cvref_t<A>> && sizeof(A) > 8) ||
+                       (std::integral<std::remove_cvref_t<B>> && sizeof(B) > 8);
 }  // namespace detail
 template <class A, class B, class... Rest, class Why = detail::loop_bounds_are_integers_not_bool>
   requires detail::a_bool_bound<A, B>
 void parallel_for(A, B, Rest&&...) = delete;
 template <class A, class B, class... Rest, class Why = detail::loop_bounds_are_integers_not_bool>
   requires detail::a_bool_bound<A, B>
+void parallel_reduce(A, B, Rest&&...) = delete;
+template <class A, class B, class... Rest, class Why = detail::loop_bounds_are_at_most_64_bits_wide>
+  requires detail::a_wide_bound<A, B>
+void parallel_for(A, B, Rest&&...) = delete;
+template <class A, class B, class... Rest, class Why = detail::loop_bounds_are_at_most_64_bits_wide>
+  requires detail::a_wide_bound<A, B>
 void parallel_reduce(A, B, Rest&&...) = delete;
 template <class R, class... Rest, class Why = detail::range_must_be_random_access_and_sized_copy_it_into_a_vector>
   requires(std::ranges::range<R> && !detail::indexable_range<R>)
