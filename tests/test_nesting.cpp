@@ -1,15 +1,11 @@
 // weft tests: nesting without a cliff (SPEC §2: joins nest at least 10^6 deep on a worker and on a
 // thread calling run; past a limit, a clear error naming the limit and the setting that raises it).
 #include <alloca.h>
-#include <sys/resource.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
-#include <fstream>
 #include <system_error>
 
+#include "address_limit.hpp"
 #include "common.hpp"
-
 
 namespace {
 
@@ -201,35 +197,6 @@ TEST(NestingSettings, MaxDepthIsRefusedUnderTheFiberEngine) {
   }
 }
 
-// Runs f() in a child process whose address space is limited to 3 GiB above what it maps, and
-// returns what f returned (the child's limit does not bind this process).
-template <class F>
-std::string in_child_with_3_gib(F f) {
-  int fds[2];
-  if (::pipe(fds) != 0) return "no pipe";
-  const pid_t pid = ::fork();
-  if (pid < 0) return "no fork";
-  if (pid == 0) {
-    ::close(fds[0]);
-    std::size_t vm_kib = 0;
-    std::ifstream status("/proc/self/status");
-    for (std::string line; std::getline(status, line);)
-      if (line.rfind("VmSize:", 0) == 0) vm_kib = std::stoull(line.substr(7));
-    const rlimit lim{(vm_kib << 10) + (std::size_t(3) << 30), (vm_kib << 10) + (std::size_t(3) << 30)};
-    const std::string what = vm_kib != 0 && ::setrlimit(RLIMIT_AS, &lim) == 0 ? f() : "no limit set";
-    (void)!::write(fds[1], what.data(), what.size());
-    ::_exit(0);
-  }
-  ::close(fds[1]);
-  std::string what;
-  char buf[512];
-  for (ssize_t n; (n = ::read(fds[0], buf, sizeof buf)) > 0;) what.append(buf, std::size_t(n));
-  ::close(fds[0]);
-  int status = 0;
-  ::waitpid(pid, &status, 0);
-  return what;
-}
-
 // What make() throws: the type and what().
 template <class F>
 std::string thrown_by(F make) {
@@ -264,11 +231,11 @@ TEST(NestingSettings, ReservationsTooLargeForTheAddressSpaceNameTheSetting) {
       weft::pool pl(c);
       pl.run([] { return wt::join_chain(100); });
     };
-    const std::string frames = in_child_with_3_gib([&] { return thrown_by([&] { run_one({.max_depth = depth}); }); });
+    const std::string frames = wt::in_child_with_address_room(std::size_t(3) << 30, [&] { return thrown_by([&] { run_one({.max_depth = depth}); }); });
     EXPECT_NE(frames.find("bad_alloc: "), std::string::npos) << frames;
     EXPECT_NE(frames.find("max_depth"), std::string::npos) << frames;
     EXPECT_NE(frames.find("268435456"), std::string::npos) << frames;
-    const std::string native = in_child_with_3_gib([&] { return thrown_by([&] { run_one({.stack_bytes = stack}); }); });
+    const std::string native = wt::in_child_with_address_room(std::size_t(3) << 30, [&] { return thrown_by([&] { run_one({.stack_bytes = stack}); }); });
     EXPECT_NE(native.find("system_error: "), std::string::npos) << native;
     EXPECT_NE(native.find("stack_bytes"), std::string::npos) << native;
     EXPECT_NE(native.find("8589934592"), std::string::npos) << native;

@@ -13,6 +13,7 @@
 #include <map>
 #include <set>
 
+#include "address_limit.hpp"
 #include "common.hpp"
 #include "trace.hpp"  // src/: files written from hand-made buffers (TraceFile)
 
@@ -399,37 +400,16 @@ TEST(Trace, NoMemoryForTheBuffersNamesTheSetting) {
   wt::clean_env clean;
   if (wt::sanitized) GTEST_SKIP() << "the sanitizers' shadow memory and RLIMIT_AS do not mix";
   temp_path tp("nomem");
-  int fds[2];
-  ASSERT_EQ(::pipe(fds), 0);
-  const pid_t pid = ::fork();
-  ASSERT_GE(pid, 0);
-  if (pid == 0) {
-    ::close(fds[0]);
-    std::size_t vm_kib = 0;
-    std::ifstream status("/proc/self/status");
-    for (std::string line; std::getline(status, line);)
-      if (line.rfind("VmSize:", 0) == 0) vm_kib = std::stoull(line.substr(7));
-    const rlimit lim{(vm_kib << 10) + (std::size_t(3) << 30), (vm_kib << 10) + (std::size_t(3) << 30)};
-    std::string what = "no exception";
-    if (vm_kib != 0 && ::setrlimit(RLIMIT_AS, &lim) == 0) {
-      try {
-        weft::pool pl(weft::config{.workers = 1, .trace_path = tp.path.string(), .trace_events = std::size_t(1) << 28});
-      } catch (const std::bad_alloc& e) {
-        what = e.what();
-      } catch (const std::exception& e) {
-        what = std::string("not a bad_alloc: ") + e.what();
-      }
+  const std::string what = wt::in_child_with_address_room(std::size_t(3) << 30, [&]() -> std::string {
+    try {
+      weft::pool pl(weft::config{.workers = 1, .trace_path = tp.path.string(), .trace_events = std::size_t(1) << 28});
+    } catch (const std::bad_alloc& e) {
+      return e.what();
+    } catch (const std::exception& e) {
+      return std::string("not a bad_alloc: ") + e.what();
     }
-    (void)!::write(fds[1], what.data(), what.size());
-    ::_exit(0);
-  }
-  ::close(fds[1]);
-  std::string what;
-  char buf[512];
-  for (ssize_t n; (n = ::read(fds[0], buf, sizeof buf)) > 0;) what.append(buf, std::size_t(n));
-  ::close(fds[0]);
-  int status = 0;
-  ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+    return "no exception";
+  });
   EXPECT_NE(what.find("trace_events"), std::string::npos) << what;
   EXPECT_NE(what.find("268435456"), std::string::npos) << what;
 }
