@@ -15,7 +15,15 @@ from pathlib import Path
 
 
 def load(path):
-    return json.loads(Path(path).read_text())["runs"]
+    """The runs of a weft-sim JSON file; a missing, unreadable or run-less file exits 1 naming it
+    (a Python traceback before stop 45)."""
+    try:
+        runs = json.loads(Path(path).read_text())["runs"]
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        sys.exit(f"plot.py: {path}: not a weft-sim JSON file ({e.__class__.__name__}: {e})")
+    if not runs:
+        sys.exit(f"plot.py: {path}: no runs in it")
+    return runs
 
 
 def median_by(runs, key, value):
@@ -85,6 +93,8 @@ def table(rows, header):
 
 
 def ls_table5(d):
+    if not (d / "ls_table5.json").exists():
+        return "(no ls_table5.json here)"
     runs = load(d / "ls_table5.json")
     thefts = median_by(runs, lambda r: (r["policy"], r["P"]), lambda r: r["thefts"])
     speed = median_by(runs, lambda r: (r["policy"], r["P"]), lambda r: r["speedup"])
@@ -178,16 +188,19 @@ def projections(d):
 def main(argv):
     global TABLES_ONLY
     if len(argv) == 4 and argv[1] == "speedup":
-        pyplot()  # before reading anything: no figure, no success
-        runs = load(argv[2])
+        runs = load(argv[2])  # a bad file is named first; then no matplotlib: no figure, no success
+        pyplot()
         speedup_figure(runs, argv[3], runs[0]["dag"])
         return 0
     if len(argv) != 3 or argv[1] not in ("all", "tables"):
         print(__doc__, file=sys.stderr)
         return 2
     TABLES_ONLY = argv[1] == "tables"
-    pyplot()
     d = Path(argv[2])
+    if not d.is_dir():
+        print(f"plot.py: {d} is not a folder (sim/experiments.sh writes its JSON files to one)", file=sys.stderr)
+        return 2
+    pyplot()
     if (d / "ls_scaling.json").exists():
         speedup_figure(load(d / "ls_scaling.json"), d / "ls_scaling.png", "nqueens(12): LS Figs 4-7")
     sections = [("LS Table V", ls_table5(d)), ("HB Theorems 2-3", hb_table(d)),
