@@ -12,6 +12,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <new>
+#include <new>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -517,6 +519,15 @@ config resolve(const config& in) {
   resolve_work_span(out);
   resolve_steal_backoff(out);
   return out;
+}
+
+[[noreturn]] void throw_no_memory(std::string message) {
+  struct no_memory : std::bad_alloc {
+    std::string message;
+    const char* what() const noexcept override { return message.c_str(); }
+  } e;
+  e.message = std::move(message);
+  throw e;
 }
 
 }  // namespace detail

@@ -1,5 +1,6 @@
 #pragma once
 #include <chrono>
+#include <string>
 
 #include "weft/config.hpp"
 
@@ -46,4 +47,7 @@ policy default_policy() noexcept;
 // Applies the environment to the fields left at their defaults, fills automatic values, and
 // validates; throws std::invalid_argument naming the bad setting and the accepted values.
 config resolve(const config& in);
+// No memory for what a setting sized (a worker's task stack, the trace buffers): a std::bad_alloc,
+// as any allocation's, whose what() is `message` — which names the setting and says to lower it.
+[[noreturn]] void throw_no_memory(std::string message);
 }  // namespace weft::detail

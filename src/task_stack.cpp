@@ -1,6 +1,7 @@
 // weft — the direct task stack's memory: an mmap'ed frame array and its guard page.
 #include "task_stack.hpp"
 
+#include "config_resolve.hpp"
 #include "stack_guard.hpp"
 #include "weft/detail/zero_pages.hpp"
 
@@ -20,16 +21,11 @@ task_stack::task_stack(std::size_t capacity) : capacity_(capacity) {
     p = map_zero_pages(mapped_bytes_);
   } catch (const std::bad_alloc&) {
     // No address space for it (RLIMIT_AS, a strict overcommit policy): said naming the setting that
-    // sized it, as the trace buffers' (trace_pool.cpp); a bare "std::bad_alloc" from the pool's
+    // sized it (throw_no_memory, as for the trace buffers); a bare "std::bad_alloc" from the pool's
     // constructor or a serial run before stop 45's bug hunt.  Still a std::bad_alloc.
-    struct no_memory : std::bad_alloc {
-      std::string message;
-      const char* what() const noexcept override { return message.c_str(); }
-    } e;
-    e.message = "weft: no memory for a task stack of " + std::to_string(capacity) +
-                " frames (config.max_depth / WEFT_MAX_DEPTH; 64 bytes each, " + std::to_string(mapped_bytes_) +
-                " bytes reserved for each worker and serial run, committed as used); lower it";
-    throw e;
+    throw_no_memory("weft: no memory for a task stack of " + std::to_string(capacity) +
+                    " frames (config.max_depth / WEFT_MAX_DEPTH; 64 bytes each, " + std::to_string(mapped_bytes_) +
+                    " bytes reserved for each worker and serial run, committed as used); lower it");
   }
   mapping_ = p;
   // The guard page: a join nested deeper than `capacity` faults here.

@@ -20,14 +20,9 @@ void runtime::start_trace() {
     for (auto& w : workers) w->trace = std::make_unique<trace_buffer>(cfg.trace_events);
     if (heartbeat_bits != 0 && !beats_by_signal()) timer_trace_ = std::make_unique<trace_buffer>(cfg.trace_events);
   } catch (const std::bad_alloc&) {
-    struct no_memory : std::bad_alloc {
-      std::string message;
-      const char* what() const noexcept override { return message.c_str(); }
-    } e;
-    e.message = "weft: no memory for the trace buffers: " + std::to_string(cfg.trace_events) +
-                " events of 16 bytes (config.trace_events / WEFT_TRACE_EVENTS) for each of " +
-                std::to_string(workers.size()) + " worker(s); lower it";
-    throw e;
+    throw_no_memory("weft: no memory for the trace buffers: " + std::to_string(cfg.trace_events) +
+                    " events of 16 bytes (config.trace_events / WEFT_TRACE_EVENTS) for each of " +
+                    std::to_string(workers.size()) + " worker(s); lower it");
   }
 }
 
