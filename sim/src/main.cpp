@@ -365,27 +365,31 @@ int main(int argc, char** argv) try {
       // of them.  fib:3:2^40 with poll=1 took 5.5e12 steps, days, its 5 instances accepted (the bug
       // hunt of 2026-11-29).  Not in the thread engine nor under eager promotion, which do not poll.
       const Trigger trigger = policy_by_name(pname).trigger;
-      if (c.poll > 0 && trigger != Trigger::eager && trigger != Trigger::space_efficient &&
-          totals.instances + totals.work / double(c.poll) > o.max_instances) {
+      // Refuses a cost `name` = `value` whose extra steps (`steps`, described by `made`) and the
+      // DAG's node instances pass --max-instances.
+      auto bound_steps = [&](const char* name, std::uint64_t value, const std::string& made, double steps) {
+        if (totals.instances + steps <= o.max_instances) return;
         std::ostringstream m;
-        m << std::fixed << std::setprecision(0) << "--cost poll=" << c.poll << ": under " << pname << ", --dag " << o.dag
-          << "'s work of " << totals.work << " units makes about " << totals.work / double(c.poll)
-          << " polls inside its strands, a step each, beside its " << totals.instances
-          << " node instances, more than --max-instances " << std::uint64_t(o.max_instances)
-          << " (a run simulates about 5-10 million a second): raise poll, or --max-instances to run it";
+        m << std::fixed << std::setprecision(0) << "--cost " << name << "=" << value << ": under " << pname << ", --dag "
+          << o.dag << "'s " << made << " beside its " << totals.instances << " node instances, more than --max-instances "
+          << std::uint64_t(o.max_instances) << " (a run simulates about 5-10 million a second): raise " << name
+          << ", or --max-instances to run it";
         throw std::invalid_argument(m.str());
+      };
+      auto count = [](double n) {
+        std::ostringstream m;
+        m << std::fixed << std::setprecision(0) << n;
+        return m.str();
+      };
+      if (c.poll > 0 && trigger != Trigger::eager && trigger != Trigger::space_efficient) {
+        const double polls = totals.work / double(c.poll);
+        bound_steps("poll", c.poll, "work of " + count(totals.work) + " units makes about " + count(polls) +
+                                        " polls inside its strands, a step each,", polls);
       }
       if (c.quota == 0 || trigger != Trigger::space_efficient || pname == "fifo") continue;
       const double dummies = dummy_threads(dag, c.quota);
-      if (totals.instances + dummies > o.max_instances) {
-        std::ostringstream m;
-        m << std::fixed << std::setprecision(0) << "--cost quota=" << c.quota << ": under " << pname << ", --dag " << o.dag
-          << "'s allocations of more than quota bytes make " << dummies
-          << " dummy threads (floor(bytes/quota) each, forked as a binary tree) beside its " << totals.instances
-          << " node instances, more than --max-instances " << std::uint64_t(o.max_instances)
-          << " (a run simulates about 5-10 million a second): raise quota, or --max-instances to run it";
-        throw std::invalid_argument(m.str());
-      }
+      bound_steps("quota", c.quota, "allocations of more than quota bytes make " + count(dummies) +
+                                        " dummy threads (floor(bytes/quota) each, forked as a binary tree)", dummies);
     }
   const std::uint32_t depth = nesting_depth(dag);
   const std::string nesting = "the DAG nests " + std::to_string(depth) +
