@@ -168,7 +168,10 @@ void resolve_workers_setting(config& out) {
   }
 }
 
-void resolve_worker_count(config& out) {
+// `from_env`: the count came from WEFT_WORKERS, which the message then names (README: a variable a
+// pool has no use for is an error naming the variable; it said "workers = 4", a field the program
+// never set, before stop 46's docs hunt).
+void resolve_worker_count(config& out, bool from_env) {
   const bool on_caller = traits_of(out.policy).runs_on == mechanism::caller;
   if (out.workers == 0) {
     if (on_caller) {
@@ -179,9 +182,9 @@ void resolve_worker_count(config& out) {
     }
   }
   if (on_caller && out.workers != 1)
-    throw std::invalid_argument("weft: policy \"" + std::string(to_string(out.policy)) +
-                                "\" runs on the caller alone; workers = " + std::to_string(out.workers) +
-                                " is not accepted (use 1 or 0)");
+    throw std::invalid_argument("weft: policy \"" + std::string(to_string(out.policy)) + "\" runs on the caller alone; " +
+                                (from_env ? "WEFT_WORKERS = " : "config.workers = ") + std::to_string(out.workers) +
+                                " is not accepted (use 1" + (from_env ? ", or unset it)" : " or 0)"));
 }
 
 // A setting given to a policy that has none of it.
@@ -508,8 +511,9 @@ config resolve(const config& in) {
   warn_misspelled_env();
   config out = in;
   resolve_workers_setting(out);
+  const bool workers_from_env = in.workers == 0 && out.workers != 0;
   resolve_policy(out);
-  resolve_worker_count(out);
+  resolve_worker_count(out, workers_from_env);
   resolve_heartbeat(out);
   resolve_heartbeat_delivery(out);
   resolve_quota(out);
