@@ -6,7 +6,9 @@
 
 #include <atomic>
 #include <chrono>
+#include <memory>
 #include <stdexcept>
+#include <string>
 #include <thread>
 
 #include "common.hpp"
@@ -191,6 +193,29 @@ TEST(SerialRun, StackOverflowNamesTheSetting) {
                  p.run([] { return wt::join_chain(200'000); });
                }()),
                "native stack \\(262144 bytes\\) overflowed.*WEFT_STACK_BYTES");
+}
+
+// A job that returns a reference: run returns that reference, as f() gives it where run calls the
+// job inline (from a worker of the pool), under every policy, from outside, nested, and in the
+// global pool.  Until stop 46's results hunt such a job did not compile: the result was kept in an
+// std::optional of the reference type (errors deep in <optional>).
+TEST(RunResults, AJobThatReturnsAReferenceGivesThatReference) {
+  int x = 1;
+  auto u = std::make_unique<int>(2);
+  const std::string s = "three";
+  for (weft::policy pol : wt::implemented_where([](const auto&) { return true; })) {
+    weft::pool p(weft::config{.workers = wt::runs_on_caller(pol) ? 1u : 2u, .policy = pol});
+    int& rx = p.run([&]() -> int& { return x; });
+    EXPECT_EQ(&rx, &x) << weft::to_string(pol);
+    std::unique_ptr<int>&& ru = p.run([&]() -> std::unique_ptr<int>&& { return std::move(u); });
+    EXPECT_EQ(&ru, &u) << weft::to_string(pol);
+    EXPECT_TRUE(u) << "returning an rvalue reference moves nothing";
+    const std::string& rs = p.run([&]() -> const std::string& { return s; });
+    EXPECT_EQ(&rs, &s) << weft::to_string(pol);
+    int* nested = p.run([&] { return &p.run([&]() -> int& { return x; }); });
+    EXPECT_EQ(nested, &x) << weft::to_string(pol);
+  }
+  EXPECT_EQ(&weft::pool::global().run([&]() -> int& { return x; }), &x);
 }
 
 }  // namespace

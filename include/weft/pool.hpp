@@ -21,7 +21,8 @@ class pool {
   pool(const pool&) = delete;
   pool& operator=(const pool&) = delete;
 
-  // Runs f inside the pool and returns its result; blocks the caller.  Called from a worker of this
+  // Runs f inside the pool and returns its result (the reference itself where f returns one); blocks
+  // the caller.  Called from a worker of this
   // pool, f simply runs inline.  Several threads may call run at once.  An exception thrown by f,
   // or by any branch it forks, leaves run after every branch has finished.
   template <class F>
@@ -64,17 +65,28 @@ class pool {
 
 namespace detail {
 
+// A job's result, kept for the caller: a value, or for a job that returns a reference the address of
+// what it refers to — run returns that reference, as f() gives it where run calls f inline (an
+// std::optional of a reference is ill-formed: such a job failed to compile deep in <optional> until
+// stop 46's results hunt).
+template <class R>
+using root_result_t =
+    std::conditional_t<std::is_void_v<R>, unit, std::conditional_t<std::is_reference_v<R>, std::remove_reference_t<R>*, R>>;
+
 template <class F>
 struct typed_root_job : root_job {
   using R = std::invoke_result_t<F&>;
   F* f;
-  std::optional<std::conditional_t<std::is_void_v<R>, unit, R>> result;
+  std::optional<root_result_t<R>> result;
   explicit typed_root_job(F* fn) : f(fn) {
     body = [](root_job* j) {
       auto* self = static_cast<typed_root_job*>(j);
       if constexpr (std::is_void_v<R>) {
         (*self->f)();
         self->result.emplace();
+      } else if constexpr (std::is_reference_v<R>) {
+        R r = (*self->f)();
+        self->result.emplace(std::addressof(r));
       } else {
         self->result.emplace((*self->f)());
       }
@@ -98,7 +110,10 @@ std::invoke_result_t<F&> pool::run(F&& f) {
   detail::typed_root_job<std::remove_reference_t<F>> job(&f);
   detail::submit_and_wait(rt_.get(), job);
   if (job.error) std::rethrow_exception(job.error);
-  if constexpr (!std::is_void_v<R>) return std::move(*job.result);
+  if constexpr (std::is_reference_v<R>)
+    return static_cast<R>(**job.result);
+  else if constexpr (!std::is_void_v<R>)
+    return std::move(*job.result);
 }
 
 }  // namespace weft
