@@ -204,6 +204,28 @@ TEST_P(Loops, ReduceMakesEachMappedValueTheResultType) {
   }
 }
 
+// A combine that appends its second argument to its first and returns the first as an rvalue
+// reference (no copy of the accumulator): every element, in order, under every policy and grain.
+// Stop 46's results hunt: the halving policies assigned such a result to the very accumulator it
+// refers to (`acc = combine(std::move(acc), map(i))`, a self-move-assignment, which empties a
+// std::vector in libstdc++), and the loop returned an empty vector with grain 4 or 64 there.
+TEST_P(Loops, ReduceWithACombineThatReturnsItsFirstArgument) {
+  const int n = wt::pick(3000, 600);
+  for (std::size_t g : {1u, 4u, 64u}) {
+    const std::vector<int> got = pool().run([&] {
+      return weft::parallel_reduce(
+          0, n, std::vector<int>{-1}, [](int i) { return std::vector<int>{i}; },
+          [](std::vector<int>&& a, std::vector<int>&& b) -> std::vector<int>&& {
+            a.insert(a.end(), b.begin(), b.end());
+            return std::move(a);
+          },
+          weft::grain{g});
+    });
+    ASSERT_EQ(got.size(), std::size_t(n) + 1) << "grain " << g;
+    for (int i = -1; i < n; ++i) ASSERT_EQ(got[std::size_t(i + 1)], i) << "grain " << g;
+  }
+}
+
 // 2x2 matrix product modulo 2^64: associative, not commutative.
 struct mat {
   std::uint64_t a, b, c, d;

@@ -356,7 +356,13 @@ T parallel_reduce_off_fast_path(I lo, I hi, T init, Map& map, Combine& combine, 
     // int reduction of doubles 1.5, -0.5, ... was 500 under serial and the loop-frame policies, 8
     // under ws, wool, adf, dfd and fifo with grain 64 (stop 46's results hunt).
     loop_body<T, Map, I> each{map};
-    std::optional<T> rest = reduce_split<T, I>(lo, hi, each, combine, grain_for<I>(g.value), failure);
+    // And combine through value_combine, as the loop frames call it: a combine that returns a
+    // reference to its first argument (`-> T&& { a += b; return std::move(a); }`) was assigned to
+    // that very accumulator (`acc = combine(std::move(acc), ...)`, a self-move-assignment, which
+    // empties a std::vector in libstdc++): such a loop returned init alone under these policies with a
+    // grain above 1 (stop 46's results hunt).
+    value_combine<T, Combine> both{combine};
+    std::optional<T> rest = reduce_split<T, I>(lo, hi, each, both, grain_for<I>(g.value), failure);
     // Nothing skipped without a failure, and with one the first call throws.
     return combine(std::move(init), std::move(*rest));
   }
