@@ -295,11 +295,20 @@ T parallel_reduce(L lo, H hi, T init, Map&& map, Combine&& combine, grain g = gr
   static_assert(detail::reducible_v<T>,
                 "weft::parallel_reduce: the result type must be move-constructible and move-assignable "
                 "(the pieces' partial results are moved and assigned); wrap it, e.g. in std::optional");
-  if (g.value == 0) [[unlikely]] detail::refuse_grain_zero();
   using I = std::common_type_t<L, H>;
-  if (!(I(lo) < I(hi))) return init;
   using M = std::remove_reference_t<Map>;
   using C = std::remove_reference_t<Combine>;
+  // What the engine does with map and combine (loop_body, value_combine), said where the user's call
+  // is: a map returning void, or a combine taking T& (an accumulator updated in place, TBB's style),
+  // failed deep in the loop engine ("void value not ignored", "cannot bind non-const lvalue reference").
+  static_assert(std::is_invocable_r_v<T, M&, I>,
+                "weft::parallel_reduce: map(i) must return a value convertible to the result type (the type of "
+                "init): each is made one before it is combined");
+  static_assert(std::is_invocable_r_v<T, C&, T, T>,
+                "weft::parallel_reduce: combine is called with two partial results as rvalues, combine(T&&, T&&), "
+                "and must return a value convertible to T: take its arguments by value, const T& or T&&, not T&");
+  if (g.value == 0) [[unlikely]] detail::refuse_grain_zero();
+  if (!(I(lo) < I(hi))) return init;
   if constexpr (std::is_lvalue_reference_v<Map> && detail::copy_behaves_same<M, I>) {
     return parallel_reduce(lo, hi, std::move(init), detail::called_in_place<M>{std::addressof(map)},
                            std::forward<Combine>(combine), g);

@@ -341,6 +341,10 @@ WEFT_INLINE auto join_branches(F& f, G& g) {
 // Returns both results as a std::pair; a void branch gives weft::unit.
 template <class F, class G>
 WEFT_INLINE auto join(F&& f, G&& g) {
+  // As spawn and parallel_invoke say it (a branch taking arguments failed in std::invoke_result,
+  // several errors deep).
+  static_assert(std::is_invocable_v<std::remove_reference_t<F>&> && std::is_invocable_v<std::remove_reference_t<G>&>,
+                "weft::join: each branch must be callable with no arguments (capture what it needs)");
   auto&& fb = detail::as_branch(std::forward<F>(f));
   auto&& gb = detail::as_branch(std::forward<G>(g));
   return detail::join_branches<std::remove_reference_t<decltype(fb)>, std::remove_reference_t<decltype(gb)>>(fb, gb);
