@@ -248,6 +248,7 @@ class runtime {
   // root_jobs.cpp
   bool take_root(worker& w);
   void run_root(worker& w, root_job& job);
+  bool run_root_inline();
   void run_on_caller(root_job& job);
   void check_fork_generation() const;
   worker* borrow_slot() noexcept;

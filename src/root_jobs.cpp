@@ -88,6 +88,23 @@ bool runtime::take_root(worker& w) {
   return true;
 }
 
+// A root job of this pool run on the calling thread as it stands, inline (a serial context that a
+// worker of this pool entered, waiting for another pool: wait_serving).  False when none is queued.
+bool runtime::run_root_inline() {
+  if (root_queue_size_.load(std::memory_order_relaxed) == 0) return false;
+  root_job* job = nullptr;
+  {
+    std::lock_guard lk(root_queue_mutex_);
+    if (root_queue_.empty()) return false;
+    job = root_queue_.front();
+    root_queue_.pop_front();
+    root_queue_size_.fetch_sub(1, std::memory_order_relaxed);
+  }
+  run_root_here(*job);
+  finish_root(*job);
+  return true;
+}
+
 void runtime::run_root(worker& w, root_job& job) {
   if (sched->start_root(w, job)) return;  // the fiber engine: the job is a root thread
   end_idle(w);
@@ -262,12 +279,26 @@ void wait_for(root_job& job) {
 // suspended task, as in a leapfrog (execute_stolen and run_root keep that task's frames below
 // `base`).  With nothing to do it waits on the job with a timeout that grows to 1 ms, so work of its
 // own pool waits at most that long for it.
+//
+// A serial run's context (`w` of a serial pool) has nothing of its own to serve; the worker that
+// entered it does: in a.run -> serial s.run -> c.run -> a.run, c's worker queues the inner a.run for
+// a's workers, and a's only one (or the caller holding a's only slot) is this thread, waiting here
+// (a hang under every policy but serial, found by stop 46's lifecycle hunt).  So it takes the root
+// jobs of that worker's pool (the first in the serial_caller chain that is no serial context) and
+// runs them here, inline and serially, as runs_in has an a.run made inside s's run itself run.
 void runtime::wait_serving(worker& w, root_job& job) {
   using namespace std::chrono_literals;
+  runtime* entered_from = nullptr;
+  if (runs_on_caller)
+    for (const worker* c = w.serial_caller; c != nullptr; c = c->rt->runs_on_caller ? c->serial_caller : nullptr)
+      if (!c->rt->runs_on_caller) {
+        entered_from = c->rt;
+        break;
+      }
   unsigned idle = 0;
   std::chrono::microseconds pause = 50us;
   while (!job.done_hint.load(std::memory_order_acquire)) {
-    if (find_work(w)) {
+    if (entered_from != nullptr ? entered_from->run_root_inline() : find_work(w)) {
       idle = 0;
       pause = 50us;
       continue;

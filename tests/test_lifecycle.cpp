@@ -88,6 +88,40 @@ TEST_P(Lifecycle, PoolsNestedInACycleThroughASerialPool) {
       testing::ExitedWithCode(0), "");
 }
 
+// Found by stop 46's lifecycle hunt: the cycle through a serial pool and a third pool,
+// a.run -> serial s.run -> c.run -> a.run.  c's worker queued the inner a.run for a's workers, while
+// a's only worker (or the caller holding a's only slot) waited for c in s's context, serving only
+// s, which has nothing to serve: a hang under every policy but serial, whatever c's policy.  From
+// the caller's borrowed slot (a.run from this thread) and from a's worker (a.run from another
+// pool's worker: always queued), each with a nested join, and with an exception coming back.
+TEST_P(Lifecycle, PoolsNestedInACycleThroughASerialPoolAndAThirdPool) {
+  EXPECT_EXIT(
+      ([&] {
+        ::alarm(30);
+        weft::pool a(cfg(1)), s(weft::config{.workers = 1, .policy = weft::policy::serial});
+        for (weft::policy third : {weft::policy::lazy_bf, weft::policy::adf, weft::policy::serial}) {
+          weft::pool c(weft::config{.workers = 1, .policy = third}), d(weft::config{.workers = 1, .policy = weft::policy::ws});
+          const auto cycle = [&] {
+            return s.run([&] {
+              auto [x, y] = weft::join([&] { return c.run([&] { return a.run([&] { return wt::fib(16); }); }); },
+                                       [&] { return wt::fib(10); });
+              return x + y;
+            });
+          };
+          const auto want = wt::fib_serial(16) + wt::fib_serial(10);
+          if (a.run(cycle) != want) std::_Exit(1);                              // a's slot lent to this thread
+          if (d.run([&] { return a.run(cycle); }) != want) std::_Exit(1);     // a's worker runs the cycle
+          try {
+            a.run([&] { s.run([&] { c.run([&] { a.run([]() -> int { throw std::out_of_range("inner"); }); }); }); });
+            std::_Exit(2);
+          } catch (const std::out_of_range&) {
+          }
+        }
+        done(true);
+      }()),
+      testing::ExitedWithCode(0), "");
+}
+
 // Found by stop 41's bug hunt: std::exit() in a task, with the pool in static storage, runs the
 // pool's destructor on a thread running one of its jobs.  It hung (the caller's borrowed slot was
 // never given back to the worker that stop_threads waited for) or crashed (it unmapped the stack it
