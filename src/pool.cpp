@@ -1,4 +1,6 @@
 // weft — weft::pool's out-of-line methods (SPEC §2): a pool is a handle on its runtime.
+#include <cstdio>
+#include <cstdlib>
 #include <stdexcept>
 
 #include "config_resolve.hpp"
@@ -16,6 +18,12 @@ pool::pool(const weft::config& cfg) : rt_(std::make_unique<detail::runtime>(deta
 //  - one destroyed by a thread running one of its own jobs: std::exit() called in a task with the
 //    pool in static storage (found by stop 41's bug hunt: it hung waiting for the calling thread's
 //    own slot, or unmapped the stack the caller ran on).  Its trace is written as a snapshot.
+//
+// A pool destroyed while other threads' runs on it are in flight ends the process with a message
+// saying so (found by stop 46's lifecycle hunt: a run still queued waited for ever, its workers
+// gone; a serial run crashed on its freed context; a run on a borrowed slot gave it back into freed
+// memory).  Only a run that has started is seen: one that starts during the destruction is a use of
+// a destroyed object, as for any class.
 pool::~pool() {
   if (rt_ == nullptr) return;
   if (!rt_->runs_on_caller && rt_->made_before_fork()) {
@@ -23,6 +31,15 @@ pool::~pool() {
   } else if (detail::runs_in(rt_.get())) {
     rt_->write_trace_at_end();
     detail::keep_undestroyed(std::move(rt_));
+  } else if (const std::uint32_t n = rt_->runs_in_flight.load(std::memory_order_acquire); n != 0) {
+    std::fprintf(stderr,
+                 "weft: a weft::pool was destroyed while %u pool::run call(s) on it from other threads were in "
+                 "flight: its workers would stop with their jobs unfinished (the callers waiting for ever) or "
+                 "free what the runs use. A pool must outlive every run on it (join the threads that call "
+                 "run before destroying it).\n",
+                 unsigned(n));
+    std::fflush(stderr);
+    std::abort();
   }
 }
 

@@ -152,6 +152,9 @@ class runtime {
   }
 
   void submit(root_job& job);
+  // pool::run calls on this pool from outside it in progress (submit_and_wait; a run inside one of
+  // its jobs runs inline and is not counted): pool::~pool refuses to stop the threads under them.
+  std::atomic<std::uint32_t> runs_in_flight{0};
   // pool::run from a thread outside every pool: when a worker sleeps, the caller borrows its slot
   // and runs `job` itself, waking nobody (TBB's arena slots work alike).  False when no slot is
   // lendable (every worker is awake, or the pool runs on the caller): then submit and wait.

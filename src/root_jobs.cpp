@@ -318,6 +318,12 @@ void runtime::wait_serving(worker& w, root_job& job) {
 void submit(runtime* rt, root_job& job) { rt->submit(job); }
 
 void submit_and_wait(runtime* rt, root_job& job) {
+  // Counted until the run touches the pool no more (a borrowed slot is given back, the job is done).
+  struct in_flight {
+    runtime* rt;
+    explicit in_flight(runtime* r) noexcept : rt(r) { rt->runs_in_flight.fetch_add(1, std::memory_order_relaxed); }
+    ~in_flight() { rt->runs_in_flight.fetch_sub(1, std::memory_order_release); }
+  } counted(rt);
   if (tls_hot.self == nullptr && rt->run_on_idle_slot(job)) return;
   rt->submit(job);
   wait_for(job);

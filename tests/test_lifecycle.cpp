@@ -145,6 +145,35 @@ TEST_P(Lifecycle, ExitFromATaskOfAStaticPool) {
   }
 }
 
+// Found by stop 46's lifecycle hunt: a pool destroyed while another thread's run on it is in flight
+// hung (a run queued behind it was never taken: its workers were gone) or crashed (serial: the run's
+// context freed under it).  Now the destructor ends the process with a message naming the misuse.
+// One run holds the pool's only worker (or, serial, runs on its own thread) until the end; with
+// workers, a second run from a third thread is queued behind it.  The runs wait on a flag nobody
+// sets: the abort ends them (alarm() bounds the wait if it does not come).
+TEST_P(Lifecycle, DestroyedWhileAnotherThreadRunsOnItSaysSo) {
+  EXPECT_DEATH(
+      ([&] {
+        ::alarm(20);
+        auto* p = new weft::pool(cfg(1));
+        std::atomic<int> started{0};
+        std::atomic<bool> never{false};
+        std::thread first([&] {
+          p->run([&] {
+            started.fetch_add(1);
+            while (!never.load()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+          });
+        });
+        while (started.load() == 0) std::this_thread::yield();
+        std::thread second;
+        if (!wt::runs_on_caller(GetParam())) second = std::thread([&] { p->run([] { return wt::fib(10); }); });
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));  // the second run queued (or its thread started)
+        delete p;
+        std::_Exit(0);
+      }()),
+      "weft::pool was destroyed while [12] pool::run call\\(s\\) on it from other threads were in flight");
+}
+
 // Defect 4: a pool whose threads cannot all be started throws (and joins the ones it started)
 // instead of calling std::terminate.  The address-space limit leaves room for a few workers only.
 TEST_P(Lifecycle, ThreadsThatCannotStartThrow) {

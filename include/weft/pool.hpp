@@ -17,7 +17,7 @@ class pool {
  public:
   pool();                              // workers and policy from the environment
   explicit pool(const config& cfg);    // throws std::invalid_argument on a bad setting
-  ~pool();                             // waits for the workers to stop; no run may be in flight
+  ~pool();  // waits for the workers to stop; no run may be in flight (one from another thread: the process ends, saying so)
   pool(const pool&) = delete;
   pool& operator=(const pool&) = delete;
 
