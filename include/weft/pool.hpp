@@ -21,8 +21,9 @@ class pool {
   pool(const pool&) = delete;
   pool& operator=(const pool&) = delete;
 
-  // Runs f inside the pool and returns its result (the reference itself where f returns one); blocks
-  // the caller.  Called from a worker of this
+  // Runs f inside the pool and returns its result (the reference itself where f returns one; any
+  // other result type must be move-constructible, a static_assert says so); blocks the caller.
+  // Called from a worker of this
   // pool, f simply runs inline.  Several threads may call run at once.  An exception thrown by f,
   // or by any branch it forks, leaves run after every branch has finished.
   template <class F>
@@ -106,6 +107,9 @@ WEFT_NOINLINE std::pair<ret_t<F>, ret_t<G>> join_external(F f, G g) {
 template <class F>
 std::invoke_result_t<F&> pool::run(F&& f) {
   using R = std::invoke_result_t<F&>;
+  static_assert(std::is_void_v<R> || std::is_reference_v<R> || std::is_move_constructible_v<R>,
+                "weft::pool::run: the job's result type must be move-constructible (it is made on a thread of "
+                "the pool and moved to the caller): return a std::unique_ptr to it instead");
   if (detail::runs_in(rt_.get())) return f();
   detail::typed_root_job<std::remove_reference_t<F>> job(&f);
   detail::submit_and_wait(rt_.get(), job);
