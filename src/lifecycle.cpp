@@ -130,8 +130,14 @@ void runtime::worker_thread(worker& w, std::latch& started) {
   started.count_down();
   worker_main(w);
   if (beats_by_signal()) beat_timer_disarm();  // no beat after this; the timer goes with the thread
+  // The thread is no worker from here: its thread_local destructors, which run after this, may call
+  // join or a loop, and must find the hot state of a thread outside every pool (loops_run_as too:
+  // left at the policy's loop_frame, a loop there pushed a frame at `top`, null — a SIGSEGV under
+  // the lazy policies and heartbeat, found by stop 46's lifecycle hunt).
   h.self = nullptr;
   h.top = nullptr;
+  h.scan_base = nullptr;
+  h.loops_run_as = loop_style::halving;
   h.spawn_limit = nullptr;
   h.eager_deque = nullptr;
   h.eager_ledger = nullptr;

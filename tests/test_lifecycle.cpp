@@ -174,6 +174,42 @@ TEST_P(Lifecycle, DestroyedWhileAnotherThreadRunsOnItSaysSo) {
       "weft::pool was destroyed while [12] pool::run call\\(s\\) on it from other threads were in flight");
 }
 
+// Found by stop 46's lifecycle hunt: a thread_local destructor on a worker thread (run when the pool
+// is destroyed, after the worker's loop) that calls a parallel loop crashed under the policies whose
+// loops run as loop frames (the lazy ones, heartbeat): the thread's hot state still said so, with no
+// task stack.  There the thread is no worker: its loops and joins go to the global pool.  The job is
+// run from another pool's worker, so it is queued for this pool's worker (never run on a borrowed slot).
+struct loops_at_thread_exit {
+  static inline std::atomic<int> ran{0}, right{0};
+  bool armed = false;
+  ~loops_at_thread_exit() {
+    if (!armed) return;
+    ran.fetch_add(1);
+    const long s = weft::parallel_reduce(0, 100, 0L, [](int i) { return long(i); }, std::plus<>{});
+    std::atomic<long> f{0};
+    weft::parallel_for(0, 10, [&](int i) { f.fetch_add(i); });
+    const auto [a, b] = weft::join([] { return wt::fib(10); }, [] { return wt::fib(9); });
+    if (s == 4950 && f.load() == 45 && a + b == wt::fib_serial(11)) right.fetch_add(1);
+  }
+};
+thread_local loops_at_thread_exit loops_at_exit;
+
+TEST_P(Lifecycle, LoopsInAWorkersThreadLocalDestructor) {
+  if (wt::runs_on_caller(GetParam())) GTEST_SKIP() << "no worker threads";
+  EXPECT_EXIT(
+      ([&] {
+        ::alarm(20);
+        weft::pool other(weft::config{.workers = 1, .policy = weft::policy::ws});
+        {
+          weft::pool p(cfg(1));
+          other.run([&] { p.run([] { loops_at_exit.armed = true; }); });
+        }  // p's worker thread ends here, running loops_at_exit's destructor
+        if (loops_at_thread_exit::ran.load() != 1) std::_Exit(2);
+        done(loops_at_thread_exit::right.load() == 1);
+      }()),
+      testing::ExitedWithCode(0), "");
+}
+
 // Defect 4: a pool whose threads cannot all be started throws (and joins the ones it started)
 // instead of calling std::terminate.  The address-space limit leaves room for a few workers only.
 TEST_P(Lifecycle, ThreadsThatCannotStartThrow) {
