@@ -2,10 +2,11 @@
 """Reads weft's timeline traces (WEFT_TRACE=file.json; Chrome/Perfetto trace-event JSON).
 
   tools/weft_trace.py breakdown TRACE.json [TRACE.json ...] [--plot out.png] [--per-worker]
-      CPU time per activity (WOOL §IV-D Fig. 6: startup/shutdown TR, application work NA, work
-      acquired by leapfrogging LA, stealing ST, leapfrogging LF, plus idle = asleep), per worker and
-      per trace, in ms and as a share of the lanes' total; --plot draws it as stacked bars, one bar
-      per trace (or per worker with --per-worker).
+      Time per activity in WOOL §IV-D Fig. 6's categories (startup/shutdown TR, application work NA,
+      work acquired by leapfrogging LA, stealing ST, leapfrogging LF, plus idle = asleep), per worker
+      and per trace, in ms and as a share of the lanes' total.  A lane's time is its thread's wall
+      time, descheduled time included: WOOL's Fig. 6 shows CPU time on a dedicated machine, where the
+      two agree.  --plot draws it as stacked bars, one bar per trace (or per worker with --per-worker).
   tools/weft_trace.py timeline TRACE.json [TRACE.json ...] --out out.png [--from MS] [--to MS]
       One lane per worker coloured by activity, steals marked; several traces are drawn one above
       the other on the same time scale (e.g. one kernel under two policies).
@@ -110,7 +111,7 @@ def label(path, trace):
 def print_breakdown(path, trace, out=sys.stdout):
     per = breakdown(trace)
     names = [a for a, _, _ in ACTIVITIES]
-    print(f"# {label(path, trace)}: CPU time per activity, ms (share of the lane)", file=out)
+    print(f"# {label(path, trace)}: time per activity (wall time of each lane), ms (share of the lane)", file=out)
     print(f"{'lane':<10}" + "".join(f"{n:>16}" for n in names) + f"{'total':>10}", file=out)
     total = collections.Counter()
     for tid in sorted(per):
@@ -175,7 +176,7 @@ def plot_breakdown(items, out_png, per_worker):
     # A lane's time is the thread's wall time (descheduled time included), as WOOL's CPU time is on
     # a dedicated machine.
     ax.set_ylabel("time, ms (summed over worker lanes)")
-    ax.set_title("weft: breakdown of CPU time (WOOL Fig. 6 categories)")
+    ax.set_title("weft: time per activity, lanes' wall time (WOOL Fig. 6 categories)")
     ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.0, 1.0))
     fig.tight_layout()
     fig.savefig(out_png, dpi=120)
