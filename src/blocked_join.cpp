@@ -59,6 +59,7 @@ void runtime::execute_stolen(worker& w, worker& victim, frame* t, task_fn fn) {
 // a long task) stops spinning and sleeps until the thief's DONE (SPEC §2: no idle spin); under
 // signal delivery without beats, which would only wake it.
 void runtime::park_until_done(worker& w, frame* fr) {
+  if (made_before_fork()) [[unlikely]] end_forked_child();  // the thief is no thread of this process
   w.trace_enter(activity::idle);
   if (beats_by_signal()) beat_timer_disarm();
   const std::uint32_t epoch = w.unpark_epoch.load(std::memory_order_acquire);

@@ -191,6 +191,8 @@ class runtime {
 
   // Is this the child of a fork() made after this pool?  (pool::~pool keeps such a pool.)
   bool made_before_fork() const noexcept;
+  // A thread of this pool in the child of a fork() that can never be given anything to do (idle.cpp).
+  [[noreturn]] static void end_forked_child();
 
  private:
   void rearm_held_checks();

@@ -60,6 +60,27 @@ struct thread_deque {
 
 class fiber_scheduler;
 
+// The scheduler lock: a mutex whose lock, when the mutex is taken, first checks that the process has
+// not forked since the pool was made.  In the child of a fork() called inside a task, the thread
+// that forked is the pool's only thread, and a lock another worker held at the fork is held for
+// ever: that child waited for it (1 in ~20 such children under adf, found by stop 46's lifecycle
+// hunt).  It ends, saying so (runtime::end_forked_child).  The check costs a taken lock one more
+// try; in the parent, made_before_fork() is false and the lock waits as a mutex does.
+class scheduler_lock {
+ public:
+  explicit scheduler_lock(const runtime& rt) noexcept : rt_(rt) {}
+  void lock() {
+    if (m_.try_lock()) return;
+    if (rt_.made_before_fork()) [[unlikely]] runtime::end_forked_child();  // its holder is gone
+    m_.lock();
+  }
+  void unlock() { m_.unlock(); }
+
+ private:
+  std::mutex m_;
+  const runtime& rt_;
+};
+
 // A worker's state under the fiber engine.
 struct fiber_state final : mechanism_state {
   fiber_scheduler* engine = nullptr;
@@ -216,7 +237,7 @@ class fiber_scheduler final : public scheduler {
   const policy policy_;
   const std::size_t quota_;  // K
   fiber_stack_pool stacks_;
-  std::mutex mu_;            // the scheduler lock: R, R', the queue, every thread's st
+  scheduler_lock mu_{rt_};  // the scheduler lock: R, R', the queue, every thread's st
   thread_list r_;            // adf: R; fifo: the queue
   thread_deque* deques_head_ = nullptr;  // dfd: R', left to right
   thread_deque* deques_tail_ = nullptr;

@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -325,6 +326,49 @@ TEST(LifecycleGlobal, ForkChildUsesTheGlobalPool) {
         done(wt::fib(18) == wt::fib_serial(18) && mine.run([] { return wt::fib(12); }) == wt::fib_serial(12));
       }()),
       testing::ExitedWithCode(0), "");
+}
+
+// Found by stop 46's lifecycle hunt: a fork() called inside a task that a worker thread runs leaves
+// the child that one thread; once the task returned, the child slept in the idle loop for ever (no
+// other thread, no caller of the run), or parked at a join whose thief was another thread of the
+// parent.  It now ends with a message saying so (SIGABRT).  The second
+// branch forks only on a worker thread (not the test's thread, which may run the job on a borrowed
+// slot); the first waits, polling, until the second has started, so that a thief takes it (bounded:
+// 10 s; a steal takes microseconds).  The forked child arms alarm(10): hung, it dies of SIGALRM.
+TEST_P(Lifecycle, AForkChildWhoseTaskReturnsOnAWorkerSaysSo) {
+  if (GetParam() == weft::policy::serial) GTEST_SKIP() << "serial runs every job on its caller: no worker thread";
+  EXPECT_EXIT(
+      ([&] {
+        ::alarm(60);
+        weft::pool p(cfg(2));
+        const auto caller = std::this_thread::get_id();
+        std::atomic<bool> started{false};
+        pid_t child = -1;
+        p.run([&] {
+          weft::join(
+              [&] {
+                const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+                while (!started.load() && std::chrono::steady_clock::now() < until)
+                  weft::join([] {}, [] {});  // a poll: the lazy policies and heartbeat promote here
+              },
+              [&] {
+                started = true;
+                if (std::this_thread::get_id() == caller) return;
+                child = ::fork();
+                if (child == 0) ::alarm(10);
+              });
+        });
+        if (child <= 0) std::_Exit(6);  // the second branch ran on the test's thread: nothing tested
+        int status = 0;
+        if (::waitpid(child, &status, 0) != child) std::_Exit(4);
+        if (!WIFSIGNALED(status) || WTERMSIG(status) != SIGABRT) {
+          std::fprintf(stderr, "child: %s %d\n", WIFSIGNALED(status) ? "signal" : "exit",
+                       WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
+          std::_Exit(5);
+        }
+        done(true);
+      }()),
+      testing::ExitedWithCode(0), "a worker thread has nothing left that it can do.*End the child inside the task");
 }
 
 // Found by stop 41's README review: the child of fork() that destroyed a pool made before the fork
