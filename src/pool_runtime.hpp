@@ -251,6 +251,7 @@ class runtime {
   void wake_heartbeat() noexcept;  // bumps awake_epoch_ and wakes the timer if it parked
 
   // root_jobs.cpp
+  root_job* pop_root();
   bool take_root(worker& w);
   void run_root(worker& w, root_job& job);
   bool run_root_inline();

@@ -74,15 +74,19 @@ void runtime::submit(root_job& job) {
   notify_work();
 }
 
+// The oldest queued root job, taken off the queue; null when none is queued.
+root_job* runtime::pop_root() {
+  std::lock_guard lk(root_queue_mutex_);
+  if (root_queue_.empty()) return nullptr;
+  root_job* job = root_queue_.front();
+  root_queue_.pop_front();
+  root_queue_size_.fetch_sub(1, std::memory_order_relaxed);
+  return job;
+}
+
 bool runtime::take_root(worker& w) {
-  root_job* job = nullptr;
-  {
-    std::lock_guard lk(root_queue_mutex_);
-    if (root_queue_.empty()) return false;
-    job = root_queue_.front();
-    root_queue_.pop_front();
-    root_queue_size_.fetch_sub(1, std::memory_order_relaxed);
-  }
+  root_job* job = pop_root();
+  if (job == nullptr) return false;
   WEFT_CHAOS_POINT();  // taken, not yet run: the caller waits in wait_for
   run_root(w, *job);
   return true;
@@ -92,14 +96,8 @@ bool runtime::take_root(worker& w) {
 // worker of this pool entered, waiting for another pool: wait_serving).  False when none is queued.
 bool runtime::run_root_inline() {
   if (root_queue_size_.load(std::memory_order_relaxed) == 0) return false;
-  root_job* job = nullptr;
-  {
-    std::lock_guard lk(root_queue_mutex_);
-    if (root_queue_.empty()) return false;
-    job = root_queue_.front();
-    root_queue_.pop_front();
-    root_queue_size_.fetch_sub(1, std::memory_order_relaxed);
-  }
+  root_job* job = pop_root();
+  if (job == nullptr) return false;
   run_root_here(*job);
   finish_root(*job);
   return true;
