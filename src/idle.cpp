@@ -183,6 +183,23 @@ bool runtime::find_work(worker& w) {
   return sched->steal(w, *workers[v]);
 }
 
+// A worker idle in the child of a fork() is the thread that forked, inside a task, whose task has
+// returned; one parked at a join there waits for a thief, one at the fiber engine's lock for its
+// holder (sched_fibers.cpp).  The child has no other thread of this pool, nor the caller of the run
+// the task was part of (its run() refuses new jobs: check_fork_generation), so nothing can ever
+// reach this thread, and the child would sleep for ever.  It ends, saying so (found by stop 46's
+// lifecycle hunt: the child slept).  Checked before sleeping or parking only: the first millisecond
+// of looking costs nothing more.
+[[noreturn]] void runtime::end_forked_child() {
+  std::fprintf(stderr,
+               "weft: in the child of a fork() called inside a task, a worker thread has nothing left that it "
+               "can do: the task that forked has returned, or waits for another thread of the pool (a thief, a "
+               "lock), and the child has neither the pool's other threads nor the caller of its run (it would "
+               "wait for ever). End the child inside the task that forked (std::exit, _exit or exec).\n");
+  std::fflush(stderr);
+  std::abort();
+}
+
 // Sleeping without losing a wake-up: a sleeper announces itself (sleepers++), then looks for work
 // once more; a publisher makes work visible, then reads `sleepers` (notify_work).  Both sides are
 // store, seq_cst fence, load, so under the C++ model the two fences are ordered in S and at least
@@ -201,24 +218,6 @@ bool runtime::find_work(worker& w) {
 //
 // Under signal delivery the thread's beat timer stops before it sleeps and restarts once it holds
 // its slot again (PROTOCOLS.md section 6b).
-// A worker idle in the child of a fork() is the thread that forked, inside a task, whose task has
-// returned; one parked at a join there waits for a thief, one at the fiber engine's lock for its
-// holder (sched_fibers.cpp).  The child has no other thread of this pool, nor the caller of the run
-// the task was part of (its run() refuses new jobs: check_fork_generation), so nothing can ever
-// reach this thread, and the child would sleep for ever.  It ends, saying so (found by stop 46's
-// lifecycle hunt: the child slept).  Checked before sleeping or parking only: the first millisecond
-// of looking costs nothing more.
-[[noreturn]] void runtime::end_forked_child() {
-  std::fprintf(stderr,
-               "weft: in the child of a fork() called inside a task, a worker thread has nothing left that it can "
-               "do: the task that forked has returned, or waits for another thread of the pool (a thief, a lock), "
-               "and the child has neither "
-               "the pool's other threads nor the caller of its run (it would wait for ever). End the child "
-               "inside the task that forked (std::exit, _exit or exec).\n");
-  std::fflush(stderr);
-  std::abort();
-}
-
 void runtime::sleep(worker& w) {
   w.trace_enter(activity::idle);
   if (beats_by_signal()) beat_timer_disarm();  // SPEC §2: a sleeping worker takes no beats
