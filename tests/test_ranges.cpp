@@ -304,6 +304,30 @@ TEST_P(Ranges, MemberPointersAsBodyAndMap) {
   EXPECT_EQ(pool().run([&] { return weft::parallel_reduce(std::as_const(items), std::int64_t(0), &item::v, std::plus<>{}); }), want);
 }
 
+// Found by stop 46's results hunt: the range form's map returning a reference to a move-only element
+// (a projection, as std::identity is) did not compile when the result type is made from that
+// element: the range form returned map's result by value, a copy of the element, before it was made
+// a T.  It is made a T there now, as the index form makes each map(i) one.
+TEST_P(Ranges, ReduceMapReturningAReferenceToAMoveOnlyElement) {
+  struct item {
+    std::unique_ptr<std::int64_t> v;
+  };
+  struct total {
+    std::int64_t sum = 0;
+    total(std::int64_t s) : sum(s) {}  // NOLINT: implicit, from init
+    total(const item& x) : sum(*x.v) {}  // NOLINT: implicit, each map(x) is made one
+  };
+  const std::size_t n = size_n();
+  const std::vector<std::int64_t> start = values(n);
+  std::vector<item> items;
+  for (std::int64_t x : start) items.push_back({std::make_unique<std::int64_t>(x)});
+  const total got = pool().run([&] {
+    return weft::parallel_reduce(items, total(0), [](const item& x) -> const item& { return x; },
+                                 [](total a, total b) { return total(a.sum + b.sum); });
+  });
+  EXPECT_EQ(got.sum, std::accumulate(start.begin(), start.end(), std::int64_t(0)));
+}
+
 // ---------------------------------------------------------------------------------------------
 // parallel_invoke
 

@@ -461,11 +461,16 @@ void parallel_for(R&& r, Body&& body, grain g = grain{}) {
 template <class R, class T, class Map, class Combine>
   requires detail::indexable_range<R> && std::invocable<Map&, std::ranges::range_reference_t<R>>
 T parallel_reduce(R&& r, T init, Map&& map, Combine&& combine, grain g = grain{}) {
+  static_assert(std::is_invocable_r_v<T, Map&, std::ranges::range_reference_t<R>>,
+                "weft::parallel_reduce: map(x) must return a value convertible to the result type (the type of "
+                "init): each is made one before it is combined");
   const detail::element_at<std::ranges::iterator_t<R>> at{std::ranges::begin(r)};
-  // By value: a map such as std::identity returns a reference to its argument, which for a view of
-  // values (iota, transform) is a temporary that dies at the end of this return statement.
+  // Made a T here, as the index form makes each map(i) one: a map such as std::identity returns a
+  // reference to its argument, which for a view of values (iota, transform) is a temporary that
+  // dies at the end of this return statement, and a reference to a move-only element cannot be
+  // returned by value (a copy: it did not compile until stop 46's results hunt).
   return parallel_reduce(std::size_t(0), detail::size_of(r), std::move(init),
-                         [&at, &map](std::size_t i) -> auto { return std::invoke(map, at(i)); }, combine, g);
+                         [&at, &map](std::size_t i) -> T { return std::invoke(map, at(i)); }, combine, g);
 }
 
 // What the loops do not take, named in the error instead of a bare "no matching function": a range
