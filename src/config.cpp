@@ -13,7 +13,6 @@
 #include <cstring>
 #include <filesystem>
 #include <new>
-#include <new>
 #include <stdexcept>
 #include <string>
 #include <string_view>

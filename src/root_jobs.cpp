@@ -287,12 +287,11 @@ void wait_for(root_job& job) {
 void runtime::wait_serving(worker& w, root_job& job) {
   using namespace std::chrono_literals;
   runtime* entered_from = nullptr;
-  if (runs_on_caller)
-    for (const worker* c = w.serial_caller; c != nullptr; c = c->rt->runs_on_caller ? c->serial_caller : nullptr)
-      if (!c->rt->runs_on_caller) {
-        entered_from = c->rt;
-        break;
-      }
+  if (runs_on_caller) {
+    const worker* c = w.serial_caller;
+    while (c != nullptr && c->rt->runs_on_caller) c = c->serial_caller;
+    if (c != nullptr) entered_from = c->rt;
+  }
   unsigned idle = 0;
   std::chrono::microseconds pause = 50us;
   while (!job.done_hint.load(std::memory_order_acquire)) {
