@@ -134,17 +134,19 @@ policy default_policy() noexcept { return policy::lazy_bf; }
 namespace {
 
 void resolve_policy(config& out) {
-  if (out.policy == policy::automatic) {
-    if (const char* v = env("WEFT_POLICY")) {
-      try {
-        out.policy = parse_policy(v);
-      } catch (const std::invalid_argument&) {
-        throw std::invalid_argument("weft: WEFT_POLICY = \"" + std::string(v) +
-                                    "\" is not a policy; accepted: " + accepted_policies());
-      }
+  // Parsed whether or not the field wins: a malformed value is refused, never silently ignored
+  // (it was, under a field the program set, before stop 47).
+  policy from_env = policy::automatic;
+  if (const char* v = env("WEFT_POLICY")) {
+    try {
+      from_env = parse_policy(v);
+    } catch (const std::invalid_argument&) {
+      throw std::invalid_argument("weft: WEFT_POLICY = \"" + std::string(v) +
+                                  "\" is not a policy; accepted: " + accepted_policies());
     }
-    if (out.policy == policy::automatic) out.policy = default_policy();
   }
+  if (out.policy == policy::automatic) out.policy = from_env;
+  if (out.policy == policy::automatic) out.policy = default_policy();
   // A value outside the enumeration (a cast from an integer) names no row of the policy table.
   if (static_cast<std::size_t>(out.policy) >= detail::policy_count)
     throw std::invalid_argument("weft: config.policy = " + std::to_string(static_cast<long long>(out.policy)) +
@@ -157,9 +159,10 @@ void resolve_policy(config& out) {
 // Workers from the field or WEFT_WORKERS (checked before the policy is known), then the automatic
 // count once it is.
 void resolve_workers_setting(config& out) {
+  const char* v = env("WEFT_WORKERS");
+  const unsigned from_env = v != nullptr ? unsigned(parse_number("WEFT_WORKERS", v, 1, max_workers)) : 0;
   if (out.workers == 0) {
-    if (const char* v = env("WEFT_WORKERS"))
-      out.workers = unsigned(parse_number("WEFT_WORKERS", v, 1, max_workers));
+    out.workers = from_env;
   } else if (out.workers > max_workers) {
     throw std::invalid_argument("weft: config.workers = " + std::to_string(out.workers) +
                                 " is out of range; accepted: 1.." + std::to_string(max_workers) +
@@ -194,9 +197,11 @@ void resolve_worker_count(config& out, bool from_env) {
 
 void resolve_heartbeat(config& out) {
   const bool accepts = (traits_of(out.policy).settings & policy_setting::heartbeat_period) != 0;
+  const char* v = env("WEFT_HEARTBEAT_US");
+  const auto from_env = v != nullptr ? parse_number("WEFT_HEARTBEAT_US", v, 1, 100000000) : 0;
   if (out.heartbeat.count() == 0) {
-    if (const char* v = env("WEFT_HEARTBEAT_US")) {
-      out.heartbeat = std::chrono::microseconds(parse_number("WEFT_HEARTBEAT_US", v, 1, 100000000));
+    if (v != nullptr) {
+      out.heartbeat = std::chrono::microseconds(from_env);
       if (!accepts) reject_setting("WEFT_HEARTBEAT_US", out.policy, "heartbeat", policy_setting::heartbeat_period);
     }
   } else {
@@ -213,13 +218,17 @@ void resolve_heartbeat(config& out) {
 void resolve_heartbeat_delivery(config& out) {
   const bool accepts = (traits_of(out.policy).settings & policy_setting::heartbeat_period) != 0;
   const std::string accepted = "; accepted: spare, thread, signal";
+  heartbeat_delivery from_env = heartbeat_delivery::automatic;
+  if (const char* v = env("WEFT_HEARTBEAT_DELIVERY")) {
+    const std::string s(v);
+    if (s == "spare") from_env = heartbeat_delivery::spare;
+    else if (s == "thread") from_env = heartbeat_delivery::thread;
+    else if (s == "signal") from_env = heartbeat_delivery::signal;
+    else throw std::invalid_argument("weft: WEFT_HEARTBEAT_DELIVERY = \"" + s + "\" is not a delivery" + accepted);
+  }
   if (out.heartbeat_delivery == heartbeat_delivery::automatic) {
-    if (const char* v = env("WEFT_HEARTBEAT_DELIVERY")) {
-      const std::string s(v);
-      if (s == "spare") out.heartbeat_delivery = heartbeat_delivery::spare;
-      else if (s == "thread") out.heartbeat_delivery = heartbeat_delivery::thread;
-      else if (s == "signal") out.heartbeat_delivery = heartbeat_delivery::signal;
-      else throw std::invalid_argument("weft: WEFT_HEARTBEAT_DELIVERY = \"" + s + "\" is not a delivery" + accepted);
+    if (from_env != heartbeat_delivery::automatic) {
+      out.heartbeat_delivery = from_env;
       if (!accepts) reject_setting("WEFT_HEARTBEAT_DELIVERY", out.policy, "heartbeat", policy_setting::heartbeat_period);
     }
   } else {
@@ -234,10 +243,14 @@ void resolve_heartbeat_delivery(config& out) {
 
 void resolve_quota(config& out) {
   const bool accepts = (traits_of(out.policy).settings & policy_setting::quota) != 0;
+  const char* v = env("WEFT_QUOTA");
+  const std::size_t from_env =
+      v == nullptr ? 0
+      : std::string(v) == "inf" ? unlimited_quota
+                                : std::size_t(parse_number("WEFT_QUOTA (or \"inf\")", v, 1, max_finite_quota));
   if (out.quota_bytes == 0) {
-    if (const char* v = env("WEFT_QUOTA")) {
-      out.quota_bytes = std::string(v) == "inf" ? unlimited_quota
-                                                : std::size_t(parse_number("WEFT_QUOTA (or \"inf\")", v, 1, max_finite_quota));
+    if (v != nullptr) {
+      out.quota_bytes = from_env;
       if (!accepts) reject_setting("WEFT_QUOTA", out.policy, "memory quota", policy_setting::quota);
     }
   } else {
@@ -252,14 +265,16 @@ void resolve_quota(config& out) {
 
 // The work/span mode (work_span.hpp) and its burden C.
 void resolve_work_span(config& out) {
+  work_span_unit from_env = work_span_unit::off;
+  if (const char* v = env("WEFT_WORK_SPAN")) {
+    const std::string s(v);
+    if (s == "ns") from_env = work_span_unit::ns;
+    else if (s == "calls") from_env = work_span_unit::calls;
+    else if (s != "off")
+      throw std::invalid_argument("weft: WEFT_WORK_SPAN = \"" + s + "\" is not a unit; accepted: off, ns, calls");
+  }
   if (out.work_span == work_span_unit::off) {
-    if (const char* v = env("WEFT_WORK_SPAN")) {
-      const std::string s(v);
-      if (s == "ns") out.work_span = work_span_unit::ns;
-      else if (s == "calls") out.work_span = work_span_unit::calls;
-      else if (s != "off")
-        throw std::invalid_argument("weft: WEFT_WORK_SPAN = \"" + s + "\" is not a unit; accepted: off, ns, calls");
-    }
+    out.work_span = from_env;
   } else if (out.work_span != work_span_unit::ns && out.work_span != work_span_unit::calls) {
     throw std::invalid_argument("weft: config.work_span is not a unit; accepted: work_span_unit::off, ns, calls");
   }
@@ -269,6 +284,8 @@ void resolve_work_span(config& out) {
     throw std::invalid_argument("weft: config.work_span_burden is NaN; accepted: 0..2^40 (< 0 = default)");
   // The burden is a figure of the mode: given while the mode is off it would be ignored.
   const char* env_burden = env("WEFT_WORK_SPAN_BURDEN");
+  const double burden_from_env =
+      env_burden != nullptr ? parse_decimal("WEFT_WORK_SPAN_BURDEN", env_burden, double(std::uint64_t(1) << 40)) : -1;
   if ((out.work_span_burden >= 0 || env_burden != nullptr) && out.work_span == work_span_unit::off)
     throw std::invalid_argument(
         "weft: config.work_span_burden / WEFT_WORK_SPAN_BURDEN is set but the work/span mode is off; "
@@ -276,7 +293,7 @@ void resolve_work_span(config& out) {
   if (out.work_span == work_span_unit::off) return;  // the burden stays unset (-1): no mode, no figure
   if (out.work_span_burden < 0) {
     if (env_burden != nullptr)
-      out.work_span_burden = parse_decimal("WEFT_WORK_SPAN_BURDEN", env_burden, double(std::uint64_t(1) << 40));
+      out.work_span_burden = burden_from_env;
     else
       out.work_span_burden = out.work_span == work_span_unit::calls ? 0.0 : default_work_span_burden_ns;
   } else if (!(out.work_span_burden <= double(std::uint64_t(1) << 40))) {
@@ -285,12 +302,9 @@ void resolve_work_span(config& out) {
 }
 
 void resolve_trace(config& out) {
-  if (out.trace_path.empty()) {
-    if (const char* v = env("WEFT_TRACE")) {
-      if (*v == '\0') throw std::invalid_argument("weft: WEFT_TRACE is set but empty; accepted: a file path");
-      out.trace_path = v;
-    }
-  }
+  const char* v = env("WEFT_TRACE");
+  if (v != nullptr && *v == '\0') throw std::invalid_argument("weft: WEFT_TRACE is set but empty; accepted: a file path");
+  if (out.trace_path.empty() && v != nullptr) out.trace_path = v;
   // A file in a folder that does not exist can never be written: said when the pool is made, not
   // only on stderr when it is destroyed (stop 40's bug hunt).
   if (!out.trace_path.empty()) {
@@ -311,10 +325,9 @@ void resolve_trace(config& out) {
 // A size from the field, else the environment, else the default; within [lo, hi].
 std::size_t resolve_size(std::size_t field, const char* field_name, setting_name env_name, std::size_t lo,
                          std::size_t hi, std::size_t fallback) {
-  if (field == 0) {
-    if (const char* v = env(env_name)) return std::size_t(parse_number(env_name.name, v, lo, hi));
-    return fallback;
-  }
+  const char* v = env(env_name);
+  const std::size_t from_env = v != nullptr ? std::size_t(parse_number(env_name.name, v, lo, hi)) : 0;
+  if (field == 0) return v != nullptr ? from_env : fallback;
   if (field < lo || field > hi)
     throw std::invalid_argument(std::string("weft: ") + field_name + " = " + std::to_string(field) +
                                 " is out of range; accepted: " + std::to_string(lo) + ".." + std::to_string(hi) +
@@ -381,10 +394,12 @@ void resolve_steal_backoff(config& out) {
   if (us < -1 || us > max_steal_backoff_us)
     throw std::invalid_argument("weft: config.steal_backoff = " + std::to_string(us) + " us is out of range; accepted: 0 (off) .. " +
                                 std::to_string(max_steal_backoff_us) + ", or -1 (default)");
+  const char* v = env("WEFT_STEAL_BACKOFF_US");
+  const auto from_env = v != nullptr ? parse_number("WEFT_STEAL_BACKOFF_US", v, 0, max_steal_backoff_us) : 0;
   bool given = true;
   if (us == -1) {
-    if (const char* v = env("WEFT_STEAL_BACKOFF_US"))
-      out.steal_backoff = std::chrono::microseconds(parse_number("WEFT_STEAL_BACKOFF_US", v, 0, max_steal_backoff_us));
+    if (v != nullptr)
+      out.steal_backoff = std::chrono::microseconds(from_env);
     else
       given = false;
   }

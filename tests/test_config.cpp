@@ -179,6 +179,52 @@ TEST(Config, EnvironmentApplied) {
   }
 }
 
+// A malformed variable is refused even when the program sets its field, which wins over the
+// environment: the variable is wrong whichever pool reads it, and ignoring it would hide the typo
+// (accepted silently before stop 47).  Each row: the variable, a malformed value, a config whose
+// field for it is set (under a policy that accepts the setting).
+TEST(Config, AMalformedVariableIsRefusedEvenWhenItsFieldIsSet) {
+  wt::clean_env clean;
+  using weft::policy;
+  struct row {
+    const char* var;
+    const char* bad;
+    weft::config cfg;
+  };
+  const std::string trace = ::testing::TempDir() + "weft_malformed_env_trace.json";
+  const row rows[] = {
+      {"WEFT_POLICY", "lazy-bff", {.workers = 2, .policy = policy::lazy_bf}},
+      {"WEFT_WORKERS", "two", {.workers = 2, .policy = policy::lazy_bf}},
+      {"WEFT_WORKERS", "0", {.workers = 2, .policy = policy::lazy_bf}},
+      {"WEFT_HEARTBEAT_US", "100us", {.workers = 2, .policy = policy::heartbeat, .heartbeat = 100us}},
+      {"WEFT_HEARTBEAT_DELIVERY", "timer",
+       {.workers = 2, .policy = policy::heartbeat, .heartbeat_delivery = weft::heartbeat_delivery::thread}},
+      {"WEFT_QUOTA", "infinite", {.workers = 2, .policy = policy::adf, .quota_bytes = 1 << 16}},
+      {"WEFT_TRACE", "", {.workers = 2, .policy = policy::lazy_bf, .trace_path = trace}},
+      {"WEFT_TRACE_EVENTS", "-1", {.workers = 2, .policy = policy::lazy_bf, .trace_path = trace, .trace_events = 4096}},
+      {"WEFT_MAX_DEPTH", "1e6", {.workers = 2, .policy = policy::lazy_bf, .max_depth = 1 << 16}},
+      {"WEFT_STACK_BYTES", "8M", {.workers = 2, .policy = policy::lazy_bf, .stack_bytes = 1 << 24}},
+      {"WEFT_FIBER_STACK_BYTES", "1 MiB", {.workers = 2, .policy = policy::adf, .fiber_stack_bytes = 1 << 20}},
+      {"WEFT_WORK_SPAN", "on", {.workers = 2, .policy = policy::lazy_bf, .work_span = weft::work_span_unit::ns}},
+      {"WEFT_WORK_SPAN_BURDEN", "0,5",
+       {.workers = 2, .policy = policy::lazy_bf, .work_span = weft::work_span_unit::ns, .work_span_burden = 10}},
+      {"WEFT_STEAL_BACKOFF_US", "-5", {.workers = 2, .policy = policy::lazy_bf, .steal_backoff = 10us}},
+  };
+  for (const row& r : rows) {
+    if (!implemented(r.cfg.policy)) continue;
+    {
+      weft::pool ok(r.cfg);  // the config alone is accepted: the variable is what is refused
+      EXPECT_EQ(ok.run([] { return 7; }), 7) << r.var;
+    }
+    wt::env_guard g(r.var, r.bad);
+    expect_invalid([&] { weft::pool pl(r.cfg); }, {r.var}, std::string(r.var) + "=\"" + r.bad + "\" beside its field");
+  }
+  // A well-formed variable beside its field is not an error: the field wins.
+  wt::env_guard w("WEFT_WORKERS", "3");
+  weft::pool q(weft::config{.workers = 2, .policy = policy::lazy_bf});
+  EXPECT_EQ(q.size(), 2u);
+}
+
 TEST(Config, AutomaticDefaults) {
   wt::clean_env clean;
   weft::pool p;

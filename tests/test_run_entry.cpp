@@ -219,3 +219,24 @@ TEST(RunResults, AJobThatReturnsAReferenceGivesThatReference) {
 }
 
 }  // namespace
+
+namespace {
+
+// A job that returns a const value of a move-only type: run returns it, made once on the pool's
+// thread (no copy: the type has none) and moved to the caller, under every policy, from outside and
+// from inside the pool.  Until stop 47 such a job did not compile: the result was handed to
+// std::optional::emplace as a `const T`, which only a copy could take.
+TEST(RunResults, AJobThatReturnsAConstMoveOnlyValue) {
+  for (weft::policy pol : wt::implemented_where([](const auto&) { return true; })) {
+    weft::pool p(weft::config{.workers = wt::runs_on_caller(pol) ? 1u : 2u, .policy = pol});
+    const auto make = [](int v) { return [v]() -> const std::unique_ptr<int> { return std::make_unique<int>(v); }; };
+    std::unique_ptr<int> got = p.run(make(7));
+    ASSERT_TRUE(got) << weft::to_string(pol);
+    EXPECT_EQ(*got, 7) << weft::to_string(pol);
+    EXPECT_EQ(p.run([&] { return *p.run(make(8)) + 1; }), 9) << weft::to_string(pol) << ": run from inside the pool calls the job inline";
+    const std::unique_ptr<int> kept = p.run(make(10));
+    EXPECT_EQ(*kept, 10) << weft::to_string(pol);
+  }
+}
+
+}  // namespace

@@ -2,7 +2,7 @@
 #pragma once
 
 #include <memory>
-#include <optional>
+#include <new>
 #include <type_traits>
 #include <utility>
 
@@ -69,27 +69,50 @@ namespace detail {
 // A job's result, kept for the caller: a value, or for a job that returns a reference the address of
 // what it refers to — run returns that reference, as f() gives it where run calls f inline (an
 // std::optional of a reference is ill-formed: such a job failed to compile deep in <optional> until
-// stop 46's results hunt).
+// stop 46's results hunt).  A value is kept without its const, so that run can move it out.
 template <class R>
-using root_result_t =
-    std::conditional_t<std::is_void_v<R>, unit, std::conditional_t<std::is_reference_v<R>, std::remove_reference_t<R>*, R>>;
+using root_result_t = std::conditional_t<std::is_void_v<R>, unit,
+                                         std::conditional_t<std::is_reference_v<R>, std::remove_reference_t<R>*, std::remove_cv_t<R>>>;
+
+// Holds the job's result, made in place from the job's call: a prvalue initializes it directly
+// (C++17's guaranteed elision, which ignores the prvalue's const), where std::optional::emplace
+// would copy a `const T` it was handed (a job returning a const move-only value did not compile
+// before stop 47).
+template <class T>
+struct root_result_slot {
+  union {
+    T value;
+  };
+  bool made = false;
+  root_result_slot() noexcept {}
+  root_result_slot(const root_result_slot&) = delete;
+  root_result_slot& operator=(const root_result_slot&) = delete;
+  ~root_result_slot() {
+    if (made) value.~T();
+  }
+  template <class Make>
+  void make(Make&& m) {
+    ::new (static_cast<void*>(std::addressof(value))) T(std::forward<Make>(m)());
+    made = true;
+  }
+};
 
 template <class F>
 struct typed_root_job : root_job {
   using R = std::invoke_result_t<F&>;
   F* f;
-  std::optional<root_result_t<R>> result;
+  root_result_slot<root_result_t<R>> result;
   explicit typed_root_job(F* fn) : f(fn) {
     body = [](root_job* j) {
       auto* self = static_cast<typed_root_job*>(j);
       if constexpr (std::is_void_v<R>) {
         (*self->f)();
-        self->result.emplace();
+        self->result.make([] { return unit{}; });
       } else if constexpr (std::is_reference_v<R>) {
         R r = (*self->f)();
-        self->result.emplace(std::addressof(r));
+        self->result.make([&] { return std::addressof(r); });
       } else {
-        self->result.emplace((*self->f)());
+        self->result.make(*self->f);
       }
     };
   }
@@ -107,7 +130,7 @@ WEFT_NOINLINE std::pair<ret_t<F>, ret_t<G>> join_external(F f, G g) {
 template <class F>
 std::invoke_result_t<F&> pool::run(F&& f) {
   using R = std::invoke_result_t<F&>;
-  static_assert(std::is_void_v<R> || std::is_reference_v<R> || std::is_move_constructible_v<R>,
+  static_assert(std::is_void_v<R> || std::is_reference_v<R> || std::is_move_constructible_v<std::remove_cv_t<R>>,
                 "weft::pool::run: the job's result type must be move-constructible (it is made on a thread of "
                 "the pool and moved to the caller): return a std::unique_ptr to it instead");
   if (detail::runs_in(rt_.get())) return f();
@@ -115,9 +138,9 @@ std::invoke_result_t<F&> pool::run(F&& f) {
   detail::submit_and_wait(rt_.get(), job);
   if (job.error) std::rethrow_exception(job.error);
   if constexpr (std::is_reference_v<R>)
-    return static_cast<R>(**job.result);
+    return static_cast<R>(*job.result.value);
   else if constexpr (!std::is_void_v<R>)
-    return std::move(*job.result);
+    return std::move(job.result.value);
 }
 
 }  // namespace weft
