@@ -2,8 +2,6 @@
 // small to pay for themselves, spinning, then sleeping without losing a wake-up, and waking.
 #include <algorithm>
 #include <chrono>
-#include <cstdio>
-#include <cstdlib>
 #include <thread>
 #include <utility>
 
@@ -11,6 +9,7 @@
 #include "config_resolve.hpp"
 #include "weft/detail/chaos.hpp"
 #include "pool_runtime.hpp"
+#include "weft/detail/checks.hpp"
 
 namespace weft::detail {
 
@@ -191,13 +190,11 @@ bool runtime::find_work(worker& w) {
 // lifecycle hunt: the child slept).  Checked before sleeping or parking only: the first millisecond
 // of looking costs nothing more.
 [[noreturn]] void runtime::end_forked_child() {
-  std::fprintf(stderr,
-               "weft: in the child of a fork() called inside a task, a worker thread has nothing left that it "
-               "can do: the task that forked has returned, or waits for another thread of the pool (a thief, a "
-               "lock), and the child has neither the pool's other threads nor the caller of its run (it would "
-               "wait for ever). End the child inside the task that forked (std::exit, _exit or exec).\n");
-  std::fflush(stderr);
-  std::abort();
+  fatal(
+      "in the child of a fork() called inside a task, a worker thread has nothing left that it can do: the "
+      "task that forked has returned, or waits for another thread of the pool (a thief, a lock), and the child "
+      "has neither the pool's other threads nor the caller of its run (it would wait for ever). End the child "
+      "inside the task that forked (std::exit, _exit or exec).");
 }
 
 // Sleeping without losing a wake-up: a sleeper announces itself (sleepers++), then looks for work

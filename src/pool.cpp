@@ -1,11 +1,10 @@
 // weft — weft::pool's out-of-line methods (SPEC §2): a pool is a handle on its runtime.
-#include <cstdio>
-#include <cstdlib>
 #include <stdexcept>
 
 #include "config_resolve.hpp"
 #include "pool_runtime.hpp"
 #include "weft/pool.hpp"
+#include "weft/detail/checks.hpp"
 
 namespace weft {
 
@@ -32,14 +31,11 @@ pool::~pool() {
     rt_->write_trace_at_end();
     detail::keep_undestroyed(std::move(rt_));
   } else if (const std::uint32_t n = rt_->runs_in_flight.load(std::memory_order_acquire); n != 0) {
-    std::fprintf(stderr,
-                 "weft: a weft::pool was destroyed while %u pool::run call(s) on it from other threads were in "
-                 "flight: its workers would stop with their jobs unfinished (the callers waiting for ever) or "
-                 "free what the runs use. A pool must outlive every run on it (join the threads that call "
-                 "run before destroying it).\n",
-                 unsigned(n));
-    std::fflush(stderr);
-    std::abort();
+    detail::fatal(
+        "a weft::pool was destroyed while %u pool::run call(s) on it from other threads were in flight: its "
+        "workers would stop with their jobs unfinished (the callers waiting for ever) or free what the runs use. "
+        "A pool must outlive every run on it (join the threads that call run before destroying it).",
+        unsigned(n));
   }
 }
 

@@ -3,15 +3,14 @@
 // oldest.  Each policy is a row of policy_table.hpp: its trigger says when a poll promotes (one
 // decision function per trigger below), its item says which latent frame (SPEC §3), its threshold
 // is the lazy policies' THR.
-#include <cstdio>
 #include <thread>
-#include <cstdlib>
 
 #include "beat_signal.hpp"
 #include "weft/detail/chaos.hpp"
 #include "weft/detail/deque.hpp"
 #include "weft/detail/eager.hpp"
 #include "pool_runtime.hpp"
+#include "weft/detail/checks.hpp"
 
 namespace weft::detail {
 
@@ -81,8 +80,7 @@ class deque_scheduler final : public scheduler {
   reclaimed lost_to_thief(worker& w, frame* fr, frame* got) {
     if (got != nullptr) {
       // The deque holds promoted frames in stack order; the frame being joined is the youngest.
-      std::fputs("weft: internal error: deque order broken at a join\n", stderr);
-      std::abort();
+      fatal("internal error: deque order broken at a join");
     }
     // The thief has the frame but has not yet written STOLEN(i): it is between two of its own
     // instructions, unless it was descheduled there (more workers than cores): then yield.

@@ -27,8 +27,6 @@
 #include <boost/context/fiber.hpp>
 
 #include <cstddef>
-#include <cstdio>
-#include <cstdlib>
 #include <deque>
 #include <memory>
 #include <mutex>
@@ -39,6 +37,7 @@
 #include "fiber_stack.hpp"
 #include "fiber_thread.hpp"
 #include "pool_runtime.hpp"
+#include "weft/detail/checks.hpp"
 
 namespace weft::detail {
 
@@ -209,8 +208,7 @@ class fiber_scheduler final : public scheduler {
 
  private:
   [[noreturn]] static void unreachable(const char* what) {
-    std::fprintf(stderr, "weft: internal error: %s under the fiber engine\n", what);
-    std::abort();
+    fatal("internal error: %s under the fiber engine", what);
   }
 
   fiber_thread* make_thread(fiber_child* body, root_job* job);

@@ -1,10 +1,9 @@
 // weft — weft::spawn's slow paths that need no type (include/weft/detail/spawn_slow.hpp): misuse, and
 // the work/span mode's record of a spawn.
-#include <cstdio>
-#include <cstdlib>
 #include <stdexcept>
 
 #include "weft/spawn.hpp"
+#include "weft/detail/checks.hpp"
 
 namespace weft::detail {
 
@@ -13,14 +12,12 @@ void spawn_synced_twice() {
 }
 
 void spawn_out_of_order(bool at_sync) noexcept {
-  std::fprintf(stderr,
-               "weft: a weft::spawned handle was %s while it was not the youngest open task of this thread (a "
-               "younger handle, or a task of a scope made since, still open above it; a join branch opened "
-               "since its spawn; or another thread): "
-               "its frame cannot be joined safely any more. Sync handles youngest first, on the thread that "
-               "spawned them, at the level of their spawn.\n",
-               at_sync ? "synced" : "destroyed unsynced");
-  std::abort();
+  fatal(
+      "a weft::spawned handle was %s while it was not the youngest open task of this thread (a younger handle, "
+      "or a task of a scope made since, still open above it; a join branch opened since its spawn; or another "
+      "thread): its frame cannot be joined safely any more. Sync handles youngest first, on the thread that "
+      "spawned them, at the level of their spawn.",
+      at_sync ? "synced" : "destroyed unsynced");
 }
 
 // A frameless handle's place: one more than those open here before it.  The count cannot wrap in

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "common.hpp"
+#include "weft/detail/checks.hpp"
 #include "random_program.hpp"
 
 namespace {
@@ -505,6 +506,22 @@ TEST(EdgesSoak, RandomProgramsOnRandomPools) {
     wt::randprog::check_against_serial(prog, [&](auto&& thunk) { return pool.run(thunk); });
     if (testing::Test::HasFailure()) break;  // the trace names the first failing program
   }
+}
+
+}  // namespace
+
+namespace {
+
+// The runtime's way out when it cannot go on (weft/detail/checks.hpp, fatal): "weft: ", the
+// message, one line on stderr, then abort.  A message longer than its buffer is cut, ending in
+// "...", not lost; a broken invariant names what broke and where.
+TEST(EdgesFatal, OneLineEndingTheProcess) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_DEATH(weft::detail::fatal("a pool saw %d of %s", 3, "something"), "^weft: a pool saw 3 of something\n$");
+  const std::string long_text(5000, 'x');
+  EXPECT_DEATH(weft::detail::fatal("%s", long_text.c_str()), "^weft: x{100,}\\.\\.\\.\n$");
+  EXPECT_DEATH(weft::detail::invariant_failed("the frame is owned", "here.cpp", 12),
+               "^weft: internal invariant broken: the frame is owned \\(here\\.cpp:12\\)\n$");
 }
 
 }  // namespace

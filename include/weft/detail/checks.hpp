@@ -14,6 +14,12 @@ namespace weft::detail {
 // Prints "weft: internal invariant broken: <what> (<file>:<line>)" to stderr and aborts.
 [[noreturn]] void invariant_failed(const char* what, const char* file, int line) noexcept;
 
+// The runtime's one way to end the process when going on is impossible (a broken invariant, a pool
+// destroyed under a run, a spawn handle out of order, a forked child with nothing left to do):
+// "weft: " and the printf-formatted message, a newline, on stderr as one write, then abort.  Not
+// for a signal handler (it formats; stack_guard.cpp writes its overflow message by hand).
+[[noreturn]] void fatal(const char* format, ...) noexcept __attribute__((format(printf, 1, 2)));
+
 }  // namespace weft::detail
 
 #if defined(WEFT_CHECKS) && WEFT_CHECKS
