@@ -475,14 +475,16 @@ bool first_warning(std::string_view name) {
   }
 }
 
-// Inline and stopping at the first letter that differs (strncmp through the PLT took 4-8x as long).
+// "WEFT" in any case (weft_policy, WEFTPOLICY: names a user may mistype too; only WEFT_ was looked
+// at before stop 47).  Inline and stopping at the first letter that differs (strncmp through the
+// PLT took 4-8x as long).
 bool starts_with_weft(const char* entry) noexcept {
-  for (const char c : std::string_view("WEFT_"))
-    if (*entry++ != c) return false;  // a shorter entry differs at its terminating NUL
+  for (const char c : std::string_view("WEFT"))
+    if ((*entry++ & ~0x20) != c) return false;  // a shorter entry differs at its terminating NUL
   return true;
 }
 
-// Every WEFT_* variable that is no setting but close to one gets one line on stderr, once per
+// Every WEFT* variable (any case) that is no setting but close to one gets one line on stderr, once per
 // process per name; the variable is still ignored.  Others (WEFT_TEST_SCALE, WEFT_BENCH_RECORD, a
 // program's own) stay quiet.  One pass over environ at each pool's construction: ~50 ns for 35
 // variables, none WEFT_* (a pool's construction starts threads).
@@ -504,8 +506,14 @@ void warn_misspelled_env() {
 
 std::string_view env_setting_near(std::string_view name) noexcept {
   constexpr std::string_view prefix = "WEFT_";
-  if (name.substr(0, prefix.size()) != prefix || is_env_setting(name)) return {};
-  const auto starts = [](std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; };
+  const auto up = [](char c) { return c >= 'a' && c <= 'z' ? char(c - 'a' + 'A') : c; };
+  const auto starts = [&](std::string_view s, std::string_view p) {
+    if (s.size() < p.size()) return false;
+    for (std::size_t i = 0; i < p.size(); ++i)
+      if (up(s[i]) != up(p[i])) return false;
+    return true;
+  };
+  if (!starts(name, prefix.substr(0, 4)) || is_env_setting(name)) return {};
   std::string_view best;
   std::size_t best_distance = std::size_t(-1);
   for (std::string_view s : env_settings) {

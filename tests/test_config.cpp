@@ -427,10 +427,14 @@ TEST(ConfigEnvTypos, NearNames) {
       {"WEFT_TRACE_FILE", "WEFT_TRACE"},       {"WEFT_STEAL_BACKOFF", "WEFT_STEAL_BACKOFF_US"},
       {"WEFT_WORKSPAN", "WEFT_WORK_SPAN"},     {"WEFT_FIBER_STACK", "WEFT_FIBER_STACK_BYTES"},
       {"WEFT_MAXDEPTH", "WEFT_MAX_DEPTH"},     {"WEFT_HEARTBEAT_DELIVER", "WEFT_HEARTBEAT_DELIVERY"},
+      // The prefix in another case, or without its underscore (ignored in silence before stop 47).
+      {"weft_policy", "WEFT_POLICY"},          {"Weft_Workers", "WEFT_WORKERS"},
+      {"WEFTPOLICY", "WEFT_POLICY"},           {"weft_trace_file", "WEFT_TRACE"},
   };
   for (const auto& [name, meant] : near) EXPECT_EQ(weft::detail::env_setting_near(name), meant) << name;
   const char* far[] = {"WEFT_TEST_SCALE", "WEFT_TEST_WORKERS", "WEFT_BENCH_RECORD", "WEFT_LOOM_REPORT",
-                       "WEFT_MY_APP_SETTING", "WEFT_SIM", "WEFT_X", "WEFT_UNUSED", "WEFT_", "WEFT_TR", "WEFT_W"};
+                       "WEFT_MY_APP_SETTING", "WEFT_SIM", "WEFT_X", "WEFT_UNUSED", "WEFT_", "WEFT_TR", "WEFT_W",
+                       "weft_home", "WEFTER_CACHE_DIR", "WEF_POLICY", "WEFT"};
   for (const char* name : far) EXPECT_EQ(weft::detail::env_setting_near(name), "") << name;
   for (std::string_view name : weft::detail::env_settings)
     EXPECT_EQ(weft::detail::env_setting_near(name), "") << name;
@@ -461,6 +465,12 @@ TEST(ConfigEnvTypos, MisspelledVariableNamesBoth) {
     EXPECT_NE(err.find("WEFT_POLICY"), std::string::npos) << err;
     EXPECT_EQ(count(err, "\n"), 1u) << err;
     EXPECT_NE(used, weft::policy::serial);  // still ignored: only said
+  }
+  {
+    wt::env_guard g("weft_workers", "1");
+    const std::string err = stderr_of([] { weft::pool p(weft::config{.workers = 2}); });
+    EXPECT_NE(err.find("weft_workers is not a weft setting"), std::string::npos) << err;
+    EXPECT_NE(err.find("did you mean WEFT_WORKERS?"), std::string::npos) << err;
   }
   // Said also when the pool is refused for another reason.
   wt::env_guard g("WEFT_WORKER", "2");
