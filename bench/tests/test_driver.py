@@ -204,6 +204,10 @@ def test_no_binary_at_all(env, capsys):
     assert "no benchmark binary found" in capsys.readouterr().err
     assert (env.out / "latest.md").read_text() == "the previous report\n"
     assert not (env.out / "results.json").exists()
+    # a dry run too: its plan comes from what the binaries offer, and it printed "0 runs,
+    # estimated 0:00" with exit 0 before stop 47
+    assert env.run("--kernels", "fib", "--dry-run") == 4
+    assert "no benchmark binary found: nothing planned" in capsys.readouterr().err
 
 
 # --- failures are loud ---------------------------------------------------------------------

@@ -417,6 +417,15 @@ def main(argv=None):
         say(f"bench/run.py: error: {e}")
         return 2
     est = announce(opts, inv, plan, estimator)
+    if not inv.binaries:
+        # Nothing can run: an all-missing report would replace the previous run's (docs/results
+        # by default, the committed figures) for nothing.  A dry run says so too: the plan is
+        # made from what the binaries offer, so without them it is empty, and "0 runs,
+        # estimated 0:00" read as a plan that costs nothing (before stop 47).
+        say(f"no benchmark binary found: nothing {'planned' if opts.dry_run else 'run'}, nothing "
+            f"written ({opts.out} keeps what it had); build them first (scripts/build-bench.sh, "
+            f"or scripts/bench.sh does both)")
+        return 4
     if opts.dry_run:
         print_plan(plan, inv)
         return 0
@@ -424,12 +433,6 @@ def main(argv=None):
     if why:
         say(f"bench/run.py: error: {why}")
         return 2
-    if not inv.binaries:
-        # Nothing can run: an all-missing report would replace the previous run's (docs/results
-        # by default, the committed figures) for nothing.
-        say(f"no benchmark binary found: nothing run, nothing written ({opts.out} keeps what it "
-            f"had); build them first (scripts/build-bench.sh, or scripts/bench.sh does both)")
-        return 4
     total = estimator.plan_cost(plan, inv)[0]
     runner, elapsed = execute(opts, inv, plan, estimator, total)
     if runner.interrupted and not runner.runs:
