@@ -93,14 +93,13 @@ fiber_state& state_of(const worker& w) noexcept { return static_cast<fiber_state
 // A worker of this pool that waits for a job of another pool serves its own pool meanwhile
 // (runtime::wait_serving: the a.run -> b.run -> a.run cycle needs it), in a scheduler loop on top
 // of the waiting thread's fiber.  That loop starts with no deque and no quota of its own (dfd, NAR
-// Fig 6.4: currS = NULL), and the waiting thread gets its deque and quota back when it ends.
+// Fig 6.4: currS = NULL), and the waiting thread gets its deque and quota back when it ends.  The
+// deque set aside stays in R', owned and often empty, while its owner steals: the engine counts it
+// (fiber_scheduler::set_aside_, steal_attempt's window).
 class nested_loop {
  public:
-  explicit nested_loop(fiber_state& s) noexcept : s_(s), own_(s.own), quota_left_(s.quota_left) { s.own = nullptr; }
-  ~nested_loop() {
-    s_.own = own_;
-    s_.quota_left = quota_left_;
-  }
+  explicit nested_loop(fiber_state& s) noexcept;
+  ~nested_loop();
   nested_loop(const nested_loop&) = delete;
   nested_loop& operator=(const nested_loop&) = delete;
 
@@ -134,6 +133,8 @@ struct thread_list {
 };
 
 class fiber_scheduler final : public scheduler {
+  friend class nested_loop;
+
  public:
   fiber_scheduler(runtime& rt, policy p)
       : rt_(rt), policy_(p), quota_(p == policy::fifo ? unlimited_quota : rt.cfg.quota_bytes),
@@ -240,7 +241,21 @@ class fiber_scheduler final : public scheduler {
   thread_deque* deques_head_ = nullptr;  // dfd: R', left to right
   thread_deque* deques_tail_ = nullptr;
   std::atomic<std::size_t> ready_{0};    // threads in state ready (written under mu_)
+  // dfd: deques in R' owned by a worker's waiting thread while that worker runs a nested loop
+  // (nested_loop); steal_attempt widens its window by them.
+  std::atomic<std::size_t> set_aside_{0};
 };
+
+nested_loop::nested_loop(fiber_state& s) noexcept : s_(s), own_(s.own), quota_left_(s.quota_left) {
+  s.own = nullptr;
+  if (own_ != nullptr) s.engine->set_aside_.fetch_add(1, std::memory_order_relaxed);
+}
+
+nested_loop::~nested_loop() {
+  if (own_ != nullptr) s_.engine->set_aside_.fetch_sub(1, std::memory_order_relaxed);
+  s_.own = own_;
+  s_.quota_left = quota_left_;
+}
 
 fiber_thread* fiber_scheduler::running_thread() const noexcept {
   fiber_thread* t = state_of(*tls_hot.self).current;
@@ -437,12 +452,19 @@ fiber_thread* fiber_scheduler::next_ready() {
 }
 
 // dfd (NAR Fig 6.4 steal()): the bottom thread of one of the leftmost p deques, chosen at random,
-// into a new deque of this worker right of the victim, with a fresh quota.
+// into a new deque of this worker right of the victim, with a fresh quota.  NAR's window of p holds
+// a ready thread whenever R' has one: a worker that steals owns no deque, so at most p - 1 of them
+// are owned, and an unowned deque is never empty (deleted when it empties).  A deque set aside by a
+// nested loop (a worker serving its pool while its thread waits for another pool) is owned by a
+// worker that steals, so each one widens the window by one: with p alone, one worker waiting in
+// the a.run -> b.run -> a.run cycle always drew its own empty deque, and the inner job's thread,
+// preempted by the quota into an unowned deque right of it, was never taken again (a hang, stop
+// 47's fiber hunt; test Fibers.QuotaPreemptionInsideAPoolCycle).
 fiber_thread* fiber_scheduler::steal_attempt(worker& w, std::uint32_t& victim_owner) {
   w.rng ^= w.rng << 13;
   w.rng ^= w.rng >> 7;
   w.rng ^= w.rng << 17;
-  std::size_t m = std::size_t(w.rng % rt_.workers.size());
+  std::size_t m = std::size_t(w.rng % (rt_.workers.size() + set_aside_.load(std::memory_order_relaxed)));
   thread_deque* victim = deques_head_;
   while (victim != nullptr && m-- > 0) victim = victim->right;
   if (victim == nullptr || victim->threads.empty()) return nullptr;

@@ -4,6 +4,8 @@
 // when they must, the space bound of NAR Theorems 3.6 / 6.6 holds on programs of known depth, dfd
 // with K = infinity is work stealing, exceptions and the global pool behave as under every policy,
 // and the fiber limits have messages.
+#include <unistd.h>
+
 #include <cstdlib>
 #include <cstring>
 #include <stdexcept>
@@ -293,6 +295,33 @@ TEST_P(Fibers, PoolsNestedInACycle) {
     return b.run([&] { return a.run([&] { return wt::fib(14); }) + b.run([] { return wt::fib(10); }); });
   });
   EXPECT_EQ(r, wt::fib_serial(14) + wt::fib_serial(10));
+}
+
+// The cycle again, with a quota that preempts the inner job: a worker waiting for the other pool
+// serves its own in a scheduler loop on top of the waiting thread, whose deque (dfd) stays in R',
+// owned.  The inner job's preemption gave its new deque up right of that one, and a dfd steal looks
+// at the leftmost p deques only: with one worker always at the waiting thread's empty deque, so the
+// preempted thread was never taken again (a hang at one worker, found by stop 47's fiber hunt).
+// In a child process that arms alarm(): a hang fails this test, not the suite (it takes
+// milliseconds when it works).
+TEST_P(Fibers, QuotaPreemptionInsideAPoolCycle) {
+  if (GetParam().p == policy::fifo) GTEST_SKIP() << "fifo has no quota";
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(
+      ([&] {
+        ::alarm(30);
+        weft::pool a(cfg(1000)), b(weft::config{.workers = 1, .policy = policy::ws});
+        const auto inner = [] {
+          for (int i = 0; i < 4; ++i) weft::free(weft::malloc(600), 600);  // 2400 bytes: past K at least once
+          return alloc_tree(6, 300, 700);
+        };
+        long r = a.run([&] { return b.run([&] { return a.run(inner); }); });
+        r += a.run([&] {
+          return weft::parallel_reduce(0, 8, 0L, [&](int) { return b.run([&] { return a.run(inner); }); }, std::plus<>{});
+        });
+        std::_Exit(r == 9 * 64 && a.stats().total.quota_preemptions >= 9 ? 0 : 1);
+      }()),
+      testing::ExitedWithCode(0), "");
 }
 
 // The global pool under a fiber policy chosen through the environment (each test is its own process).
