@@ -67,10 +67,15 @@ void* fiber_stack_pool::take() {
   return s;
 }
 
-void fiber_stack_pool::give(void* lowest) noexcept {
+void fiber_stack_pool::retire() noexcept {
+  std::lock_guard lk(mu_);
+  --in_use_;
+}
+
+void fiber_stack_pool::give(void* lowest, bool retired) noexcept {
   std::lock_guard lk(mu_);
   free_.push_back(lowest);  // cannot throw: capacity for every stack was reserved when its arena was mapped
-  --in_use_;
+  if (!retired) --in_use_;
 }
 
 std::uint64_t fiber_stack_pool::in_use() const {

@@ -28,7 +28,11 @@ class fiber_stack_pool {
   // A stack's lowest usable address; throws std::runtime_error naming the limit when no arena can
   // be mapped (address space, or the kernel's vm.max_map_count).
   void* take();
-  void give(void* lowest) noexcept;
+  // A stack whose thread has finished for the program but still runs on it until its last switch
+  // (a root thread: its job is done, its caller may go on): out of the count now.  Its give()
+  // then only puts it back on the free list.
+  void retire() noexcept;
+  void give(void* lowest, bool retired) noexcept;
   std::size_t stack_bytes() const noexcept { return usable_; }
 
   std::uint64_t in_use() const;
@@ -54,6 +58,7 @@ class fiber_stack_pool {
 struct pooled_stack {
   fiber_stack_pool* pool;
   const void** lowest;  // where to note the stack's lowest address (the sanitizers' switch needs it)
+  const bool* retired;  // the thread's note that retire() counted its stack out already
   boost::context::stack_context allocate() {
     boost::context::stack_context sc;
     sc.size = pool->stack_bytes();
@@ -62,7 +67,9 @@ struct pooled_stack {
     sc.sp = static_cast<char*>(lo) + sc.size;
     return sc;
   }
-  void deallocate(boost::context::stack_context& sc) noexcept { pool->give(static_cast<char*>(sc.sp) - sc.size); }
+  void deallocate(boost::context::stack_context& sc) noexcept {
+    pool->give(static_cast<char*>(sc.sp) - sc.size, *retired);
+  }
 };
 
 }  // namespace weft::detail

@@ -64,6 +64,9 @@ struct fiber_thread {
   // Why a running thread switched back to its scheduler loop.
   enum class request : std::uint8_t { none, fork, block, preempt, terminate };
 
+  // Its stack was counted out before the thread's last switch (fiber_stack_pool::retire): read by
+  // the stack's deallocation, so declared before ctx, which may run it as it is destroyed.
+  bool stack_retired = false;
   boost::context::fiber ctx;   // the thread's continuation while it does not run
   boost::context::fiber back;  // while it runs: the scheduler loop that resumed it
   fiber_child* body = nullptr;  // a forked thread: the join branch it runs

@@ -271,7 +271,7 @@ fiber_thread* fiber_scheduler::make_thread(fiber_child* body, root_job* job) {
   t->job = job;
   fiber_thread* raw = t.get();
   try {
-    t->ctx = boost::context::fiber(std::allocator_arg, pooled_stack{&stacks_, &t->stack_lowest},
+    t->ctx = boost::context::fiber(std::allocator_arg, pooled_stack{&stacks_, &t->stack_lowest, &t->stack_retired},
                                    [raw](boost::context::fiber&& loop) { return entry(raw, std::move(loop)); });
   } catch (...) {
     if (job == nullptr) throw;
@@ -294,8 +294,12 @@ boost::context::fiber fiber_scheduler::entry(fiber_thread* t, boost::context::fi
   if (t->job != nullptr) {
     run_root_body(*t->job);
     // A root ends for the counters before its caller learns it: stats read after run() returns see
-    // it gone (on_terminate counts forked threads only).
+    // it gone (on_terminate counts forked threads only), its live count and its stack, which it
+    // gives back only at its last switch — after a reset_stats() between runs the next run's
+    // fiber_stack_peak_bytes counted it too (test Fibers.StackPeakAfterAResetCountsThisRunOnly).
     tls_hot.self->rt->live.sub();
+    t->stack_retired = true;
+    state_of(*tls_hot.self).engine->stacks_.retire();
     finish_root(*t->job);
   } else {
     t->body->run(t->body);
