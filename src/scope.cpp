@@ -63,6 +63,12 @@ scope::measured_record* scope::measured_spawn_begin(detail::hot_state& h) {
   if (level != measured_owner_id(h)) return nullptr;
   auto* r = ::new (allocate(sizeof(measured_record), alignof(measured_record))) measured_record();
   detail::measure_fork(h, r->outer, true);  // the task's path: one call
+  // Listed before its task runs, as running (level 0, no path's id: a spawn from inside the task is
+  // not at the scope's level, as it was not before), so that a sync called from inside the task
+  // finds it and throws instead of freeing it (sync_records; stop 47's spawn hunt: heap-use-after-free).
+  r->running_on.store(&h, std::memory_order_relaxed);
+  r->prev = last_;
+  last_ = r;
   return r;
 }
 
@@ -70,8 +76,7 @@ scope::measured_record* scope::measured_spawn_begin(detail::hot_state& h) {
 void scope::measured_spawn_end(detail::hot_state& h, measured_record* r) noexcept {
   detail::measure_next(h, r->first, false);
   r->level = measured_owner_id(h);
-  r->prev = last_;
-  last_ = r;
+  r->running_on.store(nullptr, std::memory_order_relaxed);
 }
 
 // sync_records reaches the records youngest first: each joins its task's path with the owner's since
@@ -247,6 +252,7 @@ void scope::spawn_external(record* r) {
     job = ::new (allocate(sizeof(external_job), alignof(external_job))) external_job();
     job->fn = [](void* rec) {
       auto* rr = static_cast<record*>(rec);
+      const running_mark mark(*rr);
       rr->run_inline(rr);
     };
     job->record = r;
@@ -314,6 +320,18 @@ void scope::sync_slow() {
 // for nor destroyed (its mutex and condition variable are left in the storage as they are); one
 // the parent had finished gives its error, written before done_hint's release.
 std::size_t scope::sync_records() {
+  // A sync called from inside one of the scope's own tasks (a misuse: "sync where the spawns are")
+  // while that task's record is running on this thread: destroying the records would destroy the
+  // running closure and free its storage under it (a task run inline from a record, a measured
+  // spawn's), and waiting for the external jobs would wait for its own (a hang).  Nothing is
+  // destroyed: the sync that is running the task sees to the records once the task has ended (the
+  // stop 47 spawn hunt found both).
+  const detail::hot_state* const self = &detail::tls_hot;
+  for (const record* r = last_; r != nullptr; r = r->prev)
+    if (r->running_on.load(std::memory_order_relaxed) == self)
+      throw std::logic_error(
+          "weft::scope::sync: called from inside one of its own tasks (it would free the running task, or wait for "
+          "it); sync a scope where its spawns are, after them");
   std::size_t lost = 0;
   while (record* r = last_) {
     if (r->job != nullptr) {

@@ -630,6 +630,49 @@ TEST_P(Scope, ErrorsLeaveTheDestructorInACatchHandlerAndSyncDuringUnwinding) {
   EXPECT_EQ(seen, "task while unwinding");
 }
 
+// sync() called from inside one of the scope's own tasks (a misuse: "sync where the spawns are").
+// A task whose closure is too large for its frame lives in a record of the scope; run inline by
+// sync, its own sc.sync() went on to destroy every record and free the heap chunks — the running
+// closure among them — and the task went on with freed captures (std::bad_alloc from a garbage
+// string under the deque policies, heap-use-after-free under ASan: stop 47's spawn hunt).  In the
+// work/span mode a spawn's task runs at once while its measured record waits to be listed, and
+// the same sync freed that record.  Now such a sync throws std::logic_error naming the misuse
+// wherever a record of the scope is running on this thread; elsewhere (a small closure's task, or
+// the fiber engine's spawns, which run at once) it runs the older tasks and returns, as before.
+// Either way every task runs once, its captures intact.
+TEST_P(Scope, SyncFromInsideItsOwnTaskIsRefusedWhereItWouldFreeTheTask) {
+  for (const bool measured : {false, true}) {
+    weft::pool p(weft::config{.workers = workers(), .policy = policy(),
+                              .work_span = measured ? weft::work_span_unit::calls : weft::work_span_unit::off});
+    std::atomic<int> older{0}, inner{0}, intact{0};
+    std::string error;
+    p.run([&] {
+      const std::string pad(100, 'x');  // not trivially copyable: the closures go to records
+      weft::scope sc;
+      for (int i = 0; i < 3; ++i) sc.spawn([pad, &older] { older += pad == std::string(100, 'x') ? 1 : 100; });
+      sc.spawn([pad, &sc, &inner, &intact] {
+        ++inner;
+        try {
+          sc.sync();
+        } catch (...) {
+          intact += pad == std::string(100, 'x') ? 1 : 100;
+          throw;
+        }
+        intact += pad == std::string(100, 'x') ? 1 : 100;
+      });
+      try {
+        sc.sync();
+      } catch (const std::logic_error& e) {
+        error = e.what();
+      }
+    });
+    EXPECT_EQ(older.load(), 3) << "measured " << measured;
+    EXPECT_EQ(inner.load(), 1) << "measured " << measured;
+    EXPECT_EQ(intact.load(), 1) << "the task's captures were destroyed under it; measured " << measured;
+    if (!error.empty()) EXPECT_NE(error.find("inside one of its own tasks"), std::string::npos) << error;
+  }
+}
+
 // A scope used from a thread that is no worker: its tasks run in the global pool.
 TEST(ScopeGlobal, FromNonWorkerThread) {
   const auto me = std::this_thread::get_id();
@@ -715,6 +758,47 @@ TEST(ScopeGlobal, SyncInAForkChildOfTasksLeftToTheParentThrows) {
         s.sync();
         if (!reaped || !WIFEXITED(status)) std::_Exit(13);  // the child hung (SIGALRM) or crashed
         std::_Exit(WEXITSTATUS(status) != 0 ? WEXITSTATUS(status) : value == 42 ? 0 : 14);
+      }()),
+      testing::ExitedWithCode(0), "");
+}
+
+// The same misuse on a thread that is no worker: the task runs in the global pool as a job of the
+// scope, and its sc.sync() waited for the scope's jobs — its own among them: a hang (stop 47's
+// spawn hunt).  It throws std::logic_error now, and the caller's sync gets it.  The task's sync
+// starts once the caller has listed its record, and the caller's own sync once the task's has
+// returned: two syncs of one scope at once, or one during a spawn, race on the scope's fields (the
+// misuse's own race, which ThreadSanitizer would report; it is not what this test is about).  The
+// child's alarm(10) turns a hang into a failing exit (the whole run takes milliseconds).
+TEST(ScopeGlobal, SyncFromInsideItsOwnTaskThrowsInsteadOfWaitingForItself) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(
+      ([] {
+        ::alarm(10);
+        std::atomic<int> ran{0};
+        std::atomic<bool> spawned{false}, inner_done{false};
+        std::string error;
+        try {
+          weft::scope sc;
+          sc.spawn([&ran] { ++ran; });
+          sc.spawn([&] {
+            ++ran;
+            while (!spawned.load()) std::this_thread::yield();  // bounded by the alarm
+            try {
+              sc.sync();
+            } catch (...) {
+              inner_done = true;
+              throw;
+            }
+            inner_done = true;
+          });
+          spawned = true;
+          while (!inner_done.load()) std::this_thread::yield();  // bounded by the alarm
+          sc.sync();
+        } catch (const std::logic_error& e) {
+          error = e.what();
+        }
+        if (ran.load() != 2) std::_Exit(11);
+        std::_Exit(error.find("inside one of its own tasks") != std::string::npos ? 0 : 12);
       }()),
       testing::ExitedWithCode(0), "");
 }

@@ -102,6 +102,19 @@ class scope {
     std::size_t seq = 0;  // external records: spawn order among the scope's slow spawns
     void (*run_inline)(record*) = nullptr;
     void (*destroy)(record*) = nullptr;
+    // The hot state of the thread running the task from this record (its owner running it inline
+    // at sync, a global-pool worker running an external job, the owner running a measured spawn's
+    // task), null otherwise.  A sync called from inside the task (a misuse) finds its own thread
+    // here and throws (sync_records): it would destroy the running closure, or wait for its own job.
+    std::atomic<const detail::hot_state*> running_on{nullptr};
+  };
+  // Marks a record's task as running on this thread while it runs (record::running_on).
+  struct running_mark {
+    record& r;
+    explicit running_mark(record& rec) noexcept : r(rec) { r.running_on.store(&detail::tls_hot, std::memory_order_relaxed); }
+    ~running_mark() { r.running_on.store(nullptr, std::memory_order_relaxed); }
+    running_mark(const running_mark&) = delete;
+    running_mark& operator=(const running_mark&) = delete;
   };
   template <class F>
   struct typed_record;
@@ -186,7 +199,7 @@ class scope {
   std::exception_ptr error_;
   std::size_t error_seq_;  // the recorded error's seq, when a slow spawn's (records rank by it); set with the bound
   // Records live in an inline buffer, then in heap chunks freed at sync.  128 bytes: one record of a
-  // closure up to 88 bytes.  The buffer is part of every scope's stack frame, and a scope is made
+  // closure up to 80 bytes.  The buffer is part of every scope's stack frame, and a scope is made
   // per node of a recursion: with 256 bytes fib written with a scope ran ~5 % slower
   // (docs/results/fine-grained.md, "fib written with a scope").
   struct chunk;
@@ -261,10 +274,16 @@ struct scope::typed_record : record {
   static typed_record& of(detail::frame* fr) noexcept {
     return **std::launder(reinterpret_cast<typed_record**>(fr->payload + closure_offset));
   }
-  static void run_from_frame(detail::frame* fr) { of(fr).fn(); }
+  static void run_from_frame(detail::frame* fr) {  // on the owner, at sync
+    typed_record& r = of(fr);
+    const running_mark mark(r);
+    r.fn();
+  }
   WEFT_TASK_FN static void run(detail::frame* fr) {  // on a thief
     try {
-      of(fr).fn();
+      typed_record& r = of(fr);
+      const running_mark mark(r);
+      r.fn();
     } catch (...) {
       fr->error = std::current_exception();
     }
