@@ -373,6 +373,34 @@ TEST(StatsSerial, HeapMarkIsExactWithConcurrentCallers) {
   EXPECT_EQ(pool.stats().total.heap_peak_bytes, 2 * block);
 }
 
+// The same pool's one worker, as stats().workers[0]: its heap_peak_bytes summed the marks of the
+// serial contexts, so two callers whose runs overlapped in time, each holding 3000 bytes at a
+// different moment, read 6000 — twice what was ever live, and above the pool's own exact mark of
+// 3000 (stop 47's memory hunt).  The one worker allocates every block of the pool: its mark is the
+// pool's.  The waits are bounded: the other caller runs its job at once, on its own thread.
+TEST(StatsSerial, TheWorkersHeapMarkIsThePoolsWithCallersHoldingInTurn) {
+  weft::pool pool(weft::config{.workers = 1, .policy = weft::policy::serial});
+  constexpr std::size_t block = 3000;
+  std::atomic<int> step{0};
+  bool first_waited = false, second_waited = false;
+  std::thread t([&] {
+    pool.run([&] {
+      weft::free(weft::malloc(block), block);
+      step = 1;  // freed: the other caller allocates now, while this run still holds its context
+      first_waited = wt::wait_until([&] { return step.load() == 2; }, wt::event_bound);
+    });
+  });
+  second_waited = wt::wait_until([&] { return step.load() == 1; }, wt::event_bound);
+  pool.run([&] { weft::free(weft::malloc(block), block); });
+  step = 2;
+  t.join();
+  ASSERT_TRUE(first_waited && second_waited) << "the two runs did not overlap";
+  const weft::stats s = pool.stats();
+  EXPECT_EQ(s.total.heap_peak_bytes, block);
+  ASSERT_EQ(s.workers.size(), 1u);
+  EXPECT_EQ(s.workers[0].heap_peak_bytes, block) << "the contexts' marks were summed";
+}
+
 TEST_P(Stats, StealsHappenWithSeveralWorkers) {
   if (!can_steal()) GTEST_SKIP() << "needs 2+ workers";
   // The steal is made certain: a join whose first branch polls (counted tiny joins) until its
