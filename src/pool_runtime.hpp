@@ -316,7 +316,7 @@ std::uint64_t current_fork_generation();
 // runtime::serial_mu_, held across fork() (global_pool.cpp's pthread_atfork handlers).
 void lock_serial_contexts() noexcept;
 void unlock_serial_contexts() noexcept;
-// A pool::run job or a stolen task returned with frames left above where it began (spawn.cpp):
+// A pool::run job or a stolen task returned with frames left above where it began (root_jobs.cpp):
 // ends the process, naming the misuse.
 [[noreturn]] void escaped_frames(const char* what) noexcept;
 // The scopes' 64 error locks (scope.cpp, error_guard), held across fork() too; each is held for a

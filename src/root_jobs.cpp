@@ -23,12 +23,6 @@ void run_root_body(root_job& job) {
   }
 }
 
-// A root job run on this thread (its own stack or a borrowed one, not a fiber of the fiber engine,
-// which starts each root on a fresh fiber): a task the runtime starts, so unwinding is counted from
-// here (hot_state::unwinding_base) — a job this thread runs while its own code is inside an
-// exception's cleanup (a worker of this pool serving it from a pool::run of another pool called in a
-// destructor; a caller that runs its job on a borrowed slot, or itself under the serial policy)
-// behaves as one run anywhere else.
 void escaped_frames(const char* what) noexcept {
   fatal(
       "a %s returned with tasks it spawned still open on its task stack: a weft::scope with unsynced tasks, or an "
@@ -38,6 +32,13 @@ void escaped_frames(const char* what) noexcept {
 }
 
 namespace {
+
+// A root job run on this thread (its own stack or a borrowed one, not a fiber of the fiber engine,
+// which starts each root on a fresh fiber): a task the runtime starts, so unwinding is counted from
+// here (hot_state::unwinding_base) — a job this thread runs while its own code is inside an
+// exception's cleanup (a worker of this pool serving it from a pool::run of another pool called in a
+// destructor; a caller that runs its job on a borrowed slot, or itself under the serial policy)
+// behaves as one run anywhere else.
 void run_root_here(root_job& job) {
   const unwinding_base_guard fresh;
   frame* const top = tls_hot.top;
