@@ -67,8 +67,10 @@ void unlock_after_fork() {
 void after_fork_in_parent() { unlock_after_fork(); }
 // The global pool is never destroyed (see above), so its trace is written at exit; a use of it from
 // a later static destructor is not in the file.
+// The pool there at exit may trace where the one that registered this did not, or not where it did
+// (a child of fork() makes its own): only one that traces writes.
 void write_global_trace() {
-  if (pool* p = global_pool.load(std::memory_order_acquire)) {
+  if (pool* p = global_pool.load(std::memory_order_acquire); p != nullptr && !p->config().trace_path.empty()) {
     try {
       p->write_trace();
     } catch (const std::exception& e) {
@@ -100,11 +102,16 @@ pool& pool::global() {
   if (p == nullptr) {
     p = new pool();  // deliberately never deleted (see above)
     global_pool.store(p, std::memory_order_release);
-    static const bool trace_at_exit = !p->config().trace_path.empty() && std::atexit(write_global_trace) == 0;
-    (void)trace_at_exit;
-    static const bool work_span_at_exit =
-        p->config().work_span != work_span_unit::off && std::atexit(print_global_work_span) == 0;
-    (void)work_span_at_exit;
+    // Each handler once per process, when a global pool first needs it: not only the first global
+    // pool — a child of fork() makes its own from its own environment (before stop 47's
+    // seeing-inside hunt, a child tracing or measuring where its parent's global pool did neither
+    // wrote no trace and printed no table at exit).  The handlers read whichever global pool is
+    // there at exit; a child inherits the parent's registrations with these flags.  Under
+    // global_mutex.
+    static bool trace_at_exit = false, work_span_at_exit = false;
+    if (!trace_at_exit && !p->config().trace_path.empty()) trace_at_exit = std::atexit(write_global_trace) == 0;
+    if (!work_span_at_exit && p->config().work_span != work_span_unit::off)
+      work_span_at_exit = std::atexit(print_global_work_span) == 0;
   }
   return *p;
 }
