@@ -196,6 +196,16 @@ TEST_P(WorkSpan, ParallelInvokeCountsItsCallables) {
   const double leaf = fib_burdened(8, 0.5);
   EXPECT_EQ(r.total.burdened_span, 1 + par(par(leaf, leaf, 0.5), par(leaf, leaf, 0.5), 0.5));
   EXPECT_EQ(four.stats().total.joins, 3 + 4 * wt::fib_joins(8));  // n callables: n - 1 joins
+  // One callable: no join, but one call, as a one-iteration loop is (before stop 47's seeing-inside
+  // hunt it measured none: work 1 + fib(6)'s body, span 1 + 5).
+  weft::pool one(cfg(0.5));
+  const auto [x] = one.run([] { return weft::parallel_invoke([] { return wt::fib(6); }); });
+  EXPECT_EQ(x, wt::fib_serial(6));
+  r = one.work_span();
+  EXPECT_EQ(r.total.work, 1.0 + double(fib_calls(6)));
+  EXPECT_EQ(r.total.span, 1.0 + 6);
+  EXPECT_EQ(r.total.burdened_span, 1 + fib_burdened(6, 0.5));
+  EXPECT_EQ(one.stats().total.joins, wt::fib_joins(6));
 }
 
 // ---- Scope spawns: Cilk's spawn.  `spawn t1; A1; spawn t2; A2; ...; sync` measures as the nested
