@@ -115,6 +115,47 @@ TEST_P(Stats, LoopIterations) {
   EXPECT_EQ(pool().stats().total.loop_iterations, 30u * 40u + 30u);
 }
 
+// A loop whose iteration throws counts the iterations that returned, the one that threw not, under
+// every policy and measured by the work/span mode alike (the mode counted the throwing one: one
+// more than every policy; stop 47's seeing-inside hunt).
+TEST_P(Stats, LoopIterationsOfALoopThatThrows) {
+  for (const weft::work_span_unit mode : {weft::work_span_unit::off, weft::work_span_unit::calls}) {
+    weft::pool pl(weft::config{.workers = workers(), .policy = policy(), .work_span = mode});
+    std::atomic<std::uint64_t> returned{0};
+    EXPECT_THROW(pl.run([&] {
+      weft::parallel_for(0, 5000, [&](int i) {
+        if (i == 777) throw std::runtime_error("iteration 777");
+        returned.fetch_add(1, std::memory_order_relaxed);
+      });
+    }), std::runtime_error);
+    EXPECT_EQ(pl.stats().total.loop_iterations, returned.load()) << "work/span mode " << int(mode);
+    pl.reset_stats();
+    returned = 0;
+    EXPECT_THROW(pl.run([&] {
+      return weft::parallel_reduce(0, 5000, 0L, [&](int i) {
+        if (i == 4321) throw std::runtime_error("iteration 4321");
+        returned.fetch_add(1, std::memory_order_relaxed);
+        return long(i);
+      }, std::plus<>{});
+    }), std::runtime_error);
+    EXPECT_EQ(pl.stats().total.loop_iterations, returned.load()) << "reduce, work/span mode " << int(mode);
+    // A std::vector<bool> runs in blocks of 512 elements (loops.hpp, bit_vector_v): the elements
+    // of the throwing block that returned count too (its block counted none of them).
+    pl.reset_stats();
+    returned = 0;
+    std::atomic<int> calls{0};
+    std::vector<bool> bits(5000);
+    EXPECT_THROW(pl.run([&] {
+      weft::parallel_for(bits, [&](auto&& b) {
+        if (calls.fetch_add(1, std::memory_order_relaxed) == 700) throw std::runtime_error("the 701st call");
+        b = true;
+        returned.fetch_add(1, std::memory_order_relaxed);
+      });
+    }), std::runtime_error);
+    EXPECT_EQ(pl.stats().total.loop_iterations, returned.load()) << "vector<bool>, work/span mode " << int(mode);
+  }
+}
+
 TEST_P(Stats, ResetZeroes) {
   pool().run([] {
     wt::fib(15);

@@ -484,6 +484,41 @@ TEST(Trace, GlobalPoolWritesAtExit) {
   EXPECT_FALSE(events(t, 1, "X").empty());
 }
 
+// A child of fork() makes a global pool of its own (global_pool.cpp); one that traces and measures,
+// where the parent's global pool did neither, writes its trace and prints its work/span table at
+// exit too.  Before stop 47's seeing-inside hunt the exit handlers were registered only when the
+// process's first global pool needed them: the child's file and table were silently missing (seen
+// as Trace.GlobalPoolWritesAtExit failing when run in one process after other tests had used the
+// global pool).
+TEST(Trace, GlobalPoolRemadeAfterForkWritesAtExit) {
+  wt::clean_env clean;
+  temp_path tp("global-after-fork");
+  temp_path err_path("global-after-fork-stderr");
+  EXPECT_EQ(wt::fib(10), wt::fib_serial(10));  // a join from main: the parent's global pool, untraced
+  ASSERT_TRUE(weft::pool::global().config().trace_path.empty());
+  const pid_t pid = ::fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    if (std::freopen(err_path.path.c_str(), "w", stderr) == nullptr) std::_Exit(4);
+    ::setenv("WEFT_TRACE", tp.path.c_str(), 1);
+    ::setenv("WEFT_WORKERS", "2", 1);
+    ::setenv("WEFT_WORK_SPAN", "calls", 1);
+    const bool ok = wt::fib(12) == wt::fib_serial(12);  // the child's global pool, made now
+    std::exit(ok ? 0 : 3);                              // runs the atexit handlers
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFEXITED(status));
+  ASSERT_EQ(WEXITSTATUS(status), 0);
+  ASSERT_TRUE(fs::exists(tp.path)) << "the child's global pool wrote no trace at exit";
+  const json t = load(tp.path);
+  EXPECT_EQ(t["otherData"]["workers"], 2);
+  EXPECT_FALSE(events(t, 0, "X").empty());
+  std::ifstream in(err_path.path);
+  const std::string err((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_NE(err.find("weft work/span (unit: calls"), std::string::npos) << "the child's stderr: " << err;
+}
+
 namespace {
 
 // Busy-waits until the steady clock has moved by `us` microseconds: consecutive events of a

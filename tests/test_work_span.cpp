@@ -111,6 +111,29 @@ TEST_P(WorkSpan, LoopsAreExactInCalls) {
   EXPECT_EQ(r.total.span, 1.0 + k);
 }
 
+// A parallel_for over a std::vector<bool> runs in blocks of 512 elements on pool threads (a block
+// is whole words: loops.hpp, bit_vector_v), but measured it is its serial elision, every element an
+// iteration as in any other range.  Before stop 47's seeing-inside hunt a block was one call:
+// 2,000 elements measured work 1 + 4 and the burdened span of a loop of 4.
+TEST_P(WorkSpan, ABitVectorLoopCountsItsElements) {
+  const std::size_t n = 2000;
+  weft::pool pl(cfg(2));
+  std::vector<bool> bits(n, false);
+  pl.run([&] { weft::parallel_for(bits, [](auto&& b) { b = !b; }); });
+  EXPECT_EQ(std::count(bits.begin(), bits.end(), true), std::ptrdiff_t(n));
+  const weft::work_span_report r = pl.work_span();
+  EXPECT_EQ(r.total.work, 1.0 + n);
+  EXPECT_EQ(r.total.span, 2.0);
+  EXPECT_EQ(r.total.burdened_span, 1.0 + loop_burdened(n, 1, 2));
+  EXPECT_EQ(pl.stats().total.loop_iterations, n);
+  // As a std::vector<char> of the same length measures.
+  weft::pool chars(cfg(2));
+  std::vector<char> c(n, 0);
+  chars.run([&] { weft::parallel_for(c, [](char& x) { x = 1; }); });
+  EXPECT_EQ(chars.work_span().total.work, r.total.work);
+  EXPECT_EQ(chars.work_span().total.burdened_span, r.total.burdened_span);
+}
+
 TEST_P(WorkSpan, RegionsMeasureTheirPart) {
   weft::pool pl(cfg(0));
   pl.run([] {
@@ -173,6 +196,16 @@ TEST_P(WorkSpan, ParallelInvokeCountsItsCallables) {
   const double leaf = fib_burdened(8, 0.5);
   EXPECT_EQ(r.total.burdened_span, 1 + par(par(leaf, leaf, 0.5), par(leaf, leaf, 0.5), 0.5));
   EXPECT_EQ(four.stats().total.joins, 3 + 4 * wt::fib_joins(8));  // n callables: n - 1 joins
+  // One callable: no join, but one call, as a one-iteration loop is (before stop 47's seeing-inside
+  // hunt it measured none: work 1 + fib(6)'s body, span 1 + 5).
+  weft::pool one(cfg(0.5));
+  const auto [x] = one.run([] { return weft::parallel_invoke([] { return wt::fib(6); }); });
+  EXPECT_EQ(x, wt::fib_serial(6));
+  r = one.work_span();
+  EXPECT_EQ(r.total.work, 1.0 + double(fib_calls(6)));
+  EXPECT_EQ(r.total.span, 1.0 + 6);
+  EXPECT_EQ(r.total.burdened_span, 1 + fib_burdened(6, 0.5));
+  EXPECT_EQ(one.stats().total.joins, wt::fib_joins(6));
 }
 
 // ---- Scope spawns: Cilk's spawn.  `spawn t1; A1; spawn t2; A2; ...; sync` measures as the nested
