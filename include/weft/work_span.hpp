@@ -64,7 +64,9 @@ struct work_span_region {
 struct work_span_report {
   work_span_unit unit = work_span_unit::off;
   double burden = 0;          // C, in `unit`
-  std::uint64_t jobs = 0;     // jobs measured (pool::run calls); their figures add up as if run in sequence
+  // Jobs measured: pool::run calls from outside the pool (one made from a worker of the pool runs
+  // inline, a plain call inside the job it is in); their figures add up as if run in sequence.
+  std::uint64_t jobs = 0;
   work_span_figures total;
   std::vector<work_span_region> regions;  // by name
 };
