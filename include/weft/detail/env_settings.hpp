@@ -26,8 +26,9 @@ constexpr bool is_env_setting(std::string_view name) noexcept {
 // The setting that the variable `name` probably meant, or empty: for a name beginning with WEFT in
 // any case (weft_policy, WEFTPOLICY) that is not a setting but within Damerau-Levenshtein distance 2
 // of one (letter case aside), or that a setting is a prefix of (WEFT_TRACE_FILE), or that is a
-// prefix of a setting and names at least 3 letters after WEFT_ (WEFT_HEARTBEAT).  Empty for the settings themselves and for names far from all of
-// them (WEFT_TEST_SCALE, WEFT_BENCH_RECORD: the test harness's and the benchmarks' own).
+// prefix of a setting and names at least 3 letters after WEFT_ (WEFT_HEARTBEAT).  Empty for the
+// settings themselves and for names far from all of them (WEFT_TEST_SCALE, WEFT_BENCH_RECORD: the
+// test harness's and the benchmarks' own).
 std::string_view env_setting_near(std::string_view name) noexcept;
 
 // Forgets which names have been warned about, so that the next pool warns again (tests only; not
