@@ -27,8 +27,8 @@
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
-#include <memory>
 #include <iterator>
+#include <memory>
 #include <mutex>
 #include <new>
 #include <stdexcept>
