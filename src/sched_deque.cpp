@@ -80,7 +80,12 @@ class deque_scheduler final : public scheduler {
   reclaimed lost_to_thief(worker& w, frame* fr, frame* got) {
     if (got != nullptr) {
       // The deque holds promoted frames in stack order; the frame being joined is the youngest.
-      fatal("internal error: deque order broken at a join");
+      // Unreachable by the runtime's own frames (PROTOCOLS.md F4); reached when a program keeps a
+      // scope or weft::spawn handle made inside a join branch past that branch (README Known issues).
+      fatal(
+          "deque order broken at a join: a task spawned inside a join branch (a weft::scope's or a weft::spawn "
+          "handle's) is still open after the branch returned — sync scopes and handles inside the branch that "
+          "made them; if none was kept so, this is a weft bug");
     }
     // The thief has the frame but has not yet written STOLEN(i): it is between two of its own
     // instructions, unless it was descheduled there (more workers than cores): then yield.
