@@ -326,6 +326,10 @@ std::size_t scope::sync_records() {
   // spawn's), and waiting for the external jobs would wait for its own (a hang).  Nothing is
   // destroyed: the sync that is running the task sees to the records once the task has ended (the
   // stop 47 spawn hunt found both).
+  // Relaxed loads suffice: a thread asks only whether it is itself running a record's task, and
+  // reads its own stores in program order (coherence: a load never returns a value older than the
+  // thread's own last store to that word).  Only the one thread running a record's task stores its
+  // address there, so a load that returns `self` sees this thread's mark, set and not yet cleared.
   const detail::hot_state* const self = &detail::tls_hot;
   for (const record* r = last_; r != nullptr; r = r->prev)
     if (r->running_on.load(std::memory_order_relaxed) == self)
