@@ -428,8 +428,17 @@ constexpr std::size_t longest_setting = [] {
   return n;
 }();
 
+// Letter case aside, for the names of variables (ASCII; the locale plays no part).
+constexpr char up(char c) noexcept { return c >= 'a' && c <= 'z' ? char(c - 'a' + 'A') : c; }
+
+bool starts_ignoring_case(std::string_view s, std::string_view prefix) noexcept {
+  if (s.size() < prefix.size()) return false;
+  for (std::size_t i = 0; i < prefix.size(); ++i)
+    if (up(s[i]) != up(prefix[i])) return false;
+  return true;
+}
+
 std::size_t typo_distance(std::string_view a, std::string_view setting) noexcept {
-  const auto up = [](char c) { return c >= 'a' && c <= 'z' ? char(c - 'a' + 'A') : c; };
   const std::string_view& b = setting;
   std::array<std::size_t, longest_setting + 1> before{}, prev{}, cur{};
   for (std::size_t j = 0; j <= b.size(); ++j) prev[j] = j;
@@ -480,7 +489,7 @@ bool first_warning(std::string_view name) {
 // PLT took 4-8x as long).
 bool starts_with_weft(const char* entry) noexcept {
   for (const char c : std::string_view("WEFT"))
-    if ((*entry++ & ~0x20) != c) return false;  // a shorter entry differs at its terminating NUL
+    if (up(*entry++) != c) return false;  // a shorter entry differs at its terminating NUL
   return true;
 }
 
@@ -506,19 +515,13 @@ void warn_misspelled_env() {
 
 std::string_view env_setting_near(std::string_view name) noexcept {
   constexpr std::string_view prefix = "WEFT_";
-  const auto up = [](char c) { return c >= 'a' && c <= 'z' ? char(c - 'a' + 'A') : c; };
-  const auto starts = [&](std::string_view s, std::string_view p) {
-    if (s.size() < p.size()) return false;
-    for (std::size_t i = 0; i < p.size(); ++i)
-      if (up(s[i]) != up(p[i])) return false;
-    return true;
-  };
-  if (!starts(name, prefix.substr(0, 4)) || is_env_setting(name)) return {};
+  if (!starts_ignoring_case(name, prefix.substr(0, 4)) || is_env_setting(name)) return {};
   std::string_view best;
   std::size_t best_distance = std::size_t(-1);
   for (std::string_view s : env_settings) {
     const std::size_t dist = typo_distance(name, s);
-    const bool close = dist <= 2 || starts(name, s) || (name.size() >= prefix.size() + 3 && starts(s, name));
+    const bool close = dist <= 2 || starts_ignoring_case(name, s) ||
+                       (name.size() >= prefix.size() + 3 && starts_ignoring_case(s, name));
     if (close && dist < best_distance) best = s, best_distance = dist;
   }
   return best;
