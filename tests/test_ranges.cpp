@@ -42,6 +42,15 @@ static_assert(!for_accepts<std::list<int>&, void (*)(int&)>, "a list is not rand
 static_assert(!for_accepts<std::vector<std::string>&, void (*)(int)>, "the body must take the element");
 static_assert(!reduce_accepts<std::list<int>&>);
 static_assert(reduce_accepts<std::array<int, 3>&>);
+// Random-access ranges that are not sized are measured first (a take_while view); one with no end
+// (an unbounded iota view) is refused, as it would be walked for ever.
+using take_while_ints = decltype(std::declval<std::vector<int>&>() | std::views::take_while(std::declval<bool (*)(int)>()));
+static_assert(std::ranges::random_access_range<take_while_ints> && !std::ranges::sized_range<take_while_ints>);
+static_assert(for_accepts<take_while_ints, void (*)(int&)>);
+static_assert(reduce_accepts<take_while_ints>);
+static_assert(!for_accepts<decltype(std::views::iota(0)), void (*)(int)>, "no end");
+static_assert(!reduce_accepts<decltype(std::views::iota(0))>);
+static_assert(for_accepts<decltype(std::views::iota(0) | std::views::take(5)), void (*)(int)>, "counted: sized");
 
 // n values that differ and are not in order, so that a misplaced element shows.
 std::vector<std::int64_t> values(std::size_t n) {
@@ -141,6 +150,33 @@ TEST_P(Ranges, TransformViews) {
   for (std::int64_t x : twisted) serial += x;
   EXPECT_EQ(pool().run([&] { return weft::parallel_reduce(twisted, std::int64_t(0), std::identity{}, std::plus<>{}); }),
             serial);
+}
+
+// A random-access range that is not sized: a take_while view ends where its predicate first fails
+// (here at the first negative value), and the loop runs exactly the elements before it, as the
+// serial elision's `for` does; a subrange with an iterator and a sentinel of another type likewise.
+TEST_P(Ranges, NotSizedRangesRunUpToTheirEnd) {
+  const std::size_t n = size_n();
+  std::vector<std::int64_t> v(n);
+  for (std::size_t i = 0; i < n; ++i) v[i] = std::int64_t(wt::mix(i) % 1000);
+  for (std::size_t stop : {std::size_t(0), std::size_t(1), n / 3, n}) {
+    std::vector<std::int64_t> w = v, expect = v;
+    if (stop < n) w[stop] = expect[stop] = -1;
+    auto upto = w | std::views::take_while([](std::int64_t x) { return x >= 0; });
+    for (auto& x : expect | std::views::take_while([](std::int64_t x) { return x >= 0; })) x = twist(x);
+    pool().run([&] { weft::parallel_for(upto, [](std::int64_t& x) { x = twist(x); }); });
+    ASSERT_EQ(w, expect) << "stop at " << stop;
+    std::uint64_t serial = 7;
+    for (std::int64_t x : upto) serial = serial * 3 + std::uint64_t(x);  // not commutative (mod 2^64)
+    struct lin {  // the serial fold of x -> a*3 + x as a pair (value, 3^length)
+      std::uint64_t h, pow;
+    };
+    const lin got = pool().run([&] {
+      return weft::parallel_reduce(upto, lin{7, 1}, [](std::int64_t x) { return lin{std::uint64_t(x), 3}; },
+                                   [](lin a, lin b) { return lin{a.h * b.pow + b.h, a.pow * b.pow}; });
+    });
+    EXPECT_EQ(got.h, serial) << "stop at " << stop;
+  }
 }
 
 // A subrange of a deque: random-access iterators that are not pointers.

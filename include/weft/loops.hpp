@@ -392,13 +392,19 @@ T parallel_reduce_off_fast_path(I lo, I hi, T init, Map& map, Combine& combine, 
 // deque, a transform view over any of these): the index loops above over [0, size), each index
 // turned into an element by the range's iterator — so they share the index loops' engine, their
 // exception order (the lowest index's exception wins) and their serial elision
-// (`for (auto&& x : r) body(x);`).  The size must be known up front to split the range; a
-// random-access range whose sentinel is its iterator type always has one.
+// (`for (auto&& x : r) body(x);`).  The size must be known up front to split the range: a sized
+// range says it (a random-access range whose sentinel is its iterator type always can); one that is
+// not (a take_while view: its end is where a predicate first fails) is measured first, by walking
+// its iterator to the sentinel as `std::ranges::distance` does.  An unbounded one (an iota view
+// with no end) has no size and is refused at compile time.
 
 namespace detail {
 
 template <class R>
-concept indexable_range = std::ranges::random_access_range<R> && std::ranges::sized_range<R>;
+concept unbounded_range = std::same_as<std::ranges::sentinel_t<R>, std::unreachable_sentinel_t>;
+
+template <class R>
+concept indexable_range = std::ranges::random_access_range<R> && !unbounded_range<R>;
 
 // The element at offset i, through a copy of the range's first iterator (copies of an iterator are
 // independent, and `first[n]` is a const operation on it: the pieces of a loop may share it).
@@ -424,10 +430,17 @@ template <class A>
 inline constexpr bool bit_vector_v<std::vector<bool, A>> = true;
 inline constexpr std::size_t bits_per_block = 512;
 
+// Before the loop starts, on the calling thread.  A range that is not sized is walked to its end
+// (for a take_while view, its predicate evaluated on each element up to the first that fails —
+// before any body runs, where the serial elision interleaves the two: a body that changes what the
+// predicate reads sees a different end).
 template <class R>
 std::size_t size_of(R& r) {
   // iota_view<std::int64_t> measures itself in a 128-bit type; any range we can index fits size_t.
-  return static_cast<std::size_t>(std::ranges::size(r));
+  if constexpr (std::ranges::sized_range<R>)
+    return static_cast<std::size_t>(std::ranges::size(r));
+  else
+    return static_cast<std::size_t>(std::ranges::distance(r));
 }
 
 }  // namespace detail
@@ -490,12 +503,14 @@ T parallel_reduce(R&& r, T init, Map&& map, Combine&& combine, grain g = grain{}
 }
 
 // What the loops do not take, named in the error instead of a bare "no matching function": a range
-// that is not random-access and sized (std::list, a filter view: copy it into a vector first), an
-// iterator pair (pass the range, or std::ranges::subrange(first, last)) and bool bounds.  Deleted, not a
+// that is not random-access (std::list, a filter view: copy it into a vector first), one with no end
+// (an unbounded iota view: give it a bound or take(n) of it), an iterator pair (pass the range, or
+// std::ranges::subrange(first, last)) and bool bounds.  Deleted, not a
 // static_assert, so that a requires-expression still sees the call as ill-formed; the compiler's
 // message names the deleted overload and its `Why`.
 namespace detail {
-struct range_must_be_random_access_and_sized_copy_it_into_a_vector {};
+struct range_must_be_random_access_copy_it_into_a_vector {};
+struct range_must_have_an_end_bound_the_iota_or_take_n_of_it {};
 struct pass_the_range_or_a_subrange_not_an_iterator_pair {};
 struct loop_bounds_are_integers_not_bool {};
 struct loop_bounds_are_at_most_64_bits_wide {};
@@ -519,11 +534,17 @@ void parallel_for(A, B, Rest&&...) = delete;
 template <class A, class B, class... Rest, class Why = detail::loop_bounds_are_at_most_64_bits_wide>
   requires detail::a_wide_bound<A, B>
 void parallel_reduce(A, B, Rest&&...) = delete;
-template <class R, class... Rest, class Why = detail::range_must_be_random_access_and_sized_copy_it_into_a_vector>
-  requires(std::ranges::range<R> && !detail::indexable_range<R>)
+template <class R, class... Rest, class Why = detail::range_must_be_random_access_copy_it_into_a_vector>
+  requires(std::ranges::range<R> && !std::ranges::random_access_range<R>)
 void parallel_for(R&&, Rest&&...) = delete;
-template <class R, class... Rest, class Why = detail::range_must_be_random_access_and_sized_copy_it_into_a_vector>
-  requires(std::ranges::range<R> && !detail::indexable_range<R>)
+template <class R, class... Rest, class Why = detail::range_must_be_random_access_copy_it_into_a_vector>
+  requires(std::ranges::range<R> && !std::ranges::random_access_range<R>)
+void parallel_reduce(R&&, Rest&&...) = delete;
+template <class R, class... Rest, class Why = detail::range_must_have_an_end_bound_the_iota_or_take_n_of_it>
+  requires(std::ranges::random_access_range<R> && detail::unbounded_range<R>)
+void parallel_for(R&&, Rest&&...) = delete;
+template <class R, class... Rest, class Why = detail::range_must_have_an_end_bound_the_iota_or_take_n_of_it>
+  requires(std::ranges::random_access_range<R> && detail::unbounded_range<R>)
 void parallel_reduce(R&&, Rest&&...) = delete;
 template <std::input_or_output_iterator It, class S, class... Rest,
           class Why = detail::pass_the_range_or_a_subrange_not_an_iterator_pair>
