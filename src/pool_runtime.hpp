@@ -266,8 +266,9 @@ class runtime {
   std::atomic<std::size_t> root_queue_size_{0};    // its size, read without the lock by idle workers
   // Guards worker::hot while a slot is lent or given back; the heartbeat's senders and a thief
   // re-arming the lazy checks hold it while they write other workers' poll words (for_each_poll_word), so
-  // nobody writes into a borrower's TLS block after the borrower left.
-  std::mutex lend_mu_;
+  // nobody writes into a borrower's TLS block after the borrower left; stats() holds it to read a
+  // lent slot's counters there (mutable: collect_stats is const).
+  mutable std::mutex lend_mu_;
   // Calls f(w) for every worker under lend_mu_, unless the pool is stopping (then false): a lent
   // slot's `hot` is its borrower's TLS block, valid only while lent; a worker's own is its thread's,
   // gone once the thread ends, and at shutdown a worker that has left its loop passes through

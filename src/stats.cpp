@@ -123,6 +123,11 @@ weft::stats runtime::collect_stats() const {
     c.heap_peak_bytes = heap_mark;
     s.workers.push_back(c);
   } else {
+    // Under lend_mu_: a lent slot's `hot` is its borrower's TLS block, which a borrower thread's exit
+    // frees; the borrower gives the slot back (`hot` = the worker's own again) under this lock first
+    // (root_jobs.cpp, run_on_idle_slot).  Without it a read at that instant touched freed memory
+    // (stop 46's hunt).  The counters themselves are still read without a snapshot: exact between runs.
+    std::lock_guard lk(lend_mu_);
     for (const auto& w : workers) {
       s.workers.push_back(counters_of(*w));
       see(*w);
