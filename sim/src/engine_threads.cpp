@@ -114,7 +114,11 @@ class ThreadSim {
   std::int32_t pop_bottom(std::int32_t d);
   void take(unsigned p, std::int32_t id);
   void made_ready(unsigned p, std::uint64_t n);
-  Time attempt_cost() const { return std::max<Time>(costs_.steal, 1); }
+  // A failed attempt costs `probe` (or `steal` when probe is 0), as in the stack engine: it
+  // charged `steal` whatever `probe` was (stop 48's sim hunt), so `--costs calibrated` ran adf,
+  // dfd and fifo at 11,800 units a failed look with probe = 1,000 in their JSON.  At least 1: a
+  // zero-cost attempt would not move the clock.
+  Time attempt_cost() const { return std::max<Time>(failed_attempt_cost(costs_), 1); }
   bool unlimited() const { return costs_.quota == 0; }
 
   const RunConfig& cfg_;
