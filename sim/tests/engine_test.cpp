@@ -403,6 +403,17 @@ TEST(Engine, CostFileOverridesTheCalibratedPresetPerPolicy) {
   EXPECT_NE(error_of("st eal = 5\n").find("line 1: 'st eal' has a blank inside it"), std::string::npos);
   EXPECT_NE(error_of("steal = 5 0\n").find("line 1: '5 0' has a blank inside it"), std::string::npos);
   EXPECT_EQ(error_of("steal=5\nws.steal=6\n"), "accepted");  // one for all, one for ws: two names
+  // The policy's own line wins over the line for all, in either order (stop 48's sim hunt: a
+  // `steal=` line after `ws.steal=` replaced ws's value, and `heartbeat=0` after
+  // `heartbeat.heartbeat=` refused heartbeat's runs).
+  for (const char* text : {"ws.steal=6\nsteal=5\n", "steal=5\nws.steal=6\n"}) {
+    write(text);
+    EXPECT_EQ(cost_preset("file:" + path, "ws").steal, 6u) << text;
+    EXPECT_EQ(cost_preset("file:" + path, "lazy-bf").steal, 5u) << text;
+  }
+  write("heartbeat.heartbeat=9\nheartbeat=0\n");
+  EXPECT_EQ(cost_preset("file:" + path, "heartbeat").heartbeat, 9u);
+  EXPECT_EQ(cost_preset("file:" + path, "ws").heartbeat, 0u);
   // A file cut inside its last number reads as a smaller number.  A hand-written file may lack its
   // final newline (accepted, the value as written), but sim/fit_costs.py's (its header line says so)
   // always ends with one: without it, the file was cut (it ran with steal=11 for 11800).
