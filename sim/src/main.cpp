@@ -350,11 +350,21 @@ int main(int argc, char** argv) try {
   const double runs = double(o.policies.size()) * double(o.workers.size()) * combinations * double(o.runs);
   const double results = 2 * combinations * double(sizeof(Costs)) + runs * double(sizeof(RunRecord) + o.dag.size());
   if (results > left) {
+    // Without a --cost sweep the runs come from --policy, --P and --runs alone: the message blamed
+    // "--cost: the sweeps make 1 combinations" and told to sweep fewer values (stop 48's sim hunt).
     std::ostringstream m;
-    m << std::fixed << std::setprecision(0) << "--cost: the sweeps make " << combinations << " combinations of cost values, " << runs
-      << " runs with the policies, P and --runs, whose costs and results need at least " << megabytes(results)
-      << ", more than the " << megabytes(std::max(0.0, left)) << " left of what weft-sim may use (" << memory.what
-      << "): sweep fewer values, or split the sweep over several commands";
+    m << std::fixed << std::setprecision(0);
+    if (combinations > 1)
+      m << "--cost: the sweeps make " << combinations << " combinations of cost values, " << runs
+        << " runs with the policies, P and --runs";
+    else
+      m << "--policy, --P and --runs: " << o.policies.size() << " policies x " << o.workers.size() << " values of P x "
+        << o.runs << " seeds make " << runs << " runs";
+    m << ", whose costs and results need at least " << megabytes(results) << ", more than the "
+      << megabytes(std::max(0.0, left)) << " left of what weft-sim may use (" << memory.what << "): "
+      << (combinations > 1 ? "sweep fewer values, or split the sweep over several commands"
+                           : "ask for fewer runs, or split them over several commands")
+      << ", or raise " << memory.raise;
     throw std::invalid_argument(m.str());
   }
   doing = "expanding the --cost sweeps (" + std::to_string(std::uint64_t(combinations)) + " combinations of cost values)";
