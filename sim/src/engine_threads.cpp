@@ -450,6 +450,11 @@ void ThreadSim::fork(unsigned p, std::int32_t id) {
   r_.overhead += double(costs_.join + made * costs_.promote);
   threads_[std::size_t(a)].ready = pr.clock;
   if (b >= 0) threads_[std::size_t(b)].ready = pr.clock;
+  // The executed graph's span (HB §3's g_h, as the stack engine's run_item): a child made ready
+  // (promoted) starts τ = promote after its fork; the one run at once (all but fifo's) does not.
+  // Without it exec_span was the DAG's own span whatever `promote` was (stop 48's sim hunt).
+  if (name_ == "fifo") threads_[std::size_t(a)].span += costs_.promote;
+  if (b >= 0) threads_[std::size_t(b)].span += costs_.promote;
   if (name_ == "fifo") {  // breadth first: children to the tail, the parent waits
     fifo_.push_back(a);
     if (b >= 0) fifo_.push_back(b);

@@ -162,6 +162,27 @@ TEST(Engine, AJoinGoesOnOnlyAfterItsBranchesWorkAfterTheirOwnJoins) {
   EXPECT_EQ(loop_first.root_totals().span, 12.0);
 }
 
+// exec_span is HB §3's g_h: a promoted fork's branch starts τ = promote after the fork.  The thread
+// engine (adf, dfd, fifo), where every fork promotes, added nothing, so its exec_span was the DAG's
+// own span whatever `promote` was (stop 48's sim hunt).  pair(0, leaf 10, leaf 10) with promote 100:
+// the promoted branch ends at 110 under every policy that promotes the fork; fifo promotes both.
+// With a deeper DAG, whose every fork the thread engine promotes, exec_span is the span with τ per
+// fork (HB §3.1's S_τ) under fifo, which makes every child a thread.
+TEST(Engine, ExecutedSpanAddsThePromotionCostOnEveryPromotedFork) {
+  Dag d;
+  d.set_root(d.add_pair(0, d.add_leaf(10), d.add_leaf(10)));
+  Costs c;
+  c.promote = 100;
+  for (const char* policy : {"ws", "adf", "dfd", "fifo"})
+    for (unsigned p : {1u, 2u}) {
+      SCOPED_TRACE(std::string(policy) + " P=" + std::to_string(p));
+      EXPECT_EQ(run(d, policy, p, c).exec_span, 110.0);
+    }
+  const Dag fib = make_fib(8);
+  for (unsigned p : {1u, 3u})
+    EXPECT_EQ(run(fib, "fifo", p, c).exec_span, fib.span_with_fork_cost(100)) << "P=" << p;
+}
+
 // Costs::detach (TBB's continuation-passing loops): a loop piece that does not wait for its stolen
 // sub-ranges still has every node run once, its work conserved and its memory freed, with and
 // without leapfrogging; and pieces do detach (the rule acts) wherever a loop piece is stolen.
