@@ -58,7 +58,7 @@ for d in fib:30 nqueens:12 uts-geo:8:4:19:50 uts-bin:20000:8:0.12:42; do
       --json "$out/proj_${d//[:.]/_}.json"
 done
 # Recorded real kernels (weft-bench-record, a build with -DWEFT_BUILD_BENCH=ON) and the
-# calibrated costs: LS Table V on the recorded nqueens(11), uts-geo projected to P = 256.
+# calibrated costs: LS Table V on the recorded nqueens(12) (--size quick), uts-geo projected to P = 256.
 record="$root/${1:-build-sim}/bench/weft-bench-record"
 if [ -x "$record" ]; then
   dags=$(mktemp -d)

@@ -86,6 +86,15 @@ def speedup_figure(runs, out, title):
     plt.close(fig)
 
 
+def ratio(a, b, fmt):
+    """a / b formatted, "∞" for a positive a over 0, "–" for 0 / 0: a zero in a user's runs
+    (promote=0, N = 0 under a stack policy, a DAG without work or memory) raised ZeroDivisionError
+    out of `tables` (stop 48's sim hunt)."""
+    if b:
+        return format(a / b, fmt)
+    return "∞" if a else "–"
+
+
 def table(rows, header):
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     lines += ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
@@ -113,8 +122,8 @@ def hb_table(d):
             c = r["costs"]
             n, tau = c["heartbeat"], c["promote"]
             rows.append([r["P"], "thread" if c["hb_thread_credit"] else "worker", n,
-                         f"{r['work'] / r['dag_work']:.4f}", f"{1 + tau / n:.4f}",
-                         f"{r['exec_span'] / r['dag_span_tau']:.2f}", f"{1 + n / tau:.0f}",
+                         ratio(r["work"], r["dag_work"], ".4f"), ratio(n + tau, n, ".4f"),
+                         ratio(r["exec_span"], r["dag_span_tau"], ".2f"), ratio(tau + n, tau, ".0f"),
                          f"{r['speedup']:.1f}"])
         out.append(f"**{runs[0]['dag']}** (τ = {runs[0]['costs']['promote']})\n\n" + table(
             rows, ["P", "credit", "N", "W/w", "1+τ/N", "S/s", "1+N/τ", "speedup"]))
@@ -129,7 +138,7 @@ def memory_table(d, pattern):
                         lambda r: r["memory_peak"])
         for (dag, policy, p, k), m in sorted(mem.items()):
             s1 = runs[0]["dag_serial_memory"]
-            rows.append([dag, policy, p, k if k else "∞", f"{s1:.0f}", f"{m:.0f}", f"{m / s1:.1f}"])
+            rows.append([dag, policy, p, k if k else "∞", f"{s1:.0f}", f"{m:.0f}", ratio(m, s1, ".1f")])
     return table(rows, ["dag", "policy", "P", "K", "S1", "high-water", "high-water / S1"])
 
 

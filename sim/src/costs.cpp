@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <set>
 #include <stdexcept>
 #include <string>
 
@@ -112,9 +113,10 @@ namespace weft_sim {
 // sim/fit_costs.py --out): the `calibrated` preset, with the file's values over it.  A line
 // "name=value" sets a cost for every policy, "POLICY.name=value" for that policy only; '#' starts a
 // comment; blanks around the name and the value are allowed, inside either they are not ("st eal"
-// was read as "steal").  Every line is checked whatever the policy, so a bad name fails every run
-// alike; a name given twice is refused, as `--cost` refuses it (the last one won silently), and so
-// is a value the policy cannot take (heartbeat.heartbeat=0), with the line that set it.
+// was read as "steal"); a POLICY.name line wins over a name line for that policy, in either
+// order.  Every line is checked whatever the policy, so a bad name fails every run alike; a name
+// given twice is refused, as `--cost` refuses it (the last one won silently), and so is a value the
+// policy cannot take (heartbeat.heartbeat=0), with the line that set it.
 Costs costs_from_file(std::string_view path, std::string_view policy) {
   Costs c = cost_preset("calibrated", policy);
   const std::string where = "--costs file:" + std::string(path);
@@ -128,7 +130,8 @@ Costs costs_from_file(std::string_view path, std::string_view policy) {
     return first == std::string_view::npos ? std::string_view{} : t.substr(first, t.find_last_not_of(" \t\r") - first + 1);
   };
   std::map<std::string, unsigned, std::less<>> seen;  // "[POLICY.]name" -> its line
-  std::map<std::string, unsigned, std::less<>> set_here;  // name -> the last line that set it for `policy`
+  std::map<std::string, unsigned, std::less<>> set_here;  // name -> the line whose value `policy` takes
+  std::set<std::string, std::less<>> set_by_policy;       // names a `policy.name` line set
   std::string line;
   bool fitted = false;  // written by sim/fit_costs.py (its first line says so)
   for (unsigned n = 1; std::getline(in, line); ++n) {
@@ -154,16 +157,20 @@ Costs costs_from_file(std::string_view path, std::string_view policy) {
         throw std::invalid_argument(std::string(key) + " is named twice (first on line " +
                                     std::to_string(at->second) + ")");
       std::string_view name = key;
-      bool applies = true;
+      bool applies = true, specific = false;
       if (const auto dot = key.find('.'); dot != std::string_view::npos) {
         const std::string_view target = key.substr(0, dot);
         policy_by_name(target);
-        applies = target == policy;
+        applies = specific = target == policy;
         name.remove_prefix(dot + 1);
       }
+      // POLICY.name wins over name wherever the two lines are: a `steal=...` line after
+      // `ws.steal=...` replaced ws's own value silently (stop 48's sim hunt).
+      if (!specific && set_by_policy.contains(name)) applies = false;
       Costs scratch = c;
       set_cost(applies ? c : scratch, std::string(name) + "=" + std::string(value));
       if (applies) set_here[std::string(name)] = n;
+      if (specific) set_by_policy.emplace(name);
     } catch (const std::invalid_argument& e) {
       throw std::invalid_argument(where + " line " + std::to_string(n) + ": " + e.what());
     }

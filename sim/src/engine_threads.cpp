@@ -114,7 +114,11 @@ class ThreadSim {
   std::int32_t pop_bottom(std::int32_t d);
   void take(unsigned p, std::int32_t id);
   void made_ready(unsigned p, std::uint64_t n);
-  Time attempt_cost() const { return std::max<Time>(costs_.steal, 1); }
+  // A failed attempt costs `probe` (or `steal` when probe is 0), as in the stack engine: it
+  // charged `steal` whatever `probe` was (stop 48's sim hunt), so `--costs calibrated` ran adf,
+  // dfd and fifo at 11,800 units a failed look with probe = 1,000 in their JSON.  At least 1: a
+  // zero-cost attempt would not move the clock.
+  Time attempt_cost() const { return std::max<Time>(failed_attempt_cost(costs_), 1); }
   bool unlimited() const { return costs_.quota == 0; }
 
   const RunConfig& cfg_;
@@ -446,6 +450,11 @@ void ThreadSim::fork(unsigned p, std::int32_t id) {
   r_.overhead += double(costs_.join + made * costs_.promote);
   threads_[std::size_t(a)].ready = pr.clock;
   if (b >= 0) threads_[std::size_t(b)].ready = pr.clock;
+  // The executed graph's span (HB §3's g_h, as the stack engine's run_item): a child made ready
+  // (promoted) starts τ = promote after its fork; the one run at once (all but fifo's) does not.
+  // Without it exec_span was the DAG's own span whatever `promote` was (stop 48's sim hunt).
+  if (name_ == "fifo") threads_[std::size_t(a)].span += costs_.promote;
+  if (b >= 0) threads_[std::size_t(b)].span += costs_.promote;
   if (name_ == "fifo") {  // breadth first: children to the tail, the parent waits
     fifo_.push_back(a);
     if (b >= 0) fifo_.push_back(b);

@@ -123,6 +123,9 @@ Dag make_uts_geometric(unsigned depth, double b, std::uint64_t seed, unsigned ro
 }
 
 Dag make_uts_binomial(unsigned root_children, unsigned m, double q, std::uint64_t seed, Time work) {
+  // Q is a probability: with M = 0, M·Q stayed below 1 whatever Q was (uts-bin:10:0:5 ran, stop
+  // 48's sim hunt).
+  if (q > 1.0) throw std::invalid_argument("uts-bin: Q is a probability, at most 1");
   if (m * q >= 1.0) throw std::invalid_argument("uts-bin: m·q must be below 1 (finite tree)");
   Dag d = build_uts(seed, work, [&](std::uint64_t h, unsigned dep) -> unsigned {
     if (dep == 0) return root_children;

@@ -109,7 +109,13 @@ Options parse(int argc, char** argv) {
       const std::string c = value();
       const auto eq = c.find('=');
       if (eq == std::string::npos) throw std::invalid_argument("--cost: expected name=value[,value...]");
-      o.cost_sweeps.push_back({c.substr(0, eq), split_list(c.substr(eq + 1))});
+      // Values in their plain decimal form, so that a value named twice is found however it is
+      // written: "steal=1,01" ran the same runs twice (stop 48's sim hunt).  What is not a whole
+      // number is kept as written for set_cost's message.
+      std::vector<std::string> values = split_list(c.substr(eq + 1));
+      for (auto& v : values)
+        if (const std::optional<std::uint64_t> n = whole_uint(v)) v = std::to_string(*n);
+      o.cost_sweeps.push_back({c.substr(0, eq), std::move(values)});
     } else if (a == "--json") {
       o.json = value();
       if (o.json.empty()) throw std::invalid_argument("--json: the path is empty");  // wrote nothing before
@@ -350,11 +356,21 @@ int main(int argc, char** argv) try {
   const double runs = double(o.policies.size()) * double(o.workers.size()) * combinations * double(o.runs);
   const double results = 2 * combinations * double(sizeof(Costs)) + runs * double(sizeof(RunRecord) + o.dag.size());
   if (results > left) {
+    // Without a --cost sweep the runs come from --policy, --P and --runs alone: the message blamed
+    // "--cost: the sweeps make 1 combinations" and told to sweep fewer values (stop 48's sim hunt).
     std::ostringstream m;
-    m << std::fixed << std::setprecision(0) << "--cost: the sweeps make " << combinations << " combinations of cost values, " << runs
-      << " runs with the policies, P and --runs, whose costs and results need at least " << megabytes(results)
-      << ", more than the " << megabytes(std::max(0.0, left)) << " left of what weft-sim may use (" << memory.what
-      << "): sweep fewer values, or split the sweep over several commands";
+    m << std::fixed << std::setprecision(0);
+    if (combinations > 1)
+      m << "--cost: the sweeps make " << combinations << " combinations of cost values, " << runs
+        << " runs with the policies, P and --runs";
+    else
+      m << "--policy, --P and --runs: " << o.policies.size() << " policies x " << o.workers.size() << " values of P x "
+        << o.runs << " seeds make " << runs << " runs";
+    m << ", whose costs and results need at least " << megabytes(results) << ", more than the "
+      << megabytes(std::max(0.0, left)) << " left of what weft-sim may use (" << memory.what << "): "
+      << (combinations > 1 ? "sweep fewer values, or split the sweep over several commands"
+                           : "ask for fewer runs, or split them over several commands")
+      << ", or raise " << memory.raise;
     throw std::invalid_argument(m.str());
   }
   doing = "expanding the --cost sweeps (" + std::to_string(std::uint64_t(combinations)) + " combinations of cost values)";

@@ -114,6 +114,20 @@ TEST(Dag, UtsGeoRefusesABranchingFactorBeyondItsCounts) {
   EXPECT_EQ(make_dag("uts-geo:2:1e8:19:0").root_totals().instances, 1);  // no node below the root
 }
 
+// uts-bin's Q is a probability (stop 48's sim hunt: uts-bin:10:0:5 ran, M = 0 keeping M·Q below 1).
+TEST(Dag, UtsBinRefusesAProbabilityAboveOne) {
+  for (const char* spec : {"uts-bin:10:0:5", "uts-bin:10:0:1.0000001"}) {
+    SCOPED_TRACE(spec);
+    try {
+      make_dag(spec);
+      FAIL() << "built a tree";
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find("Q is a probability"), std::string::npos) << e.what();
+    }
+  }
+  EXPECT_EQ(make_dag("uts-bin:10:0:1").root_totals().instances, 11);  // Q = 1 with M = 0: the root's 10
+}
+
 TEST(Dag, SpanWithForkCostCountsEveryForkOnThePath) {
   // fib(10): 10 calls of 2 units on the longest path, 9 of them fork (HB §3.1's τ per fork).
   EXPECT_EQ(make_fib(10, 2).span_with_fork_cost(100), 2 * 10 + 9 * 100);

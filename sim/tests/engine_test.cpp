@@ -162,6 +162,27 @@ TEST(Engine, AJoinGoesOnOnlyAfterItsBranchesWorkAfterTheirOwnJoins) {
   EXPECT_EQ(loop_first.root_totals().span, 12.0);
 }
 
+// exec_span is HB §3's g_h: a promoted fork's branch starts τ = promote after the fork.  The thread
+// engine (adf, dfd, fifo), where every fork promotes, added nothing, so its exec_span was the DAG's
+// own span whatever `promote` was (stop 48's sim hunt).  pair(0, leaf 10, leaf 10) with promote 100:
+// the promoted branch ends at 110 under every policy that promotes the fork; fifo promotes both.
+// With a deeper DAG, whose every fork the thread engine promotes, exec_span is the span with τ per
+// fork (HB §3.1's S_τ) under fifo, which makes every child a thread.
+TEST(Engine, ExecutedSpanAddsThePromotionCostOnEveryPromotedFork) {
+  Dag d;
+  d.set_root(d.add_pair(0, d.add_leaf(10), d.add_leaf(10)));
+  Costs c;
+  c.promote = 100;
+  for (const char* policy : {"ws", "adf", "dfd", "fifo"})
+    for (unsigned p : {1u, 2u}) {
+      SCOPED_TRACE(std::string(policy) + " P=" + std::to_string(p));
+      EXPECT_EQ(run(d, policy, p, c).exec_span, 110.0);
+    }
+  const Dag fib = make_fib(8);
+  for (unsigned p : {1u, 3u})
+    EXPECT_EQ(run(fib, "fifo", p, c).exec_span, fib.span_with_fork_cost(100)) << "P=" << p;
+}
+
 // Costs::detach (TBB's continuation-passing loops): a loop piece that does not wait for its stolen
 // sub-ranges still has every node run once, its work conserved and its memory freed, with and
 // without leapfrogging; and pieces do detach (the rule acts) wherever a loop piece is stolen.
@@ -303,20 +324,26 @@ TEST(Engine, BadSettingsAreRejected) {
 
 // A failed steal attempt costs `probe` (the runtime's idle loop retries at once, idle.cpp), a
 // successful one `steal`: on one long strand the second worker only fails, so it makes about
-// makespan / probe attempts, and probe = 0 falls back to `steal` per attempt.
+// makespan / probe attempts, and probe = 0 falls back to `steal` per attempt.  Under every
+// policy: the thread engine (adf, dfd, fifo) charged `steal` for every failed attempt whatever
+// `probe` was (stop 48's sim hunt), so `--costs calibrated` ran them at 11,800 units a failed look
+// while their JSON said probe = 1,000.
 TEST(Engine, FailedStealAttemptsCostProbe) {
   Dag d;
   d.add_leaf(100000);
-  Costs c;
-  c.steal = 1000;
-  c.probe = 100;
-  const RunResult cheap = run(d, "lazy-bf", 2, c);
-  c.probe = 0;
-  const RunResult dear = run(d, "lazy-bf", 2, c);
-  EXPECT_EQ(cheap.thefts, 0u);
-  EXPECT_NEAR(double(cheap.steal_attempts), 100000.0 / 100, 2);
-  EXPECT_NEAR(double(dear.steal_attempts), 100000.0 / 1000, 2);
-  EXPECT_EQ(cheap.makespan, dear.makespan);
+  for (const auto& policy : simulated_policies()) {
+    SCOPED_TRACE(policy);
+    Costs c;
+    c.steal = 1000;
+    c.probe = 100;
+    const RunResult cheap = run(d, policy, 2, c);
+    c.probe = 0;
+    const RunResult dear = run(d, policy, 2, c);
+    EXPECT_EQ(cheap.thefts, 0u);
+    EXPECT_NEAR(double(cheap.steal_attempts), 100000.0 / 100, 2);
+    EXPECT_NEAR(double(dear.steal_attempts), 100000.0 / 1000, 2);
+    EXPECT_EQ(cheap.makespan, dear.makespan);
+  }
 }
 
 TEST(Engine, AnIdleTheftCountsTheTimeItsThiefSpentOnIt) {
@@ -397,6 +424,17 @@ TEST(Engine, CostFileOverridesTheCalibratedPresetPerPolicy) {
   EXPECT_NE(error_of("st eal = 5\n").find("line 1: 'st eal' has a blank inside it"), std::string::npos);
   EXPECT_NE(error_of("steal = 5 0\n").find("line 1: '5 0' has a blank inside it"), std::string::npos);
   EXPECT_EQ(error_of("steal=5\nws.steal=6\n"), "accepted");  // one for all, one for ws: two names
+  // The policy's own line wins over the line for all, in either order (stop 48's sim hunt: a
+  // `steal=` line after `ws.steal=` replaced ws's value, and `heartbeat=0` after
+  // `heartbeat.heartbeat=` refused heartbeat's runs).
+  for (const char* text : {"ws.steal=6\nsteal=5\n", "steal=5\nws.steal=6\n"}) {
+    write(text);
+    EXPECT_EQ(cost_preset("file:" + path, "ws").steal, 6u) << text;
+    EXPECT_EQ(cost_preset("file:" + path, "lazy-bf").steal, 5u) << text;
+  }
+  write("heartbeat.heartbeat=9\nheartbeat=0\n");
+  EXPECT_EQ(cost_preset("file:" + path, "heartbeat").heartbeat, 9u);
+  EXPECT_EQ(cost_preset("file:" + path, "ws").heartbeat, 0u);
   // A file cut inside its last number reads as a smaller number.  A hand-written file may lack its
   // final newline (accepted, the value as written), but sim/fit_costs.py's (its header line says so)
   // always ends with one: without it, the file was cut (it ran with steal=11 for 11800).
