@@ -198,11 +198,15 @@ void Simulator::start_iteration(unsigned w, Frame& f) {
 // when one took over chunk_high.
 void Simulator::next_chunk_size(unsigned w, Frame& f) {
   if (f.iter < f.untimed_end) {
-    f.chunk *= costs_.chunk_growth;
+    // Saturating: a chunk_growth as large as 2^33 wrapped the chunk to 0 after two chunks, and a
+    // chunk of 0 iterations never advances its loop (stop 48's sim hunt; a chunk past the loop's
+    // end runs only what is left, so a saturated one is harmless).
+    if (__builtin_mul_overflow(f.chunk, costs_.chunk_growth, &f.chunk)) f.chunk = UINT64_MAX;
     return;
   }
   const Time now = ws_[w].clock;
-  if (!f.timed || (now - f.chunk_clock < costs_.chunk_low && f.chunk < kChunkMax)) f.chunk *= 2;
+  if (!f.timed || (now - f.chunk_clock < costs_.chunk_low && f.chunk < kChunkMax))
+    f.chunk = f.chunk > UINT64_MAX / 2 ? UINT64_MAX : f.chunk * 2;  // 2^63 doubled was 0 (above)
   else if (now - f.chunk_clock > costs_.chunk_high && f.chunk > 1) f.chunk /= 2;
   f.chunk_clock = now;
   f.timed = true;  // the runtime's rec.chunk: what a part split off from here starts with
