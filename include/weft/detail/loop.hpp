@@ -60,8 +60,9 @@ inline std::uint64_t aligned_cut(std::uint64_t k, std::uint64_t stop, std::uint6
 // The loop frame's record, on the C++ stack of the worker running that piece of the loop.  Only the
 // owner reads or writes it (its own chunks, and the promotions it makes at its polls).
 struct loop_record {
-  loop_record(std::uint64_t next, std::uint64_t end, loop_shape* shape) noexcept
-      : next(next), end(end), shape(shape) {}
+  // The parameters are not named as the members: a user's -Wshadow (gcc) warns in this header.
+  loop_record(std::uint64_t first, std::uint64_t stop, loop_shape* s) noexcept
+      : next(first), end(stop), shape(s) {}
   std::uint64_t next;            // first iteration not started (an offset from the loop's lo)
   std::uint64_t end;             // one past the last iteration this piece still owns
   loop_child* children = nullptr;  // split-off parts, youngest first
