@@ -31,9 +31,10 @@ ctest --test-dir build --output-on-failure -j "$jobs"
 (cd build-clang && ctest --output-on-failure -j "$jobs")
 
 # The sanitizer stages leave out the tests that only compile (tests/compile: what must and must not
-# compile) and the install test (a consumer project built against an installed copy): both run the
-# compiler, not weft, and the release stage has run them (~2 min of the two stages' time).
-compiler_only='^(compile_|install_consumer$)'
+# compile), the install test (a consumer project built against an installed copy) and the subproject
+# test (a parent project that adds weft, configured only): they run the compiler or CMake, not weft,
+# and the release stage has run them (~2 min of the two stages' time).
+compiler_only='^(compile_|install_consumer$|subproject_consumer$)'
 # Worker counts (the policy x workers tests; the release stage runs 1,2,4,8).  ThreadSanitizer: 2
 # (a worker per core, truly parallel interleavings) and 8 (oversubscribed: threads preempted inside
 # the protocols' windows); a pool of one worker has only its caller beside it, and the caller's
