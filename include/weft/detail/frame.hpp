@@ -19,6 +19,10 @@
 #else
 #error "weft needs gcc or clang (function alignment, always_inline, initial-exec TLS)"
 #endif
+// Said here, once, rather than by the compiler at the first try/catch deep in join.hpp or loops.hpp.
+#if !defined(__cpp_exceptions)
+#error "weft needs C++ exceptions (a task's exception is carried to the join, loop, scope or run that owns it): compile without -fno-exceptions"
+#endif
 
 namespace weft::detail {
 
