@@ -128,6 +128,13 @@ std::vector<policy> implemented_policies() {
 
 namespace detail {
 
+// The one symbol of this build's _GLIBCXX_DEBUG mode that config.hpp has every file refer to.
+#if defined(_GLIBCXX_DEBUG)
+extern const char program_compiled_with_GLIBCXX_DEBUG_needs_libweft_built_with_it = 0;
+#else
+extern const char program_compiled_without_GLIBCXX_DEBUG_needs_libweft_built_without_it = 0;
+#endif
+
 // The policy that wins the benchmark suite: docs/results/adaptive.md has the evidence.
 policy default_policy() noexcept { return policy::lazy_bf; }
 

@@ -8,6 +8,31 @@
 #include <string_view>
 #include <vector>
 
+namespace weft::detail {
+// libstdc++'s debug mode (-D_GLIBCXX_DEBUG) changes std::vector's layout, and the API passes vectors
+// between the program and libweft (implemented_policies(), stats::workers, work_span_report): a file
+// compiled in one mode and linked with a libweft built in the other reads them in the wrong shape
+// (a crash in ~vector, stop 48's consumer hunt).  Each file that includes this header refers to the
+// symbol of its own mode, and libweft defines only the one of its build (config.cpp): a mismatch is a
+// link error that names it.  Build weft and the program with the same _GLIBCXX_DEBUG setting.
+// `retain` keeps the reference through the linker's --gc-sections (binutils >= 2.36).
+#if defined(__has_attribute) && __has_attribute(retain)
+#define WEFT_KEEP_REFERENCE __attribute__((used, retain))
+#else
+#define WEFT_KEEP_REFERENCE __attribute__((used))
+#endif
+#if defined(_GLIBCXX_DEBUG)
+extern const char program_compiled_with_GLIBCXX_DEBUG_needs_libweft_built_with_it;
+WEFT_KEEP_REFERENCE static const char* const glibcxx_debug_mode_check =
+    &program_compiled_with_GLIBCXX_DEBUG_needs_libweft_built_with_it;
+#else
+extern const char program_compiled_without_GLIBCXX_DEBUG_needs_libweft_built_without_it;
+WEFT_KEEP_REFERENCE static const char* const glibcxx_debug_mode_check =
+    &program_compiled_without_GLIBCXX_DEBUG_needs_libweft_built_without_it;
+#endif
+#undef WEFT_KEEP_REFERENCE
+}  // namespace weft::detail
+
 namespace weft {
 
 // The schedulers of SPEC §4.  `automatic` means: WEFT_POLICY if set, else the library default.
