@@ -444,6 +444,39 @@ TEST_P(Exceptions, CaughtInsideAndContinue) {
   check_usable();
 }
 
+// A branch whose move constructor may throw is called where it is, as the serial elision calls it,
+// on the slow path too.  Regression test (stop 48's exceptions hunt): the slow path took the branches
+// by value, so a join whose poll left the fast path (every join under ws, wool, adf, dfd) moved them,
+// and a closure capturing an object whose move throws made the join throw where the serial elision
+// throws nothing.
+namespace {
+struct move_throws {
+  static inline std::atomic<bool> armed{false};
+  int v = 1;
+  move_throws() = default;
+  move_throws(const move_throws& o) : v(o.v) {}
+  move_throws(move_throws&& o) noexcept(false) : v(o.v) {
+    if (armed.load()) throw std::runtime_error("a branch was moved");
+  }
+};
+}  // namespace
+
+TEST_P(Exceptions, ABranchWhoseMoveThrowsIsNotMoved) {
+  const int reps = wt::pick(20, 8);
+  for (int rep = 0; rep < reps; ++rep) {
+    const auto r = pool().run([] {
+      move_throws::armed = true;
+      struct disarm {
+        ~disarm() { move_throws::armed = false; }
+      } d;
+      auto [a, b] = weft::join([m = move_throws{}] { return m.v + wt::fib(6); },
+                               [m = move_throws{}] { return m.v + 1; });
+      return a + b;
+    });
+    EXPECT_EQ(r, 1 + int(wt::fib_serial(6)) + 2);
+  }
+}
+
 // The exception object an exception_ptr points at (null: none).
 const void* object_of(std::exception_ptr e) {
   if (!e) return nullptr;
