@@ -13,6 +13,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <deque>
+#include <exception>
 #include <latch>
 #include <memory>
 #include <mutex>
@@ -307,6 +308,20 @@ class runtime {
 // the notice to its caller that it is done (root_jobs.cpp).
 void run_root_body(root_job& job);
 void finish_root(root_job& job);
+// Calls f() inside a catch handler of `handled` (a rethrow caught at once): code that runs a job or
+// a branch on another thread than the one whose handler it was called in (a queued pool::run, a
+// scope's task in the global pool, a fiber-engine fork) gives it the handled exception the serial
+// elision's inline call sees — `throw;` rethrows that very object, std::current_exception() points
+// at it — where a thread's, or a new fiber's, own exception state has none (`throw;` then called
+// std::terminate; stop 48's exceptions hunt).  The catch ends when f returns or throws.
+template <class F>
+void run_handling(const std::exception_ptr& handled, F&& f) {
+  try {
+    std::rethrow_exception(handled);
+  } catch (...) {
+    f();
+  }
+}
 // weft::malloc on a worker of a pool with a memory quota (adf, dfd): the dummy threads and the
 // preemption that come before an allocation of `bytes` (sched_fibers.cpp, NAR §5.3).
 void fiber_before_alloc(std::size_t bytes);

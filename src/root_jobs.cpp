@@ -17,7 +17,10 @@ namespace weft::detail {
 void run_root_body(root_job& job) {
   measured_root measured(tls_hot);  // the work/span mode, when on (work_span.cpp)
   try {
-    job.body(&job);
+    if (job.handled) [[unlikely]]
+      run_handling(job.handled, [&] { job.body(&job); });
+    else
+      job.body(&job);
   } catch (...) {
     job.error = std::current_exception();
   }
@@ -328,7 +331,11 @@ void runtime::wait_serving(worker& w, root_job& job) {
   job.cv.wait(lk, [&] { return job.done; });
 }
 
-void submit(runtime* rt, root_job& job) { rt->submit(job); }
+// The caller's handled exception goes with a job that may run on another thread (root_job::handled).
+void submit(runtime* rt, root_job& job) {
+  job.handled = std::current_exception();
+  rt->submit(job);
+}
 
 void submit_and_wait(runtime* rt, root_job& job) {
   // Counted until the run touches the pool no more (a borrowed slot is given back, the job is done).
@@ -337,7 +344,8 @@ void submit_and_wait(runtime* rt, root_job& job) {
     explicit in_flight(runtime* r) noexcept : rt(r) { rt->runs_in_flight.fetch_add(1, std::memory_order_relaxed); }
     ~in_flight() { rt->runs_in_flight.fetch_sub(1, std::memory_order_release); }
   } counted(rt);
-  if (tls_hot.self == nullptr && rt->run_on_idle_slot(job)) return;
+  if (tls_hot.self == nullptr && rt->run_on_idle_slot(job)) return;  // on this thread: its own handlers
+  job.handled = std::current_exception();
   rt->submit(job);
   wait_for(job);
 }

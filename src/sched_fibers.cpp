@@ -301,6 +301,8 @@ boost::context::fiber fiber_scheduler::entry(fiber_thread* t, boost::context::fi
     t->stack_retired = true;
     state_of(*tls_hot.self).engine->stacks_.retire();
     finish_root(*t->job);
+  } else if (t->body->handled) [[unlikely]] {
+    run_handling(t->body->handled, [t] { t->body->run(t->body); });  // fiber_child::handled
   } else {
     t->body->run(t->body);
   }
@@ -514,6 +516,7 @@ void fiber_scheduler::fork(worker& w, fiber_child& c) {
   if (c.dummy) {
     ++w.dummy_threads;
   } else {
+    c.handled = std::current_exception();  // the parent's, as it runs here: fiber_child::handled
     w.ledger.count_promotion();
     ++w.hot->joins;
     report_promotion(w, w.stack.begin(), promotion_kind::join);  // the trace's instant, the test hook

@@ -468,3 +468,50 @@ TEST_P(Fibers, ExceptionStateMovesWithTheFiber) {
   EXPECT_EQ(lost, 0) << "scope errors dropped: a worker's exception state was left counting an exception in flight";
   EXPECT_EQ(in_flight, 0) << "jobs that began with std::uncaught_exceptions() != 0";
 }
+
+// A join's first branch is a new fiber, and a new fiber's exception state is empty: the branch runs
+// inside a handler of the exception its parent is handling, so that `throw;` and
+// std::current_exception() there see what the serial elision's call sees (before stop 48's
+// exceptions hunt `throw;` there called std::terminate, on one worker too).  Nested: the branch's
+// own join forks again from inside that handler.
+TEST_P(Fibers, FirstBranchRunsInsideTheParentsHandler) {
+  using namespace eh_state_probe;
+  weft::pool pool(cfg());
+  const int jobs = wt::sanitized ? 6 : wt::pick(60, 20);
+  for (int i = 0; i < jobs; ++i) {
+    const void* handled = nullptr;
+    const void* seen = nullptr;
+    try {
+      pool.run([&] {
+        try {
+          throw std::runtime_error("handled");
+        } catch (const std::runtime_error& e) {
+          handled = &e;
+          weft::join(
+              [&] {
+                weft::join(
+                    [&] {
+                      if (std::exception_ptr e = std::current_exception()) {
+                        try {
+                          std::rethrow_exception(e);
+                        } catch (const std::runtime_error& inner) {
+                          seen = &inner;
+                        } catch (...) {
+                        }
+                      }
+                      fib(n_join);
+                      if (std::current_exception()) throw;  // without one, `throw;` would end the test
+                    },
+                    [] { fib(n_join); });
+              },
+              [] { fib(n_join); });
+        }
+      });
+      ADD_FAILURE() << "job " << i << ": `throw;` in a first branch did not leave the joins";
+    } catch (const std::runtime_error& e) {
+      EXPECT_STREQ(e.what(), "handled");
+      EXPECT_EQ(&e, handled) << "job " << i << ": another object left the run";
+    }
+    EXPECT_EQ(seen, handled) << "job " << i << ": the first branch did not see the handled exception";
+  }
+}

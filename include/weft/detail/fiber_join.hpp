@@ -22,6 +22,12 @@ namespace weft::detail {
 struct fiber_child {
   void (*run)(fiber_child*) = nullptr;  // runs the branch; records its result or its error
   std::exception_ptr error;
+  // The exception the parent was handling when it forked (null: none), set by fiber_fork: the
+  // child runs its branch inside a handler of it, so that `throw;` and std::current_exception() in
+  // the branch see what they see in the serial elision, where the branch is a call made inside the
+  // parent's handler.  A new fiber's exception state is empty: `throw;` there called
+  // std::terminate, under adf, dfd and fifo even on one worker (stop 48's exceptions hunt).
+  std::exception_ptr handled;
   // 1 until the child's thread has terminated; set to 0 by the scheduler (under its lock, with
   // release: the branch's result is visible to a parent that reads 0 with acquire).
   std::atomic<unsigned> pending{1};

@@ -321,13 +321,26 @@ WEFT_INLINE std::remove_cv_t<T> slow_path_arg(T& t) {
   return std::move(t);
 }
 
+// A branch as join_slow takes it: by value (slow_path_arg) when that move cannot throw, else a
+// closure holding a reference to it, as a named branch is kept (as_branch).  The serial elision
+// moves no branch, nor does the fast path: a closure capturing an object whose move throws made a
+// join throw whenever its poll sent it to the slow path (every join under ws, ws-ap, wool, adf, dfd,
+// fifo; stop 48's exceptions hunt).  Only such closures pay for it (their address escapes).
+template <class T>
+WEFT_INLINE auto slow_path_branch(T& t) {
+  if constexpr (std::is_nothrow_constructible_v<std::remove_cv_t<T>, T&&>)
+    return slow_path_arg(t);
+  else
+    return [&t]() -> decltype(auto) { return t(); };
+}
+
 template <class F, class G>
 WEFT_INLINE auto join_branches(F& f, G& g) {
   static_assert(result_movable<F> && result_movable<G>, WEFT_RESULT_MOVABLE_MESSAGE);
   using B = branch_t<G>;
   hot_state& h = tls_hot;
   if (poll_pending(h)) [[unlikely]]
-    return join_slow<std::remove_cv_t<F>, std::remove_cv_t<G>>(slow_path_arg(f), slow_path_arg(g));
+    return join_slow(slow_path_branch(f), slow_path_branch(g));
   typename B::holder holder(&g);
   frame* fr = h.top;
   B::store(fr, g, holder);

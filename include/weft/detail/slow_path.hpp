@@ -108,6 +108,9 @@ struct measured_pair {
 struct root_job {
   void (*body)(root_job*) = nullptr;
   std::exception_ptr error;
+  // The exception its caller was handling when it queued the job (null: none): the body runs inside
+  // a handler of it wherever it runs (run_root_body), as the serial elision's inline call does.
+  std::exception_ptr handled;
   std::mutex m;
   std::condition_variable cv;
   bool done = false;                   // guarded by m
