@@ -15,7 +15,10 @@ namespace weft::detail {
 // (a crash in ~vector, stop 48's consumer hunt).  Each file that includes this header refers to the
 // symbol of its own mode, and libweft defines only the one of its build (config.cpp): a mismatch is a
 // link error that names it.  Build weft and the program with the same _GLIBCXX_DEBUG setting.
-// `retain` keeps the reference through the linker's --gc-sections (binutils >= 2.36).
+// `retain` keeps the reference through the linker's --gc-sections (binutils >= 2.36).  Code that
+// uses these declarations without linking libweft at all (the simulator, which shares the policy
+// table: sim/CMakeLists.txt) defines WEFT_WITHOUT_LIBRARY and refers to neither.
+#if !defined(WEFT_WITHOUT_LIBRARY)
 #if defined(__has_attribute) && __has_attribute(retain)
 #define WEFT_KEEP_REFERENCE __attribute__((used, retain))
 #else
@@ -31,6 +34,7 @@ WEFT_KEEP_REFERENCE static const char* const glibcxx_debug_mode_check =
     &program_compiled_without_GLIBCXX_DEBUG_needs_libweft_built_without_it;
 #endif
 #undef WEFT_KEEP_REFERENCE
+#endif  // WEFT_WITHOUT_LIBRARY
 }  // namespace weft::detail
 
 namespace weft {
