@@ -84,6 +84,9 @@ void runtime::submit(root_job& job) {
     return;
   }
   check_fork_generation();
+  // Queued, the job may run on another thread: the caller's handled exception goes with it
+  // (root_job::handled).  A serial pool's job, above, runs here, inside the caller's own handlers.
+  job.handled = std::current_exception();
   {
     std::lock_guard lk(root_queue_mutex_);
     root_queue_.push_back(&job);
@@ -331,11 +334,7 @@ void runtime::wait_serving(worker& w, root_job& job) {
   job.cv.wait(lk, [&] { return job.done; });
 }
 
-// The caller's handled exception goes with a job that may run on another thread (root_job::handled).
-void submit(runtime* rt, root_job& job) {
-  job.handled = std::current_exception();
-  rt->submit(job);
-}
+void submit(runtime* rt, root_job& job) { rt->submit(job); }
 
 void submit_and_wait(runtime* rt, root_job& job) {
   // Counted until the run touches the pool no more (a borrowed slot is given back, the job is done).
@@ -345,7 +344,6 @@ void submit_and_wait(runtime* rt, root_job& job) {
     ~in_flight() { rt->runs_in_flight.fetch_sub(1, std::memory_order_release); }
   } counted(rt);
   if (tls_hot.self == nullptr && rt->run_on_idle_slot(job)) return;  // on this thread: its own handlers
-  job.handled = std::current_exception();
   rt->submit(job);
   wait_for(job);
 }
