@@ -146,7 +146,7 @@ TEST_P(LoopFailures, ThrowingCombineWithHeapValues) {
 // skipped since their pieces' failed_at; whether a thief holds a piece there is left to chance.)  What is counted:
 // iterations that start after iteration 0 has raised its flag ("late").  Once the failure is
 // recorded (a few microseconds of unwinding after the flag) every piece checks before it starts
-// (for_split, reduce_split; the loop frames between timed chunks), so a thief runs at most the chunk
+// (for_tree, reduce_tree; the loop frames between timed chunks), so a thief runs at most the chunk
 // it is in, a piece's untimed 64 iterations at most.  The bound, n/4 = 500,000 iterations of ~1 us:
 // without the check a thief runs the rest of its piece late — the upper half under the halving
 // policies, ~n/2; with it, even a throwing thread descheduled between its flag and its record for a

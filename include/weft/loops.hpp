@@ -82,52 +82,90 @@ struct split_failure {
 // fails for want of fiber stacks (its std::runtime_error ends the loop) pushes nothing.
 WEFT_INLINE void uncount_split() noexcept { --tls_hot.joins; }
 
+// One loop split by halves: what every piece shares (the body or map and combine, the grain, the
+// lowest failure), in the frame of the loop's first call, which outlives every piece.  A split's
+// branches capture this tree's address and their two bounds (16 bytes: they travel in registers
+// and fit a frame's payload), and a piece is a call with three arguments.  With the shared parts
+// passed one by one down the recursion (six arguments, branches capturing six references), a split
+// cost ~130 instructions beyond its join under wool (callgrind; docs/results/small-work.md, "Halving
+// loops at fine grain").
 template <class I, class Body>
-void for_split(I lo, I hi, Body& body, uindex_t<I> grain, split_failure<I>& failure) {
-  if (failure.skips(lo)) return;
-  if (range_size(lo, hi) > grain) {
-    const I mid = range_mid(lo, hi);
-    uncount_split();
-    weft::join([&] { for_split(lo, mid, body, grain, failure); },
-               [&] { for_split(mid, hi, body, grain, failure); });
-    return;
-  }
-  I i = lo;
-  try {
-    for (; i < hi; ++i) body(i);
-  } catch (...) {
-    failure.fail_at(i);
-    tls_hot.loop_iterations += range_size(lo, i);
-    throw;
-  }
-  tls_hot.loop_iterations += range_size(lo, hi);
-}
+struct for_tree {
+  Body& body;
+  uindex_t<I> grain;
+  split_failure<I>& failure;
 
-// A skipped piece has no value; the loop throws anyway (a lower iteration failed), so none is
-// combined: the join of a skipped piece's value is never reached (the first branch, lower, throws).
-template <class T, class I, class Map, class Combine>
-std::optional<T> reduce_split(I lo, I hi, Map& map, Combine& combine, uindex_t<I> grain, split_failure<I>& failure) {
-  if (failure.skips(lo)) return std::nullopt;
-  if (range_size(lo, hi) > grain) {
+  // A piece: a leaf runs here, a longer one splits.  Half the calls of a tree are leaves, and
+  // reached through `split` they paid its prologue and epilogue (the registers it keeps across
+  // its join).
+  WEFT_INLINE void run(I lo, I hi) const {
+    if (range_size(lo, hi) > grain)
+      split(lo, hi);
+    else
+      leaf(lo, hi);
+  }
+  void split(I lo, I hi) const {
+    if (failure.skips(lo)) return;
     const I mid = range_mid(lo, hi);
     uncount_split();
-    auto [x, y] = weft::join([&] { return reduce_split<T>(lo, mid, map, combine, grain, failure); },
-                             [&] { return reduce_split<T>(mid, hi, map, combine, grain, failure); });
-    if (!x || !y) return std::nullopt;
-    return combine(std::move(*x), std::move(*y));
+    weft::join([this, lo, mid] { run(lo, mid); }, [this, mid, hi] { run(mid, hi); });
   }
-  I i = lo;
-  try {
-    T acc = map(lo);
-    for (++i; i < hi; ++i) acc = combine(std::move(acc), map(i));
+  void leaf(I lo, I hi) const {
+    if (failure.skips(lo)) return;
+    I i = lo;
+    try {
+      for (; i < hi; ++i) body(i);
+    } catch (...) {
+      failure.fail_at(i);
+      tls_hot.loop_iterations += range_size(lo, i);
+      throw;
+    }
     tls_hot.loop_iterations += range_size(lo, hi);
-    return acc;
-  } catch (...) {
-    failure.fail_at(i);
-    tls_hot.loop_iterations += range_size(lo, i);
-    throw;
   }
-}
+};
+
+// A reduction's piece that is skipped (it starts above a failure) has no value to return: it throws
+// a skipped_piece instead, which never leaves the loop.  The failure's iteration f is below the
+// piece, so the two meet at a join whose first branch holds f: that branch throws the failure's
+// exception, and a join whose first branch throws rethrows that one (join.hpp, fiber_join.hpp) —
+// the skipped piece's marker is dropped there.  (Returned as std::optional<T>, every split paid
+// for the empty state: gcc moved the pair of optionals through the stack, ~16 stores and loads a
+// split.)  Thrown only after a failure, a few times per worker: its cost does not matter.
+struct skipped_piece {};
+
+template <class T, class I, class Map, class Combine>
+struct reduce_tree {
+  Map& map;
+  Combine& combine;
+  uindex_t<I> grain;
+  split_failure<I>& failure;
+
+  WEFT_INLINE T run(I lo, I hi) const {
+    if (range_size(lo, hi) > grain) return split(lo, hi);
+    return leaf(lo, hi);
+  }
+  T split(I lo, I hi) const {
+    if (failure.skips(lo)) throw skipped_piece{};
+    const I mid = range_mid(lo, hi);
+    uncount_split();
+    auto [x, y] = weft::join([this, lo, mid] { return run(lo, mid); }, [this, mid, hi] { return run(mid, hi); });
+    return combine(std::move(x), std::move(y));
+  }
+  T leaf(I lo, I hi) const {
+    if (failure.skips(lo)) throw skipped_piece{};
+    I i = lo;
+    try {
+      T acc = map(lo);
+      for (++i; i < hi; ++i) acc = combine(std::move(acc), map(i));
+      tls_hot.loop_iterations += range_size(lo, hi);
+      return acc;
+    } catch (...) {
+      failure.fail_at(i);
+      tls_hot.loop_iterations += range_size(lo, i);
+      throw;
+    }
+  }
+};
 
 template <class I>
 uindex_t<I> grain_for(std::size_t g) noexcept {
@@ -349,7 +387,8 @@ void parallel_for_off_fast_path(I lo, I hi, Body& body, grain g) {
   }
   if (tls_hot.loops_run_as == loop_style::halving) {
     split_failure<I> failure(lo);
-    for_split<I>(lo, hi, body, grain_for<I>(g.value), failure);
+    const for_tree<I, Body> tree{body, grain_for<I>(g.value), failure};
+    tree.run(lo, hi);
     return;
   }
   loop_body<unit, Body, I> each{body};
@@ -375,9 +414,10 @@ T parallel_reduce_off_fast_path(I lo, I hi, T init, Map& map, Combine& combine, 
     // empties a std::vector in libstdc++): such a loop returned init alone under these policies with a
     // grain above 1 (stop 46's results hunt).
     value_combine<T, Combine> both{combine};
-    std::optional<T> rest = reduce_split<T, I>(lo, hi, each, both, grain_for<I>(g.value), failure);
-    // Nothing skipped without a failure, and with one the first call throws.
-    return combine(std::move(init), std::move(*rest));
+    const reduce_tree<T, I, loop_body<T, Map, I>, value_combine<T, Combine>> tree{each, both, grain_for<I>(g.value), failure};
+    // The whole range starts at no failure: it is never skipped (skipped_piece stays inside).
+    T rest = tree.run(lo, hi);
+    return combine(std::move(init), std::move(rest));
   }
   loop_body<T, Map, I> each{map};
   value_combine<T, Combine> both{combine};
