@@ -42,3 +42,16 @@ def count(text: str) -> int:
     if n < 1:
         raise argparse.ArgumentTypeError(f"must be an integer of at least 1, got '{text}'")
     return n
+
+
+def counts(text: str) -> list:
+    """argparse type of a comma list of worker counts or periods (--workers 1,2, --ns 3,10): integers
+    of at least 1, none left empty ("1,,2").  int() of each part in the driver ended in a traceback
+    on "1,x", in trace_study.py only after the first kernel's runs."""
+    try:
+        xs = [int(x) for x in text.split(",")]
+    except ValueError:
+        xs = []
+    if not xs or min(xs) < 1:
+        raise argparse.ArgumentTypeError(f"must be a comma list of integers of at least 1, got '{text}'")
+    return xs

@@ -18,7 +18,7 @@ import statistics
 import sys
 from pathlib import Path
 
-from checked_run import checked, count, stop
+from checked_run import checked, count, counts, stop
 
 REPO = Path(__file__).resolve().parent.parent
 BIN = REPO / "build" / "bench" / "weft-bench-weft"
@@ -81,7 +81,7 @@ def bound(a):
 
 
 def sweep(a):
-    ns = [int(x) for x in a.ns.split(",")]
+    ns = a.ns
     ks = kernels(a.kernels)
     table = {k: {} for k in ks}
     for k in ks:
@@ -122,7 +122,7 @@ def main():
     p.add_argument("--size", default="quick")
     p.add_argument("--runs", type=count, default=5)
     p.add_argument("--kernels", default="")
-    p.add_argument("--ns", default="3,10,30,100,300,1000,3000")
+    p.add_argument("--ns", type=counts, default="3,10,30,100,300,1000,3000")
     p.add_argument("--out", default=str(REPO / "docs" / "results"))
     a = p.parse_args()
     print((bound if a.study == "bound" else sweep)(a))

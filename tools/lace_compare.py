@@ -26,7 +26,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from checked_run import checked, count, stop  # noqa: E402
+from checked_run import checked, count, counts, stop  # noqa: E402
 
 # a float as printf %g or %f writes it: 1.5, .5, 1e-05, 2.5E+03
 TIME = re.compile(r"^Time:\s*([0-9]+\.?[0-9]*(?:[eE][-+]?[0-9]+)?|\.[0-9]+(?:[eE][-+]?[0-9]+)?)\s*$", re.M)
@@ -65,13 +65,12 @@ def main():
     p.add_argument("--lace", required=True, help="trolando/lace build folder")
     p.add_argument("--ports", required=True, help="the weft-lace-ports binary")
     p.add_argument("--runs", type=count, default=5)
-    p.add_argument("--workers", default="1,2")
+    p.add_argument("--workers", type=counts, default="1,2")
     p.add_argument("--policies", default="default,lazy-bf,wool,heartbeat")
     p.add_argument("--forms", default="value", help="value, ref, spawn (fib only), comma-separated")
     p.add_argument("program", choices=["fib", "knapsack"])
     p.add_argument("input", help="fib: N; knapsack: an input file in Lace's format")
     a = p.parse_args()
-    a.workers = [int(w) for w in a.workers.split(",")]
     a.policies = a.policies.split(",")
     a.forms = a.forms.split(",")
     for f in a.forms:

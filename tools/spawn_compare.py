@@ -33,7 +33,7 @@ import re
 import statistics
 import sys
 
-from checked_run import checked, count, stop
+from checked_run import checked, count, counts, stop
 
 # a float as printf %g or %f writes it: 1.5, .5, 1e-05, 2.5E+03
 TIME = re.compile(r"^Time:\s*([0-9]+\.?[0-9]*(?:[eE][-+]?[0-9]+)?|\.[0-9]+(?:[eE][-+]?[0-9]+)?)\s*$", re.M)
@@ -48,7 +48,7 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--ports", action="append", default=[], help="LABEL=PATH of a weft-lace-ports binary (repeatable)")
     ap.add_argument("--runs", type=count, default=7)
-    ap.add_argument("--workers", default="1,2")
+    ap.add_argument("--workers", type=counts, default="1,2")
     ap.add_argument("--policy", default="lazy-bf")
     ap.add_argument("--program", choices=sorted(PROGRAMS), default="dfs")
     ap.add_argument("--spawn-forms", default="scope,spawn", help="comma-separated: scope, spawn")
@@ -62,7 +62,7 @@ def main() -> int:
         ap.error(f"--spawn-forms: scope and/or spawn, got {a.spawn_forms!r}")
     forms = (*join_forms, *spawn_forms)
     ports = [p.split("=", 1) if "=" in p else (p, p) for p in (a.ports or ["weft=build/tools/weft-lace-ports"])]
-    workers = [int(w) for w in a.workers.split(",")]
+    workers = a.workers
     configs = []  # (label, argv)
     for label, path in ports:
         configs.append(((label, "elision", 1), [path, a.program, *a.args, "-p", "elision"]))

@@ -20,7 +20,7 @@ import statistics
 import sys
 import tempfile
 
-from checked_run import checked, count, stop
+from checked_run import checked, count, counts, stop
 
 
 def run(binary, kernel, size, workers, policy, env_extra):
@@ -40,7 +40,7 @@ def overhead(a):
     with tempfile.TemporaryDirectory() as tmp:
         trace = os.path.join(tmp, "t.json")
         for kernel in a.kernels.split(","):
-            for w in map(int, a.workers.split(",")):
+            for w in a.workers:
                 off, on = [], []
                 for _ in range(a.runs):
                     off.append(run(a.binary, kernel, a.size, w, a.policy, {})["time_s"])
@@ -56,7 +56,7 @@ def beats(a):
     print(f"{'kernel':<12}{'workers':>8}{'time ms':>10}{'requested':>11}{'delivered':>11}{'rate':>8}"
           f"{'deliv/s/worker':>16}")
     for kernel in a.kernels.split(","):
-        for w in map(int, a.workers.split(",")):
+        for w in a.workers:
             rows = [run(a.binary, kernel, a.size, w, "heartbeat", {}) for _ in range(a.runs)]
             t = statistics.median(r["time_s"] for r in rows)
             req = statistics.median(r["stats"]["heartbeats_requested"] for r in rows)
@@ -72,7 +72,7 @@ def main():
     p.add_argument("what", choices=["overhead", "beats"])
     p.add_argument("binary")
     p.add_argument("--kernels", default="fib,nqueens,uts")
-    p.add_argument("--workers", default="1,2")
+    p.add_argument("--workers", type=counts, default="1,2")
     p.add_argument("--policy", default="lazy-bf")
     p.add_argument("--size", default="quick")
     p.add_argument("--runs", type=count, default=5)

@@ -192,3 +192,19 @@ def test_thefts_table_without_matching_runs_is_an_error(tmp_path):
     assert r.returncode == 2 and "not a bench/run.py results.json" in r.stderr
     r = tool("thefts_table.py", str(res), "--kernel", "fib", "--policies", "lazy-bf")
     assert r.returncode == 0 and "| lazy-bf | 3 / 4 / 500.0 ms |" in r.stdout
+
+
+def test_a_list_of_numbers_that_is_not_one_is_a_usage_error(tmp_path):
+    # --workers 1,x (spawn_compare, lace_compare, trace_study) and heartbeat_study's --ns 3,x ended
+    # in int()'s traceback, trace_study's after its first kernel's runs (found by stop 49's tools hunt)
+    bench = fake_bench(tmp_path)
+    for flag, argv in (("--workers", ["spawn_compare.py", "--ports", f"a={bench}", "--workers", "1,x", "1", "2", "3", "4"]),
+                       ("--workers", ["lace_compare.py", "--lace", str(tmp_path), "--ports", bench, "--workers", "1,,2",
+                                      "fib", "10"]),
+                       ("--workers", ["trace_study.py", "overhead", bench, "--kernels", "fib", "--workers", "0"]),
+                       ("--workers", ["trace_study.py", "beats", bench, "--kernels", "fib", "--workers", ""]),
+                       ("--ns", ["heartbeat_study.py", "sweep", "--kernels", "fib", "--ns", "3,x"])):
+        r = tool(*argv)
+        no_traceback(r)
+        assert r.returncode == 2, (argv, r.stderr)
+        assert f"argument {flag}: must be a comma list of integers of at least 1" in r.stderr, (argv, r.stderr)
