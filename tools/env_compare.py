@@ -59,12 +59,19 @@ def main() -> int:
     if a.bins:
         for item in a.bins.split(","):
             label, _, path = item.partition("=")
+            if not label or not path:  # else the binary '' ran ("cannot run it: Permission denied")
+                ap.error(f"--bins needs LABEL=PATH items, got '{item}'")
+            if label in bins:  # the dict kept the last: a table of one binary against itself
+                ap.error(f"--bins: label(s) given twice: {label}")
             bins[label] = path
         values = list(bins)
         a.var = "binary"
         a.bin = bins[values[0]]
     else:
         values = a.values.split(",")
+        dups = sorted({v for v in values if values.count(v) > 1})
+        if dups:  # their runs would be merged into one column, shown twice
+            ap.error(f"--values: value(s) given twice: {', '.join(dups)}")
     if a.kernels == "all":
         kernels = checked([a.bin, "--kernel", "list"]).split()
     else:

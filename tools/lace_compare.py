@@ -73,6 +73,9 @@ def main():
     a = p.parse_args()
     a.policies = a.policies.split(",")
     a.forms = a.forms.split(",")
+    for what, xs in (("policy", a.policies), ("form", a.forms)):
+        if len(set(xs)) != len(xs):  # one label's times would be two configurations' merged
+            p.error(f"--{what}s: a policy or form given twice ({','.join(xs)})")
     for f in a.forms:
         if f not in ("value", "ref", "spawn") or (f == "spawn" and a.program != "fib"):
             p.error(f"--forms: '{f}' is not a form of {a.program} (value, ref; fib also spawn)")

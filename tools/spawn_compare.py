@@ -62,6 +62,10 @@ def main() -> int:
         ap.error(f"--spawn-forms: scope and/or spawn, got {a.spawn_forms!r}")
     forms = (*join_forms, *spawn_forms)
     ports = [p.split("=", 1) if "=" in p else (p, p) for p in (a.ports or ["weft=build/tools/weft-lace-ports"])]
+    labels = [label for label, _ in ports]
+    dups = sorted({x for x in labels if labels.count(x) > 1})
+    if dups:  # their times would be merged into one list: every row of that label the same wrong medians
+        ap.error(f"--ports: label(s) given twice: {', '.join(dups)}")
     workers = a.workers
     configs = []  # (label, argv)
     for label, path in ports:

@@ -208,3 +208,21 @@ def test_a_list_of_numbers_that_is_not_one_is_a_usage_error(tmp_path):
         no_traceback(r)
         assert r.returncode == 2, (argv, r.stderr)
         assert f"argument {flag}: must be a comma list of integers of at least 1" in r.stderr, (argv, r.stderr)
+
+
+def test_a_label_or_value_given_twice_is_a_usage_error(tmp_path):
+    # env_compare.py --bins a=X,a=Y kept only Y: a table of one binary against itself, exit 0; an item
+    # without '=' ran the binary '' ("cannot run it: Permission denied"); spawn_compare.py --ports
+    # a=X --ports a=Y merged both binaries' times into each row (found by stop 49's tools hunt)
+    bench = fake_bench(tmp_path)
+    for why, argv in (("label(s) given twice: a", ["env_compare.py", "--bins", f"a={bench},a={bench}", "--kernels", "fib"]),
+                      ("needs LABEL=PATH", ["env_compare.py", "--bins", f"a={bench},{bench}", "--kernels", "fib"]),
+                      ("value(s) given twice: 1", ["env_compare.py", "--var", "X", "--values", "1,2,1", "--bin", bench]),
+                      ("label(s) given twice: a", ["spawn_compare.py", "--ports", f"a={bench}", "--ports", f"a={bench}",
+                                                   "1", "2", "3", "4"]),
+                      ("policy or form given twice", ["lace_compare.py", "--lace", str(tmp_path), "--ports", bench,
+                                                      "--policies", "default,default", "fib", "10"])):
+        r = tool(*argv)
+        no_traceback(r)
+        assert r.returncode == 2, (argv, r.stderr)
+        assert why in r.stderr, (argv, r.stderr)
