@@ -13,6 +13,10 @@ import statistics
 import subprocess
 import sys
 
+# a float as printf %g or %f writes it: 1.5, .5, 1e-05, 2.5E+03 ("[0-9.eE+-]+" also took "-" or
+# "e", and float() of it was a traceback)
+TIME = re.compile(r"Time:\s*([0-9]+\.?[0-9]*(?:[eE][-+]?[0-9]+)?|\.[0-9]+(?:[eE][-+]?[0-9]+)?)(?![0-9A-Za-z.+-])")
+
 
 def main() -> int:
     if len(sys.argv) < 3 or not sys.argv[1].isdigit() or any("=" not in a for a in sys.argv[2:]):
@@ -29,10 +33,13 @@ def main() -> int:
     for _ in range(rounds):
         for label, command in programs:
             r = subprocess.run(command, shell=True, capture_output=True, text=True, check=False)
-            m = re.search(r"Time:\s*([0-9.eE+-]+)", r.stdout)
+            m = TIME.search(r.stdout)
             if r.returncode != 0 or not m:
                 sys.exit(f"{command}: exit {r.returncode}, no 'Time:' line\n{r.stdout}{r.stderr}")
-            times[label].append(float(m.group(1)))
+            t = float(m.group(1))
+            if t <= 0 and label == programs[0][0]:  # every ratio of the round divides by it
+                sys.exit(f"{command}: a time of 0 ({m.group(0)}): no ratio to it; give the programs more work")
+            times[label].append(t)
     base = programs[0][0]
     for label, _ in programs:
         ratios = [t / b for t, b in zip(times[label], times[base])]

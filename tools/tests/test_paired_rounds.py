@@ -44,3 +44,14 @@ def test_time_in_exponent_form():
     r = run("1", "a=echo Time: 1e-05", "b=echo Time: 2E-5")
     assert r.returncode == 0, r.stderr
     assert "median 2.000" in next(l for l in r.stdout.splitlines() if l.startswith("b "))
+
+
+def test_a_time_that_is_no_number_or_zero_is_an_error_not_a_traceback():
+    # "Time: -" matched the pattern and float() raised; a first program's "Time: 0" (printf %f of a
+    # run under 0.5 us) divided by zero (found by stop 49's tools hunt)
+    r = run("1", "a=echo Time: -")
+    assert r.returncode != 0 and "Traceback" not in r.stderr
+    assert "echo Time: -" in r.stderr and "no 'Time:' line" in r.stderr
+    r = run("1", "a=echo Time: 0.000000", "b=echo Time: 1")
+    assert r.returncode != 0 and "Traceback" not in r.stderr
+    assert "echo Time: 0.000000" in r.stderr and "a time of 0" in r.stderr
