@@ -114,6 +114,11 @@ int run(int argc, char** argv) {
     const int n = tools::number("N", argv[2], 0, 50);
     const int runs = tools::number("RUNS", argv[3], 1, 100000);
     const auto policies = policies_or_default(argc, argv, 4);
+    // A policy given twice made two columns of one name, and a 2-worker column's speedup was taken
+    // against the last 1-worker column of its name: the first pair's against the second's run.
+    for (std::size_t i = 0; i < policies.size(); ++i)
+      if (std::find(policies.begin(), policies.begin() + std::ptrdiff_t(i), policies[i]) != policies.begin() + std::ptrdiff_t(i))
+        throw std::invalid_argument("policy \"" + policies[i] + "\" is given twice");
     const long expect = fib_serial(n);
     struct column {
       std::string name;
