@@ -95,12 +95,22 @@ int run(int argc, char** argv) {
       }
     }
     const double T = median(t), T2 = median(t2), C = median(c);
-    const double tau_us = C > 0 ? (T2 - T) / C * 1e6 : 0;
-    taus.push_back(tau_us);
-    std::printf("%-12s %10.4f %10.4f %12.0f %9.3f\n", p.name, T, T2, C, tau_us);
+    // A program with no promotion at N measures no tau: it was counted as tau = 0, and with every
+    // program so (N past the runs' length) the line below recommended "N = 20 tau = 0.0 us".
+    if (C > 0) {
+      taus.push_back((T2 - T) / C * 1e6);
+      std::printf("%-12s %10.4f %10.4f %12.0f %9.3f\n", p.name, T, T2, C, taus.back());
+    } else {
+      std::printf("%-12s %10.4f %10.4f %12.0f %9s\n", p.name, T, T2, C, "n/a");
+    }
+  }
+  if (taus.empty()) {
+    std::fprintf(stderr, "weft-tau: no promotion in the median run of any program at N = %d us: tau is not measured; "
+                 "give a smaller SMALL_N_US\n", small_us);
+    return 1;
   }
   const double tau = median(taus);
-  std::printf("tau = %.3f us (median over programs); recommended heartbeat N = 20 tau = %.1f us\n", tau, 20 * tau);
+  std::printf("tau = %.3f us (median over the programs with promotions); recommended heartbeat N = 20 tau = %.1f us\n", tau, 20 * tau);
   return 0;
 }
 
