@@ -2,12 +2,11 @@
 """LS Table V in weft's terms: successful steals (thefts) and promotions per policy and worker
 count, for one kernel, from a bench/run.py results.json (medians over the runs).
 
-  tools/thefts_table.py docs/results/adaptive/results.json [--kernel nqueens]
+  tools/thefts_table.py docs/results/adaptive-quick/results.json [--kernel nqueens]
                         [--policies lazy-df,lazy-df2,lazy-bf,ws-ap]
 """
 import argparse
 import json
-import os
 
 
 def main():
@@ -36,8 +35,12 @@ def main():
         p.error(f"{a.results} has no ok weft run of kernel '{a.kernel}' under "
                 f"{', '.join(policies)} (its kernels with weft runs: {', '.join(have) or 'none'})")
     workers = sorted({w for (_, w) in cells})
-    nproc = os.cpu_count() or 0
-    print(f"| policy | " + " | ".join(f"P={w}{' (oversubscribed)' if w > nproc else ''}: thefts / promotions / time" for w in workers) + " |")
+    # Oversubscribed on the machine the runs were made on (the driver records it), not on the one
+    # reading the file: os.cpu_count() here marked a 64-core run's P=8 on a 2-core host.  Without
+    # the record no column is marked.
+    machine = data.get("meta", {}).get("machine", {}) if isinstance(data.get("meta"), dict) else {}
+    nproc = machine.get("nproc") if isinstance(machine, dict) and isinstance(machine.get("nproc"), int) else None
+    print(f"| policy | " + " | ".join(f"P={w}{' (oversubscribed)' if nproc and w > nproc else ''}: thefts / promotions / time" for w in workers) + " |")
     print("|---|" + "---|" * len(workers))
     for pol in policies:
         row = []

@@ -226,3 +226,19 @@ def test_a_label_or_value_given_twice_is_a_usage_error(tmp_path):
         no_traceback(r)
         assert r.returncode == 2, (argv, r.stderr)
         assert why in r.stderr, (argv, r.stderr)
+
+
+def test_thefts_table_marks_oversubscription_by_the_machine_of_the_results(tmp_path):
+    # "(oversubscribed)" was decided by this machine's cpu count, not that of the machine the runs
+    # were made on (the results' meta.machine.nproc): a 2-core run's P=8 read on a 16-core host
+    # lost the mark, a 64-core run's P=8 read here gained it (found by stop 49's tools hunt)
+    res = tmp_path / "results.json"
+    cell = ('{"kernel": "fib", "system": "weft", "status": "ok", "workers": %d, "policy": "lazy-bf", '
+            '"median_s": 0.5, "stats_median": {"steals": 3, "promotions": 4}}')
+    medians = ", ".join(cell % w for w in (1, 2, 8, 4096))
+    for nproc, marked in ((2, ["P=8", "P=4096"]), (4096, [])):
+        res.write_text('{"meta": {"machine": {"nproc": %d}}, "medians": [%s]}' % (nproc, medians))
+        r = tool("thefts_table.py", str(res), "--kernel", "fib", "--policies", "lazy-bf")
+        assert r.returncode == 0, r.stderr
+        for w in ("P=1", "P=2", "P=8", "P=4096"):
+            assert (f"{w} (oversubscribed)" in r.stdout) == (w in marked), (nproc, r.stdout)
