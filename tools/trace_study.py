@@ -23,8 +23,10 @@ import tempfile
 from checked_run import checked, count, counts, stop
 
 
-def run(binary, kernel, size, workers, policy, env_extra):
+def run(binary, kernel, size, workers, policy, env_extra, untraced=False):
     env = dict(os.environ)
+    if untraced:  # the "off" runs: a WEFT_TRACE of the caller's would trace them too (off = on, ratio 1)
+        env.pop("WEFT_TRACE", None)
     env.update(env_extra)
     argv = [binary, "--kernel", kernel, "--size", size, "--workers", str(workers), "--policy", policy]
     out = checked(argv, env)
@@ -43,7 +45,7 @@ def overhead(a):
             for w in a.workers:
                 off, on = [], []
                 for _ in range(a.runs):
-                    off.append(run(a.binary, kernel, a.size, w, a.policy, {})["time_s"])
+                    off.append(run(a.binary, kernel, a.size, w, a.policy, {}, untraced=True)["time_s"])
                     on.append(run(a.binary, kernel, a.size, w, a.policy, {"WEFT_TRACE": trace})["time_s"])
                 m_off, m_on = statistics.median(off), statistics.median(on)
                 print(f"{kernel:<12}{w:>8}{1000 * m_off:>10.2f}{1000 * m_on:>10.2f}{m_on / m_off:>9.3f}")

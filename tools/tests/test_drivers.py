@@ -242,3 +242,17 @@ def test_thefts_table_marks_oversubscription_by_the_machine_of_the_results(tmp_p
         assert r.returncode == 0, r.stderr
         for w in ("P=1", "P=2", "P=8", "P=4096"):
             assert (f"{w} (oversubscribed)" in r.stdout) == (w in marked), (nproc, r.stdout)
+
+
+def test_trace_study_overhead_off_runs_trace_nothing_whatever_the_environment(tmp_path):
+    # The "off" runs inherited the caller's WEFT_TRACE: with it set, off and on both traced and the
+    # table said tracing costs nothing (found by stop 49's tools hunt)
+    bench = tmp_path / "bench"
+    bench.write_text(f"#!{sys.executable}\n" + "import json, os\n"
+                     "print(json.dumps({'time_s': 2.0 if os.environ.get('WEFT_TRACE') else 1.0}))\n")
+    bench.chmod(0o755)
+    r = subprocess.run([sys.executable, os.path.join(TOOLS, "trace_study.py"), "overhead", str(bench), "--kernels",
+                        "fib", "--workers", "1", "--runs", "1"], capture_output=True, text=True,
+                       env=dict(os.environ, WEFT_TRACE=str(tmp_path / "mine.json")))
+    assert r.returncode == 0, r.stderr
+    assert "fib                1   1000.00   2000.00    2.000" in r.stdout, r.stdout
