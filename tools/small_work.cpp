@@ -150,11 +150,15 @@ int run(int argc, char** argv) {
   std::printf("%-14s %8s %8s %8s %7s %7s %9s %9s %9s %9s %9s %9s %8s\n", "policy", "T1_ns", "T2_ns", "T4_ns", "T2/T1",
               "T4/T1", "steals@2", "promo@2", "waits@2", "steals@4", "promo@4", "waits@4", "backoff");
   for (std::size_t i = 0; i + 2 < rows.size(); i += 3) {
+    // A policy with no stealing workers (serial, adf, dfd, fifo) has no backoff: its config keeps
+    // the unset -1, which the column printed as "-1us".
+    const long long backoff_us = rows[i + 1].pool->config().steal_backoff.count();
+    const std::string backoff = backoff_us < 0 ? "-" : std::to_string(backoff_us) + "us";
     const double t1 = median(rows[i].ns_per_rep), t2 = median(rows[i + 1].ns_per_rep), t4 = median(rows[i + 2].ns_per_rep);
-    std::printf("%-14s %8.0f %8.0f %8.0f %7.2f %7.2f %9.3f %9.3f %9.3f %9.3f %9.3f %9.3f %6lldus\n", rows[i].policy.c_str(), t1,
+    std::printf("%-14s %8.0f %8.0f %8.0f %7.2f %7.2f %9.3f %9.3f %9.3f %9.3f %9.3f %9.3f %8s\n", rows[i].policy.c_str(), t1,
                 t2, t4, t2 / t1, t4 / t1, median(rows[i + 1].steals), median(rows[i + 1].promotions),
                 median(rows[i + 1].backoffs), median(rows[i + 2].steals), median(rows[i + 2].promotions),
-                median(rows[i + 2].backoffs), (long long)rows[i + 1].pool->config().steal_backoff.count());
+                median(rows[i + 2].backoffs), backoff.c_str());
   }
   return 0;
 }
