@@ -278,6 +278,10 @@ int usage() {
 int run(int argc, char** argv) {
   if (argc < 3) return usage();
   const std::string program = argv[1];
+  // Named first: an unknown program was the bare usage line, or, with -f, the fib/knapsack form
+  // check's "foo -f: the form must be value or ref".
+  if (program != "fib" && program != "knapsack" && program != "knapsack-input" && program != "dfs")
+    throw std::invalid_argument("unknown program \"" + program + "\" (accepted: fib, knapsack, knapsack-input, dfs)");
   if (program == "knapsack-input") {
     if (argc != 5) return usage();
     // No more items than read_items (Lace's reader) accepts: a file this program would refuse.
