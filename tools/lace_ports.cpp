@@ -116,6 +116,11 @@ std::vector<item> read_items(const char* path, int& capacity) {
   if (!f || std::fscanf(f.get(), "%d %d", &n, &capacity) != 2 || n < 0 || n > max_items)
     throw std::invalid_argument(std::string("knapsack input '") + path +
                                 "': cannot read '#items capacity' (at most 256 items)");
+  // Lace's reader takes any int; a negative capacity made every branch over capacity from the start
+  // and the program printed "Best value is -2147483648" (INT_MIN), exit 0.
+  if (capacity < 0)
+    throw std::invalid_argument(std::string("knapsack input '") + path + "': the capacity must be at least 0, got " +
+                                std::to_string(capacity));
   std::vector<item> items(static_cast<std::size_t>(n));
   for (item& it : items)
     if (std::fscanf(f.get(), "%d %d", &it.value, &it.weight) != 2 || it.weight <= 0)
