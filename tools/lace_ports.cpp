@@ -243,6 +243,11 @@ options parse_options(int argc, char** argv, int first) {
       o.policy = argv[++i];
     }
   }
+  // The serial elision runs on this thread, no pool: a -w beside it was ignored, and the Time line
+  // of `-p elision -w 4` read as 4 workers' (-w 1 says what it does and is accepted).
+  if (o.policy == "elision" && o.workers != 1)
+    throw std::invalid_argument("-w " + std::to_string(o.workers) + " has no use with -p elision (the serial elision runs on "
+                                "this thread alone)");
   return o;
 }
 
