@@ -55,3 +55,16 @@ def counts(text: str) -> list:
     if not xs or min(xs) < 1:
         raise argparse.ArgumentTypeError(f"must be a comma list of integers of at least 1, got '{text}'")
     return xs
+
+
+def field(argv, record, *path):
+    """record[path[0]][path[1]]... of a run's JSON line; stops the driver naming the command and the
+    field when the line has none (a binary other than weft-bench-weft: KERNELS.md gives "stats" to
+    weft only; a KeyError's traceback before)."""
+    x = record
+    for i, key in enumerate(path):
+        if not isinstance(x, dict) or key not in x:
+            stop(argv, f"its JSON line has no {'.'.join(path[:i + 1])} (a weft-bench-weft binary's has; "
+                       f"the line: {str(record)[:200]})")
+        x = x[key]
+    return x

@@ -30,7 +30,7 @@ import os
 import statistics
 import sys
 
-from checked_run import checked, count, stop
+from checked_run import checked, count, field, stop
 
 
 def main() -> int:
@@ -92,8 +92,9 @@ def main() -> int:
                         rows = [json.loads(line) for line in out.splitlines() if line.startswith("{")]
                         if not rows:
                             stop(argv, "no JSON line in its output", out)
-                        res.setdefault((k, p, w, v), []).append((statistics.median(x["time_s"] for x in rows),
-                                                                 statistics.median(x["stats"]["steals"] for x in rows)))
+                        res.setdefault((k, p, w, v), []).append(
+                            (statistics.median(field(argv, x, "time_s") for x in rows),
+                             statistics.median(field(argv, x, "stats", "steals") for x in rows)))
         print(f"round {r + 1}/{a.rounds}", file=sys.stderr)
 
     def t(k: str, p: str, w: str, v: str) -> float:

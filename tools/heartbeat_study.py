@@ -18,7 +18,7 @@ import statistics
 import sys
 from pathlib import Path
 
-from checked_run import checked, count, counts, stop
+from checked_run import checked, count, counts, field, stop
 
 REPO = Path(__file__).resolve().parent.parent
 BIN = REPO / "build" / "bench" / "weft-bench-weft"
@@ -47,9 +47,9 @@ def run(kernel, size, workers, n_us):
         rec = json.loads(out.strip().splitlines()[-1])
     except (IndexError, json.JSONDecodeError):
         stop(argv, "its last line is not the benchmark's JSON line", out)
-    if not rec["ok"]:
+    if not field(argv, rec, "ok"):
         sys.exit(f"wrong checksum: {kernel} N={n_us}")
-    return rec["time_s"], rec["stats"]["promotions"]
+    return field(argv, rec, "time_s"), field(argv, rec, "stats", "promotions")
 
 
 def kernels(arg):

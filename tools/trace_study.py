@@ -20,7 +20,7 @@ import statistics
 import sys
 import tempfile
 
-from checked_run import checked, count, counts, stop
+from checked_run import checked, count, counts, field, stop
 
 
 def run(binary, kernel, size, workers, policy, env_extra, untraced=False):
@@ -31,9 +31,13 @@ def run(binary, kernel, size, workers, policy, env_extra, untraced=False):
     argv = [binary, "--kernel", kernel, "--size", size, "--workers", str(workers), "--policy", policy]
     out = checked(argv, env)
     try:
-        return json.loads(out.strip().splitlines()[-1])
+        rec = json.loads(out.strip().splitlines()[-1])
     except (IndexError, json.JSONDecodeError):
         stop(argv, "its last line is not the benchmark's JSON line", out)
+    # the fields the tables read, checked here, where the command is known
+    return {"time_s": field(argv, rec, "time_s"),
+            "stats": {k: field(argv, rec, "stats", k) for k in (("heartbeats_requested", "heartbeats_delivered")
+                                                                 if policy == "heartbeat" else ())}}
 
 
 def overhead(a):

@@ -256,3 +256,20 @@ def test_trace_study_overhead_off_runs_trace_nothing_whatever_the_environment(tm
                        env=dict(os.environ, WEFT_TRACE=str(tmp_path / "mine.json")))
     assert r.returncode == 0, r.stderr
     assert "fib                1   1000.00   2000.00    2.000" in r.stdout, r.stdout
+
+
+def test_a_json_line_without_the_fields_read_is_an_error_naming_them(tmp_path):
+    # A binary whose JSON lines have no "stats" (weft-bench-serial, any peer's: KERNELS.md gives
+    # stats to weft only) ended env_compare.py and trace_study.py beats in KeyError's traceback
+    # (found by stop 49's tools hunt)
+    bench = tmp_path / "bench"
+    bench.write_text(f"#!{sys.executable}\n" + "import json, sys\n"
+                     "if sys.argv[1:3] == ['--kernel', 'list']: print('fib'); sys.exit(0)\n"
+                     "print(json.dumps({'time_s': 1.0, 'checksum': '5', 'ok': True}))\n")
+    bench.chmod(0o755)
+    for argv in (["env_compare.py", "--bins", f"a={bench},b={bench}", "--rounds", "1"],
+                 ["trace_study.py", "beats", str(bench), "--kernels", "fib", "--workers", "1", "--runs", "1"]):
+        r = tool(*argv)
+        no_traceback(r)
+        assert r.returncode == 1, (argv, r.stderr)
+        assert "its JSON line has no stats" in r.stderr and "--kernel fib" in r.stderr, (argv, r.stderr)
