@@ -80,6 +80,19 @@ def need_matplotlib():
                          f"(python3 -m pip install --user -r bench/requirements.txt)") from None
 
 
+def check_picture(flag, path):
+    """The picture's path, checked before any output: savefig into a folder that does not exist, or
+    to an extension that is no picture format, ended in a traceback after the breakdown's table."""
+    folder = os.path.dirname(path) or "."
+    if not os.path.isdir(folder):
+        raise TraceError(f"{flag} {path}: the folder {folder} does not exist")
+    import matplotlib.figure
+    formats = matplotlib.figure.Figure().canvas.get_supported_filetypes()
+    ext = os.path.splitext(path)[1][1:].lower()
+    if ext not in formats:
+        raise TraceError(f"{flag} {path}: no picture format {ext!r} (accepted: {', '.join(sorted(formats))})")
+
+
 def lane_names(trace):
     names = {}
     for e in trace["traceEvents"]:
@@ -264,6 +277,9 @@ def main(argv=None):
     try:
         if a.cmd == "timeline" or getattr(a, "plot", None):
             need_matplotlib()
+            check_picture("--out" if a.cmd == "timeline" else "--plot", a.out if a.cmd == "timeline" else a.plot)
+        if a.cmd == "timeline" and a.t_from is not None and a.t_to is not None and a.t_from >= a.t_to:
+            raise TraceError(f"--from {a.t_from:g} is past --to {a.t_to:g}: no time to draw")
         items = [(path, load(path)) for path in a.traces]
     except TraceError as e:
         print(f"weft_trace.py: {e}", file=sys.stderr)

@@ -95,3 +95,21 @@ def test_dropped_events_say_what_is_missing_and_the_setting(tmp_path):
     out = io.StringIO()
     weft_trace.print_summary("t.json", t, out)
     assert "were dropped" not in out.getvalue()
+
+
+def test_a_picture_that_cannot_be_written_is_a_one_line_error_before_any_output(tmp_path, capsys):
+    # --plot/--out into a folder that does not exist, or with an extension matplotlib has no
+    # format for, printed the breakdown and then ended in savefig's traceback; --from past --to drew
+    # an empty picture (found by stop 49's tools hunt)
+    import pytest
+    pytest.importorskip("matplotlib")
+    path, _ = make_trace(tmp_path)
+    for argv, why in ((["breakdown", path, "--plot", str(tmp_path / "no" / "b.png")], "does not exist"),
+                      (["timeline", path, "--out", str(tmp_path / "no" / "t.png")], "does not exist"),
+                      (["breakdown", path, "--plot", str(tmp_path / "b.txt")], "no picture format 'txt'"),
+                      (["timeline", path, "--out", str(tmp_path / "t.png"), "--from", "10", "--to", "5"],
+                       "--from 10 is past --to 5")):
+        assert weft_trace.main(argv) == 2, argv
+        captured = capsys.readouterr()
+        assert captured.out == "" and captured.err.startswith("weft_trace.py: ") and why in captured.err, (argv, captured)
+        assert captured.err.count("\n") == 1
