@@ -27,6 +27,21 @@ for k in $kernels; do
 done
 [ -n "${kernels// /}" ] || fail "KERNELS is empty"
 [ -n "${workers// /}" ] || fail "WORKERS is empty"
+# REPS and WORKERS too: a bad one stopped the script only at its first run, after every run of the
+# values before it, with no table.  A value given twice ran twice and the table kept one run of
+# each pair (its rows are keyed by kernel, workers, system and round).
+[[ $reps =~ ^[1-9][0-9]*$ ]] || fail "REPS must be a positive integer, got '$reps'"
+seen=" "
+for w in $workers; do
+  [[ $w =~ ^[1-9][0-9]*$ ]] || fail "WORKERS: '$w' is not a positive integer"
+  [[ $seen != *" $w "* ]] || fail "WORKERS: $w is given twice"
+  seen+="$w "
+done
+seen=" "
+for k in $kernels; do
+  [[ $seen != *" $k "* ]] || fail "KERNELS: $k is given twice"
+  seen+="$k "
+done
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
 for k in $kernels; do

@@ -44,5 +44,20 @@ def test_flat_loops_bad_kernel_is_named_before_any_run(tmp_path):
 
 def test_flat_loops_failed_run_stops_with_its_status(tmp_path):
     build = fake_build(tmp_path, "weft-flat-loops", 'echo "weft-flat-loops: WORKERS must be ..." >&2; exit 2\n')
-    r = script("flat_loops.sh", build, 1, 1, "stream", 0)
+    r = script("flat_loops.sh", build, 1, 1, "stream", 2000)  # past the program's 1024
     assert r.returncode == 2 and "exited 2" in r.stderr and "Traceback" not in r.stderr
+
+
+@pytest.mark.parametrize("reps, kernels, workers, why", [
+    ("1", "stream", "1 x", "WORKERS: 'x' is not a positive integer"),
+    ("1", "stream", "1 1", "WORKERS: 1 is given twice"),
+    ("1", "stream poly stream", "1", "KERNELS: stream is given twice"),
+    ("0", "stream", "1", "REPS must be a positive integer, got '0'"),
+])
+def test_flat_loops_bad_workers_reps_or_a_repeat_is_named_before_any_run(tmp_path, reps, kernels, workers, why):
+    # WORKERS "1 x" stopped only after every WORKERS=1 run, with no table; "1 1" ran twice and kept
+    # one round of each pair (the table's dict keys collide): found by stop 49's tools hunt
+    build = fake_build(tmp_path, "weft-flat-loops", 'echo "ran" >> "$(dirname "$0")/runs"\necho "$1 $2 $3 0.1 1"\n')
+    r = script("flat_loops.sh", build, 1, reps, kernels, workers)
+    assert r.returncode == 2 and why in r.stderr and "Traceback" not in r.stderr, r.stderr
+    assert not (build / "tools" / "runs").exists()
