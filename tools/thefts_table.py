@@ -23,13 +23,21 @@ def main():
         p.error(f"{a.results}: not a bench/run.py results.json ({e})")
     policies = a.policies.split(",")
     cells = {}
+    explicit = set()  # (policy, workers) of cells from a column naming the policy (weft:lazy-bf)
     for m in medians:
-        if m["kernel"] != a.kernel or m["system"] != "weft" or m.get("status") != "ok":
+        # the kernel's own runs: its steal-cost variant (stress, "steal-cost:L:R") has the same
+        # kernel and worker count, and overwrote the plain cell
+        if m["kernel"] != a.kernel or m["system"] != "weft" or m.get("status") != "ok" or m.get("variant"):
             continue
         pol = m.get("reported_policy") or m.get("policy")
-        if pol in policies:
-            s = m.get("stats_median", {})
-            cells[(pol, m["workers"])] = (s.get("steals", 0), s.get("promotions", 0), m["median_s"])
+        key = (pol, m["workers"])
+        # weft:default reports the policy it ran (lazy-bf); beside a weft:lazy-bf column the two
+        # were one cell, whichever came last: the column naming the policy wins
+        if pol in policies and (key not in explicit):
+            if m.get("policy") == pol:
+                explicit.add(key)
+            s = m.get("stats_median") or {}
+            cells[key] = (s.get("steals", 0), s.get("promotions", 0), m["median_s"])
     if not cells:  # a table of no column: a kernel or policy the file does not have (a typo)
         have = sorted({m["kernel"] for m in medians if m.get("system") == "weft"})
         p.error(f"{a.results} has no ok weft run of kernel '{a.kernel}' under "

@@ -273,3 +273,19 @@ def test_a_json_line_without_the_fields_read_is_an_error_naming_them(tmp_path):
         no_traceback(r)
         assert r.returncode == 1, (argv, r.stderr)
         assert "its JSON line has no stats" in r.stderr and "--kernel fib" in r.stderr, (argv, r.stderr)
+
+
+def test_thefts_table_reads_the_kernel_not_its_steal_cost_variant(tmp_path):
+    # --kernel stress: the steal-cost variant's cell (kernel stress too, at P=2) overwrote the plain
+    # kernel's, so the table showed the variant's thefts and time (found by stop 49's tools hunt on
+    # docs/results/results.json: 1,999 / 2,000 / 88.0 ms for lazy-bf instead of 1,404 / ... / 67.4 ms)
+    res = tmp_path / "results.json"
+    cell = ('{"kernel": "stress", "variant": "%s", "system": "weft", "status": "ok", "workers": 2, '
+            '"policy": "%s", "reported_policy": "lazy-bf", "median_s": %s, "stats_median": {"steals": %d, "promotions": 9}}')
+    cells = [cell % ("", "lazy-bf", "0.5", 3), cell % ("steal-cost:30000:2000", "lazy-bf", "0.9", 2000),
+             cell % ("", "default", "0.7", 5)]
+    for order in (cells, cells[::-1]):
+        res.write_text('{"medians": [%s]}' % ", ".join(order))
+        r = tool("thefts_table.py", str(res), "--kernel", "stress", "--policies", "lazy-bf")
+        assert r.returncode == 0, r.stderr
+        assert "| lazy-bf | 3 / 9 / 500.0 ms |" in r.stdout, r.stdout  # the explicit column over weft:default's
