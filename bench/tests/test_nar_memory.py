@@ -77,3 +77,18 @@ def test_unknown_or_no_kernel_is_an_error(env, tmp_path, capsys):
         raise AssertionError("an empty --kernels was accepted")
     except SystemExit as e:
         assert e.code == 2 and "--kernels is empty" in capsys.readouterr().err
+
+
+def test_a_timeout_that_is_no_positive_number_is_an_error(env, tmp_path, capsys):
+    # --timeout -1 (or 0, nan) killed every process at once: a report of timeouts replaced the
+    # previous space.md, exit 0 (found by stop 49's tools hunt)
+    env.only(["serial", "weft"])
+    out = tmp_path / "space"
+    for bad in ("-1", "0", "nan", "inf"):
+        try:
+            nar_memory.main(["--bin-dir", str(env.bins), "--size", "test", "--runs", "1", "--kernels", "fft",
+                             "--workers", "1", "--timeout", bad, "--out", str(out)])
+            raise AssertionError(f"--timeout {bad} was accepted")
+        except SystemExit as e:
+            assert e.code == 2 and "--timeout must be a positive finite number of seconds" in capsys.readouterr().err
+    assert not out.exists()

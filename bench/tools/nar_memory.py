@@ -20,6 +20,7 @@ other from that file.  Binaries are found as bench/run.py finds them.
 from __future__ import annotations
 
 import argparse
+import math
 import datetime
 import json
 import shlex
@@ -61,6 +62,10 @@ def parse_args(argv):
         p.error("--workers: every worker count must be at least 1")
     if a.runs < 1:
         p.error("--runs must be at least 1")
+    # as bench/run.py's --timeout: -1 or 0 killed every process at once, and a report of timeouts
+    # replaced the previous one
+    if not math.isfinite(a.timeout) or a.timeout <= 0:
+        p.error(f"--timeout must be a positive finite number of seconds (got {a.timeout:g})")
     a.kernels = [k.strip() for k in a.kernels.split(",") if k.strip()]
     if not a.kernels:
         p.error("--kernels is empty")
