@@ -68,7 +68,10 @@ sample one_run(weft::heartbeat_delivery d, unsigned workers, int n_us) {
     return s;
   });
   const double secs = std::chrono::duration<double>(clock::now() - t0).count();
-  if (sum != fibs * tools::fib_serial(27)) std::exit(3);
+  if (sum != fibs * tools::fib_serial(27)) {
+    std::fprintf(stderr, "weft-beat-delivery: wrong result: %ld for %ld fib(27)s\n", sum, fibs);
+    std::exit(3);
+  }
   const weft::counters c = p.stats().total;
   const double req = double(c.heartbeats_requested), got = double(c.heartbeats_delivered);
   return {req / secs, got / secs, req > 0 ? got / req : 0, got / secs / workers / (1e6 / n_us),

@@ -90,7 +90,7 @@ int run(int argc, char** argv) {
     }
     const double tp = median(plain), tt = median(tsc);
     std::printf("tsc poll: fib(%d) 1 worker (lazy-bf), %d alternating runs: %.4f s without, %.4f s with "
-                "a cycle-counter check per join: +%.1f%%, %.2f ns per poll\n",
+                "a cycle-counter check per join: %+.1f%%, %.2f ns per poll\n",
                 n, runs, tp, tt, 100 * (tt / tp - 1), (tt - tp) / double(joins) * 1e9);
   }
   for (int us : {30, 100}) {

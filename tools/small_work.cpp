@@ -124,7 +124,11 @@ int run(int argc, char** argv) {
     for (int i = 0; i < reps; ++i)
       sink += kernel == "fib" ? std::uint64_t(tools::fib_serial(size)) : loop_serial(size);
     serial_ns.push_back(std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - t0).count() / reps);
-    if (sink != expect) return 3;
+    if (sink != expect) {
+      std::fprintf(stderr, "weft-small-work: the serial loop's sum %llu differs from the first run's %llu\n",
+                   (unsigned long long)sink, (unsigned long long)expect);
+      return 3;
+    }
     for (std::size_t k = 0; k < rows.size(); ++k) {
       auto& row = rows[(k + std::size_t(r)) % rows.size()];  // a rotating order: no position bias
       row.pool->reset_stats();
