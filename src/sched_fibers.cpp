@@ -169,10 +169,16 @@ class fiber_scheduler final : public scheduler {
       t = policy_ == policy::dfd ? steal_attempt(w, victim) : next_ready();
     }
     if (t == nullptr) return false;
-    ++w.steals;
-    // The trace's steal instant: under dfd the owner of the deque it came from; under adf and fifo
-    // (the shared structure) and from an unowned deque, no victim worker.
-    if (w.trace) w.trace->instant(trace_kind::steal, victim, 0);
+    // Under dfd a worker serving its pool while its thread waits for another pool's job (nested_loop)
+    // may draw its own deque, set aside in R': that thread is its own forked work, taken back, not a
+    // theft (stop 49's seeing-inside hunt: a one-worker pool counted a steal, and the trace showed
+    // the worker stealing from itself, with a stolen-from on its own lane).
+    if (victim != w.index) {
+      ++w.steals;
+      // The trace's steal instant: under dfd the owner of the deque it came from; under adf and fifo
+      // (the shared structure) and from an unowned deque, no victim worker.
+      if (w.trace) w.trace->instant(trace_kind::steal, victim, 0);
+    }
     rt_.end_idle(w);
     run_from(w, t);
     return true;

@@ -152,6 +152,49 @@ TEST_P(TraceLanes, AgreeWithCounters) {
   expect_monotone(t, 2);
 }
 
+// A worker of the fiber engine that waits for another pool's job serves its own pool meanwhile
+// (runtime::wait_serving), in a loop that starts with no deque of its own: under dfd its own deque is
+// set aside, still in R', and what it takes from there is its own forked work, no theft.  Found by
+// stop 49's seeing-inside hunt: it counted a steal on a one-worker pool and wrote a steal whose
+// victim was its thief (and a stolen-from on the thief's own lane).  The wait is bounded: the
+// waiting worker runs the other branch at once, or the test fails after 10 s.
+TEST(Trace, AWorkerServingItsPoolWhileWaitingStealsNotFromItself) {
+  wt::clean_env clean;
+  for (weft::policy p : wt::implemented_where([](const auto& row) { return row.runs_on == weft::detail::mechanism::fibers; })) {
+    SCOPED_TRACE(std::string(weft::to_string(p)));
+    temp_path tp("serving");
+    weft::stats s;
+    bool served = false;
+    {
+      weft::pool a(weft::config{.workers = 1, .policy = p, .trace_path = tp.path.string()});
+      weft::pool b(weft::config{.workers = 1, .policy = weft::policy::ws});
+      std::atomic<bool> other_ran{false};
+      a.run([&] {
+        weft::join(
+            [&] {
+              b.run([&] {
+                const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+                while (!other_ran.load() && std::chrono::steady_clock::now() < until)
+                  std::this_thread::sleep_for(std::chrono::milliseconds(1));
+              });
+            },
+            [&] { other_ran = true; });
+      });
+      served = other_ran.load();
+      s = a.stats();
+    }
+    EXPECT_TRUE(served);
+    const json t = load(tp.path);
+    for (const json& e : events(t, 0, "i", "steal")) EXPECT_NE(e["args"]["victim"], 0) << "worker 0 stole from itself";
+    EXPECT_EQ(count(t, 0, "stolen-from"), 0u);
+    EXPECT_EQ(count(t, 0, "steal"), s.workers[0].steals);
+    // Under adf and fifo the thread comes from the shared structure (a steal with no victim, README);
+    // dfd's came from the worker's own deque.
+    if (p == weft::policy::dfd) EXPECT_EQ(s.total.steals, 0u) << "a steal on a one-worker pool";
+  }
+}
+
+
 // The heartbeat policy: each beat sent is a beat-sent instant in its sender's lane — the timer's
 // lane under thread delivery; under spare delivery (the default) the timer's or that of the idle
 // worker that sent it — and each worker was requested exactly as many beats as were sent; delivered
