@@ -258,6 +258,10 @@ void scope::spawn_external(record* r) {
     job->record = r;
     job->body = [](detail::root_job* j) {
       auto* ej = static_cast<external_job*>(j);
+      // The spawn counts in the global pool, where its task runs, as a join made on a thread that is
+      // no worker counts there (SPEC §6: joins and scope spawns): on the thread running the job, in
+      // the counters of the slot it holds (stop 49's seeing-inside hunt: counted nowhere).
+      ++detail::tls_hot.joins;
       ej->fn(ej->record);
     };
     r->job = job;

@@ -505,6 +505,28 @@ TEST(Counters, PlusEquals) {
   EXPECT_EQ(b.live_threads_peak, 20u);
 }
 
+// A scope made on a thread that is no worker runs its tasks in the global pool, as a join made there
+// runs in it: each spawn counts in the global pool's joins, as the join does (SPEC §6: joins and
+// scope spawns).  Found by stop 49's seeing-inside hunt: the tasks' own joins were counted there,
+// the spawns themselves nowhere (five spawns of fib(6) read 60 joins, not 65).
+TEST(StatsGlobal, ScopeSpawnsOnAPlainThreadCountInTheGlobalPool) {
+  weft::pool& g = weft::pool::global();
+  g.reset_stats();
+  weft::join([] {}, [] {});
+  EXPECT_EQ(g.stats().total.joins, 1u) << "a join on a plain thread";
+  g.reset_stats();
+  {
+    weft::scope s;
+    for (int i = 0; i < 5; ++i) s.spawn([] { (void)wt::fib(6); });
+    s.sync();
+  }
+  weft::stats st = g.stats();
+  EXPECT_EQ(st.total.joins, 5 + 5 * wt::fib_joins(6));
+  weft::counters sum;
+  for (const weft::counters& c : st.workers) sum += c;
+  EXPECT_EQ(sum.joins, st.total.joins);
+}
+
 // Runs from several threads: joins add up.
 TEST_P(Stats, JoinsFromSeveralThreads) {
   const unsigned n = wt::pick(16u, 12u);
