@@ -7,6 +7,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "pool_runtime.hpp"
 #include "stack_guard.hpp"
 
 namespace weft::detail {
@@ -20,7 +21,13 @@ constexpr std::size_t guard_bytes = stack_guard_bytes;
 constexpr std::size_t first_arena_stacks = 4, max_arena_stacks = 64;
 }  // namespace
 
-fiber_stack_pool::fiber_stack_pool(std::size_t stack_bytes) : usable_((stack_bytes + 4095) / 4096 * 4096) {}
+void fork_checked_mutex::lock_slow() {
+  if (rt_.made_before_fork()) [[unlikely]] runtime::end_forked_child();  // its holder is gone
+  m_.lock();
+}
+
+fiber_stack_pool::fiber_stack_pool(const runtime& rt, std::size_t stack_bytes)
+    : usable_((stack_bytes + 4095) / 4096 * 4096), mu_(rt) {}
 
 fiber_stack_pool::~fiber_stack_pool() {
   for (const arena& a : arenas_) {

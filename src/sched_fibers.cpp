@@ -59,26 +59,10 @@ struct thread_deque {
 
 class fiber_scheduler;
 
-// The scheduler lock: a mutex whose lock, when the mutex is taken, first checks that the process has
-// not forked since the pool was made.  In the child of a fork() called inside a task, the thread
-// that forked is the pool's only thread, and a lock another worker held at the fork is held for
-// ever: that child waited for it (1 in ~20 such children under adf, found by stop 46's lifecycle
-// hunt).  It ends, saying so (runtime::end_forked_child).  The check costs a taken lock one more
-// try; in the parent, made_before_fork() is false and the lock waits as a mutex does.
-class scheduler_lock {
- public:
-  explicit scheduler_lock(const runtime& rt) noexcept : rt_(rt) {}
-  void lock() {
-    if (m_.try_lock()) return;
-    if (rt_.made_before_fork()) [[unlikely]] runtime::end_forked_child();  // its holder is gone
-    m_.lock();
-  }
-  void unlock() { m_.unlock(); }
-
- private:
-  std::mutex m_;
-  const runtime& rt_;
-};
+// The scheduler lock, checked for a fork (fiber_stack.hpp): in the child of a fork() called inside a
+// task, a lock another worker held at the fork is held for ever, and that child waited for it (1 in
+// ~20 such children under adf, found by stop 46's lifecycle hunt).  It ends, saying so.
+using scheduler_lock = fork_checked_mutex;
 
 // A worker's state under the fiber engine.
 struct fiber_state final : mechanism_state {
@@ -138,7 +122,7 @@ class fiber_scheduler final : public scheduler {
  public:
   fiber_scheduler(runtime& rt, policy p)
       : rt_(rt), policy_(p), quota_(p == policy::fifo ? unlimited_quota : rt.cfg.quota_bytes),
-        stacks_(rt.cfg.fiber_stack_bytes) {}
+        stacks_(rt, rt.cfg.fiber_stack_bytes) {}
 
   ~fiber_scheduler() override {
     for (thread_deque* d = deques_head_; d != nullptr;) delete std::exchange(d, d->right);
