@@ -61,10 +61,12 @@ std::string policies_accepting(std::uint8_t setting) {
   return names_where([setting](const detail::policy_traits& row) { return (row.settings & setting) != 0; }, true);
 }
 
-// A decimal integer in [lo, hi], or an std::invalid_argument naming the setting.
+// A decimal integer in [lo, hi], or an std::invalid_argument naming the setting and what it
+// accepts (`also`: another accepted spelling, e.g. WEFT_QUOTA's "inf").
 std::uint64_t parse_number(const char* setting, const std::string& text, std::uint64_t lo,
-                           std::uint64_t hi) {
-  const std::string accepted = "a decimal integer in " + std::to_string(lo) + ".." + std::to_string(hi);
+                           std::uint64_t hi, const char* also = nullptr) {
+  const std::string accepted = "a decimal integer in " + std::to_string(lo) + ".." + std::to_string(hi) +
+                               (also != nullptr ? std::string(", or ") + also : std::string());
   if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos)
     throw std::invalid_argument(std::string("weft: ") + setting + " = \"" + text + "\" is malformed; accepted: " + accepted);
   errno = 0;
@@ -254,7 +256,7 @@ void resolve_quota(config& out) {
   const std::size_t from_env =
       v == nullptr ? 0
       : std::string(v) == "inf" ? unlimited_quota
-                                : std::size_t(parse_number("WEFT_QUOTA (or \"inf\")", v, 1, max_finite_quota));
+                                : std::size_t(parse_number("WEFT_QUOTA", v, 1, max_finite_quota, "\"inf\""));
   if (out.quota_bytes == 0) {
     if (v != nullptr) {
       out.quota_bytes = from_env;
