@@ -87,8 +87,8 @@ WEFT_INLINE void uncount_split() noexcept { --tls_hot.joins; }
 // branches capture this tree's address and their two bounds (16 bytes: they travel in registers
 // and fit a frame's payload), and a piece is a call with three arguments.  With the shared parts
 // passed one by one down the recursion (six arguments, branches capturing six references), a split
-// cost ~130 instructions beyond its join under wool (callgrind; docs/results/small-work.md, "Halving
-// loops at fine grain").
+// and its leaf cost ~130 instructions beyond the body under wool, ~60 now (callgrind;
+// docs/results/small-work.md, "Stop 49: the halving policies' splits, cheaper").
 template <class I, class Body>
 struct for_tree {
   Body& body;
