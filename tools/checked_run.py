@@ -5,9 +5,22 @@ Exit status 2 for a binary that cannot be started (a wrong path: bad input), 1 o
 from __future__ import annotations
 
 import argparse
+import re
 import shlex
 import subprocess
 import sys
+
+
+# A float as printf %g or %f writes it: 1.5, .5, 1e-05, 2.5E+03 (the programs' "Time:" figure).
+FLOAT = r"[0-9]+\.?[0-9]*(?:[eE][-+]?[0-9]+)?|\.[0-9]+(?:[eE][-+]?[0-9]+)?"
+# A whole "Time: SECONDS" line of Lace's programs and their weft ports.
+TIME_LINE = re.compile(rf"^Time:\s*({FLOAT})\s*$", re.M)
+
+
+def given_twice(xs) -> list:
+    """The items of a command-line list that occur more than once, sorted: a driver keys its results
+    by them, and a repeated one merged two configurations' runs into one."""
+    return sorted({x for x in xs if xs.count(x) > 1})
 
 
 def stop(argv, why: str, stderr: str = "", status: int = 1):

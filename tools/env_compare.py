@@ -30,7 +30,7 @@ import os
 import statistics
 import sys
 
-from checked_run import checked, count, field, stop
+from checked_run import checked, count, field, given_twice, stop
 
 
 def main() -> int:
@@ -69,7 +69,7 @@ def main() -> int:
         a.bin = bins[values[0]]
     else:
         values = a.values.split(",")
-        dups = sorted({v for v in values if values.count(v) > 1})
+        dups = given_twice(values)
         if dups:  # their runs would be merged into one column, shown twice
             ap.error(f"--values: value(s) given twice: {', '.join(dups)}")
     if a.kernels == "all":

@@ -26,10 +26,8 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from checked_run import checked, count, counts, stop  # noqa: E402
+from checked_run import TIME_LINE, checked, count, counts, given_twice, stop  # noqa: E402
 
-# a float as printf %g or %f writes it: 1.5, .5, 1e-05, 2.5E+03
-TIME = re.compile(r"^Time:\s*([0-9]+\.?[0-9]*(?:[eE][-+]?[0-9]+)?|\.[0-9]+(?:[eE][-+]?[0-9]+)?)\s*$", re.M)
 RESULT = re.compile(r"(-?\d+)\s*$")  # the result: the last number of the first line
 
 
@@ -53,7 +51,7 @@ def run_once(argv):
     """(seconds, result) of one run; a missing binary, a failed run or output without a 'Time:'
     line or a result stops the driver with the command, its status and its stderr/stdout."""
     out = checked(argv)
-    t = TIME.search(out)
+    t = TIME_LINE.search(out)
     result = RESULT.search(out.splitlines()[0]) if out.strip() else None
     if not t or not result:
         stop(argv, "no 'Time:' line or no result on its first line", out)
@@ -74,7 +72,7 @@ def main():
     a.policies = a.policies.split(",")
     a.forms = a.forms.split(",")
     for what, xs in (("policy", a.policies), ("form", a.forms)):
-        if len(set(xs)) != len(xs):  # one label's times would be two configurations' merged
+        if given_twice(xs):  # one label's times would be two configurations' merged
             p.error(f"--{what}s: a policy or form given twice ({','.join(xs)})")
     for f in a.forms:
         if f not in ("value", "ref", "spawn") or (f == "spawn" and a.program != "fib"):

@@ -13,9 +13,11 @@ import statistics
 import subprocess
 import sys
 
-# a float as printf %g or %f writes it: 1.5, .5, 1e-05, 2.5E+03 ("[0-9.eE+-]+" also took "-" or
-# "e", and float() of it was a traceback)
-TIME = re.compile(r"Time:\s*([0-9]+\.?[0-9]*(?:[eE][-+]?[0-9]+)?|\.[0-9]+(?:[eE][-+]?[0-9]+)?)(?![0-9A-Za-z.+-])")
+from checked_run import FLOAT, given_twice
+
+# "Time: SECONDS" anywhere in the output, the seconds a float as printf writes it ("[0-9.eE+-]+" also
+# took "-" or "e", and float() of it was a traceback)
+TIME = re.compile(rf"Time:\s*({FLOAT})(?![0-9A-Za-z.+-])")
 
 
 def main() -> int:
@@ -26,7 +28,7 @@ def main() -> int:
         sys.exit("paired_rounds.py: ROUNDS must be at least 1\n" + __doc__)
     programs = [a.split("=", 1) for a in sys.argv[2:]]
     labels = [label for label, _ in programs]
-    dups = sorted({x for x in labels if labels.count(x) > 1})
+    dups = given_twice(labels)
     if dups:  # their times would be merged into one list: a wrong median and ratio
         sys.exit(f"paired_rounds.py: label(s) given twice: {', '.join(dups)}")
     times = {label: [] for label, _ in programs}

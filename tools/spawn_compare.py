@@ -33,10 +33,8 @@ import re
 import statistics
 import sys
 
-from checked_run import checked, count, counts, stop
+from checked_run import TIME_LINE, checked, count, counts, given_twice, stop
 
-# a float as printf %g or %f writes it: 1.5, .5, 1e-05, 2.5E+03
-TIME = re.compile(r"^Time:\s*([0-9]+\.?[0-9]*(?:[eE][-+]?[0-9]+)?|\.[0-9]+(?:[eE][-+]?[0-9]+)?)\s*$", re.M)
 RESULT = re.compile(r"^(?:dfs|fib)\(.*= (-?\d+)$", re.M)
 PROGRAMS = {  # program: (number of ARGS, the join forms)
     "dfs": (4, ("join",)),
@@ -63,7 +61,7 @@ def main() -> int:
     forms = (*join_forms, *spawn_forms)
     ports = [p.split("=", 1) if "=" in p else (p, p) for p in (a.ports or ["weft=build/tools/weft-lace-ports"])]
     labels = [label for label, _ in ports]
-    dups = sorted({x for x in labels if labels.count(x) > 1})
+    dups = given_twice(labels)
     if dups:  # their times would be merged into one list: every row of that label the same wrong medians
         ap.error(f"--ports: label(s) given twice: {', '.join(dups)}")
     workers = a.workers
@@ -78,7 +76,7 @@ def main() -> int:
     for r in range(a.runs):
         for key, argv in configs:
             out = checked(argv)
-            t, result = TIME.search(out), RESULT.search(out)
+            t, result = TIME_LINE.search(out), RESULT.search(out)
             if not t or not result:
                 stop(argv, "no 'Time:' line or no result line in its output", out)
             times[key].append(float(t.group(1)))
