@@ -63,10 +63,13 @@ void set_cost(Costs& c, std::string_view assignment) {
     throw std::invalid_argument("--cost: expected name=value, got '" + std::string(assignment) + "'");
   const std::string_view name = assignment.substr(0, eq), text = assignment.substr(eq + 1);
   const std::optional<std::uint64_t> parsed = whole_uint(text);
-  if (!parsed)
+  // Digits alone past 2^64 - 1 are a value too large for the setting (said below, with its
+  // limit), not "not a non-negative integer".
+  const bool digits = !text.empty() && text.find_first_not_of("0123456789") == std::string_view::npos;
+  if (!parsed && !digits)
     throw std::invalid_argument("--cost " + std::string(name) + ": '" + std::string(text) +
                                 "' is not a non-negative integer");
-  const std::uint64_t v = *parsed;
+  const std::uint64_t v = parsed ? *parsed : UINT64_MAX;
   for (const auto& f : kFlags) {
     if (name != f.name) continue;
     if (v > 1) throw std::invalid_argument("--cost " + std::string(name) + ": accepted values are 0 and 1");

@@ -43,8 +43,14 @@ std::vector<std::uint64_t> fields(const std::string& path, std::size_t line, std
     while (j < rest.size() && rest[j] != ' ' && rest[j] != '\t') ++j;
     const std::optional<std::uint64_t> v = whole_uint(rest.substr(i, j - i));
     if (!v) {
-      std::string why(rest.substr(i, j - i));
-      why.append(" is not a non-negative integer");
+      // Digits alone that do not fit 64 bits are a number too large, not "not a non-negative
+      // integer" (what an overflowing 2^64 was called).
+      const std::string_view token = rest.substr(i, j - i);
+      std::string why(token);
+      if (token.find_first_not_of("0123456789") == std::string_view::npos)
+        why.append(" is too large (work is at most 2^40, and an id names an earlier node)");
+      else
+        why.append(" is not a non-negative integer");
       bad(path, line, why);
     }
     out.push_back(*v);

@@ -62,6 +62,9 @@ TEST(DagFile, RejectsBadFilesNamingTheLine) {
   rejects("neg.dag", "weft-dag 1\nL -5\n", "line 2: -5 is not a non-negative integer");
   rejects("n.dag", "weft-dag 1\nL 1\nF 1 1 18446744073709551615 0\n", "line 3: N = ");
   rejects("big.dag", "weft-dag 1\nL 18446744073709551615\n", "above 2^40");
+  // One past 2^64 - 1 was "18446744073709551616 is not a non-negative integer", which it is.
+  rejects("huge.dag", "weft-dag 1\nL 18446744073709551616\n", "line 2: 18446744073709551616 is too large (work is at most 2^40");
+  rejects("huge_id.dag", "weft-dag 1\nL 1\nP 1 0 99999999999999999999 0\n", "line 3: 99999999999999999999 is too large");
   EXPECT_NE(error_of("file:" + ::testing::TempDir()).find("not a regular file"), std::string::npos);
   // A file with CRLF line ends reads as with LF.
   EXPECT_EQ(make_dag("file:" + write_file("crlf.dag", "weft-dag 1\r\nL 3\r\nL 4\r\nP 1 0 1 2\r\n")).root_totals().work,

@@ -320,6 +320,20 @@ TEST(Engine, BadSettingsAreRejected) {
   EXPECT_THROW(run(d, "heartbeat", 2, c), std::invalid_argument);
   set_cost(c, "steal=77");
   EXPECT_EQ(c.steal, 77u);
+  // A value past 2^64 - 1 is too large, not "not a non-negative integer" (the sim hunt of stop 50).
+  const auto error_of = [](const char* assignment) {
+    Costs k;
+    try {
+      set_cost(k, assignment);
+    } catch (const std::invalid_argument& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  EXPECT_EQ(error_of("steal=99999999999999999999"),
+            "--cost steal: 99999999999999999999 is above 2^40 = 1099511627776, the largest value the simulator takes");
+  EXPECT_EQ(error_of("leapfrog=99999999999999999999"), "--cost leapfrog: accepted values are 0 and 1");
+  EXPECT_NE(error_of("stael=99999999999999999999").find("unknown name 'stael'"), std::string::npos);
 }
 
 // A failed steal attempt costs `probe` (the runtime's idle loop retries at once, idle.cpp), a
