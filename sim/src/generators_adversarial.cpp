@@ -81,7 +81,9 @@ Dag make_nar_lower_bound(unsigned p, unsigned depth, std::uint64_t block) {
   unsigned log_n = 0;
   while ((2u << log_n) < p) ++log_n;  // n = p/2 subgraphs below a fork tree of depth log(p/2)
   if (depth > 80'000'000) throw std::invalid_argument("nar-lb: depth D must be at most 8e7 (a template node per fork)");
-  if (depth < 2 * log_n + 3) throw std::invalid_argument("nar-lb: depth D must be at least 2·log(p/2) + 3");
+  if (depth < 2 * log_n + 3)  // the least depth worked out: the formula alone left it to the reader
+    throw std::invalid_argument("nar-lb: D = " + std::to_string(depth) + " is below " + std::to_string(2 * log_n + 3) +
+                                ", the least depth for P = " + std::to_string(p) + " (2·log2(P/2) + 3)");
   const unsigned d_len = (depth - 1 - 2 * log_n) / 2;
   Dag g;
   const auto g0 = g.add_leaf(d_len);  // G0: a serial chain of d unit nodes

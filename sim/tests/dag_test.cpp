@@ -73,6 +73,16 @@ TEST(Dag, BadSpecsAreRejectedWithTheAcceptedNames) {
   EXPECT_THROW(make_dag("fib:x"), std::invalid_argument);
   EXPECT_THROW(make_dag("nar:4:1"), std::invalid_argument);
   EXPECT_THROW(make_dag("nar-lb:6:40:1"), std::invalid_argument);
+  // NAR Fig 6.9's least depth for P, worked out (the sim hunt of stop 50: "D must be at least
+  // 2·log(p/2) + 3" left the reader to compute it, and the log's base to guess): 2·log2(64/2) + 3.
+  try {
+    make_dag("nar-lb:64:12:1");
+    FAIL();
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("nar-lb: D = 12 is below 13, the least depth for P = 64 (2·log2(P/2) + 3)"),
+              std::string::npos) << e.what();
+  }
+  EXPECT_EQ(make_dag("nar-lb:64:13:1").name, "nar-lb:64:13:1");
   // Arguments are read whole, in range, and no more than the generator takes (stop 40's bug hunt:
   // each of these ran a different DAG than written, or hung).
   for (const char* spec : {"fib:4294967297", "fib:1e300", "fib:nan", "fib:inf", "fib:2.7", "fib:-3", "fib:10:1e30",
