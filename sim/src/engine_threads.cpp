@@ -416,56 +416,66 @@ void ThreadSim::fork(unsigned p, std::int32_t id) {
   threads_[std::size_t(id)].forked = true;
   const Thread t = threads_[std::size_t(id)];  // a copy: new_thread may move the vector
   std::int32_t a = -1, b = -1;
+  // A loop is a balanced fork tree over its iterations: the loop's thread forks its range in
+  // halves, a part of two or more iterations forks again, a part of one is that iteration's own
+  // thread.  (A part of one iteration was a thread that "forked" the iteration as its only child,
+  // and the loop's thread one more for its whole range: 2n forks and 3n threads for n iterations
+  // instead of n - 1 and 2n - 1, each paying `join`, under fifo a promotion and a take too.)
+  const auto part = [&](std::uint64_t lo, std::uint64_t hi) {
+    return hi - lo == 1 ? new_thread(dag_.iteration(dag_.node(t.node), lo), Kind::node, 0, 0, id, t.span)
+                        : new_thread(t.node, Kind::range, lo, hi, id, t.span);
+  };
   if (t.kind == Kind::dummy) {  // a dummy range: two halves
     const std::uint64_t mid = t.lo + (t.hi - t.lo) / 2;
     a = new_thread(kNoNode, Kind::dummy, t.lo, mid, id, t.span);
     b = new_thread(kNoNode, Kind::dummy, mid, t.hi, id, t.span);
-  } else if (t.kind == Kind::range) {
-    if (t.hi - t.lo >= 2) {  // a loop is a balanced fork tree over its range
-      const std::uint64_t mid = t.lo + (t.hi - t.lo) / 2;
-      a = new_thread(t.node, Kind::range, t.lo, mid, id, t.span);
-      b = new_thread(t.node, Kind::range, mid, t.hi, id, t.span);
-    } else {
-      a = new_thread(dag_.iteration(dag_.node(t.node), t.lo), Kind::node, 0, 0, id, t.span);
-    }
+  } else if (t.kind == Kind::range) {  // two iterations or more (part)
+    const std::uint64_t mid = t.lo + (t.hi - t.lo) / 2;
+    a = part(t.lo, mid);
+    b = part(mid, t.hi);
   } else {
     const Node& n = dag_.node(t.node);
     if (n.kind == NodeKind::pair) {
       a = new_thread(n.left, Kind::node, 0, 0, id, t.span);
       b = new_thread(n.right, Kind::node, 0, 0, id, t.span);
-    } else if (n.kind == NodeKind::loop && n.count > 0) {
-      a = new_thread(t.node, Kind::range, 0, n.count, id, t.span);
+    } else if (n.kind == NodeKind::loop && n.count == 1) {
+      a = part(0, 1);
+    } else if (n.kind == NodeKind::loop && n.count > 1) {
+      a = part(0, n.count / 2);
+      b = part(n.count / 2, n.count);
     }
   }
   Thread& self = threads_[std::size_t(id)];  // new_thread may have moved it
   self.pending = (a >= 0) + (b >= 0);
   if (self.pending == 0) return;  // a leaf: finish next step
+  if (b < 0) {  // a loop of one iteration: no fork, the iteration runs at once, as a call
+    threads_[std::size_t(a)].ready = pr.clock;
+    pr.current = a;
+    return;
+  }
   // A fork costs a join descriptor, and every thread made ready costs a promotion (thread
   // creation), so the thread schedulers pay what ws pays per fork (SPEC §5: every promoted
   // branch is a thread).
   ++r_.joins;
-  const std::uint64_t made = name_ == "fifo" ? self.pending : (b >= 0);
+  const std::uint64_t made = name_ == "fifo" ? 2 : 1;
   r_.promotions += made;
   advance(pr.clock, costs_.join + times(made, costs_.promote));
   r_.overhead += double(costs_.join + made * costs_.promote);
-  threads_[std::size_t(a)].ready = pr.clock;
-  if (b >= 0) threads_[std::size_t(b)].ready = pr.clock;
+  threads_[std::size_t(a)].ready = threads_[std::size_t(b)].ready = pr.clock;
   // The executed graph's span (HB §3's g_h, as the stack engine's run_item): a child made ready
   // (promoted) starts τ = promote after its fork; the one run at once (all but fifo's) does not.
   // Without it exec_span was the DAG's own span whatever `promote` was (stop 48's sim hunt).
   if (name_ == "fifo") threads_[std::size_t(a)].span += costs_.promote;
-  if (b >= 0) threads_[std::size_t(b)].span += costs_.promote;
+  threads_[std::size_t(b)].span += costs_.promote;
   if (name_ == "fifo") {  // breadth first: children to the tail, the parent waits
     fifo_.push_back(a);
-    if (b >= 0) fifo_.push_back(b);
-    made_ready(p, self.pending);
+    fifo_.push_back(b);
+    made_ready(p, 2);
     pr.current = -1;
     return;
   }
-  if (b >= 0) {
-    push_thread(pr.dq, b);  // the right child waits on top; run the left one
-    made_ready(p, 1);
-  }
+  push_thread(pr.dq, b);  // the right child waits on top; run the left one
+  made_ready(p, 1);
   pr.current = a;
 }
 

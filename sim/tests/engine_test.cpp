@@ -250,6 +250,41 @@ INSTANTIATE_TEST_SUITE_P(Dags, EngineQuota,
                            return name;
                          });
 
+TEST(Engine, ThreadSchedulersRunALoopAsABalancedForkTreeOfItsIterations) {
+  // Under adf, dfd and fifo a loop of n iterations is a balanced fork tree (README, "The model"):
+  // n - 1 forks, 2n - 1 threads with the loop's own.  A part of one iteration was a thread of its
+  // own that then "forked" the iteration's thread as its only child, and the loop node made one
+  // more such part for its whole range: 2n forks a loop, each paying `join` (fifo: a promotion
+  // and a take from its queue too), and as many extra live threads (the sim hunt of stop 50:
+  // loops:3:4:5 counted 30 joins where its trees hold 11, fifo 41 promotions for 22 threads).
+  // The forks a serial run meets, from the DAG alone: a pair 1, a loop of n iterations n - 1 (a
+  // loop of one iteration runs it as a call).
+  for (const char* spec : {"loops:3:4:5", "loops:1:2:5", "loops:2:4:5", "nqueens:6", "uts-geo:5:2:3:7", "fib:9"}) {
+    const Dag d = make_dag(spec);
+    const std::vector<std::uint64_t> starts = serial_starts(d);
+    std::uint64_t forks = 0;
+    for (std::uint32_t i = 0; i < d.size(); ++i) {
+      const Node& n = d.node(i);
+      if (n.kind == NodeKind::pair) forks += starts[i];
+      if (n.kind == NodeKind::loop && n.count > 0) forks += starts[i] * (n.count - 1);
+    }
+    for (const char* policy : {"adf", "dfd", "fifo"}) {
+      const bool fifo = std::string(policy) == "fifo";
+      for (unsigned p : {1u, 3u}) {
+        SCOPED_TRACE(std::string(spec) + " " + policy + " P=" + std::to_string(p));
+        const RunResult r = run(d, policy, p);
+        EXPECT_EQ(r.joins, forks);
+        // A fork makes one thread ready (the other runs at once), fifo's both.
+        EXPECT_EQ(r.promotions, fifo ? 2 * forks : forks);
+        if (fifo && p == 1) EXPECT_EQ(r.thefts, 2 * forks);  // every thread but the root taken from the queue
+      }
+    }
+  }
+  // Breadth first on one processor, a loop of loops whose leaves are all at one depth has every
+  // thread live before its first leaf runs (as FifoRunsBreadthFirst's tree): 1 + 2 + 4 + 8.
+  EXPECT_EQ(run(make_dag("loops:2:4:5"), "fifo", 1).live_items_peak, 15u);
+}
+
 TEST(Engine, ZeroCostWorkStealingMeetsTheGreedyBound) {
   // With every overhead 0, ws keeps every fork stealable and a zero-latency thief looks at every
   // deque, so no worker idles while a deque holds work: makespan <= W/P + S (Graham's bound).
