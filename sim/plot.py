@@ -152,9 +152,15 @@ def nar_k(d):
         mem = median_by(runs, key, lambda r: r["memory_peak"])
         gran = median_by(runs, key, lambda r: r["raw_work"] / max(1, r["thefts"]))
         ks = sorted({k for (_, k) in mem if k > 0}, reverse=True)
-        rows = [["WS (dfd, K = ∞)", f"{mem[('dfd', 0)]:.0f}", f"{gran[('dfd', 0)]:.0f}", "", ""]]
-        rows += [[f"K = {k}", f"{mem[('dfd', k)]:.0f}", f"{gran[('dfd', k)]:.1f}",
-                  f"{mem[('adf', k)]:.0f}", f"{gran[('adf', k)]:.1f}"] for k in ks]
+
+        def cell(table, pol, k, fmt):
+            # A run the file lacks (dfd alone, or no K = 0 run) is a "–", not a KeyError out of
+            # `tables` (the sim hunt of stop 50).
+            return format(table[(pol, k)], fmt) if (pol, k) in table else "–"
+
+        rows = [["WS (dfd, K = ∞)", cell(mem, "dfd", 0, ".0f"), cell(gran, "dfd", 0, ".0f"), "", ""]]
+        rows += [[f"K = {k}", cell(mem, "dfd", k, ".0f"), cell(gran, "dfd", k, ".1f"),
+                  cell(mem, "adf", k, ".0f"), cell(gran, "adf", k, ".1f")] for k in ks]
         png = f.with_suffix(".png")
         parts.append(f"**{runs[0]['dag']}**, P = 64, S1 = {runs[0]['dag_serial_memory']:.0f} "
                      f"({png.name})\n\n" + table(rows, ["K", "dfd memory", "dfd granularity",
@@ -163,10 +169,13 @@ def nar_k(d):
             continue
         fig, (a1, a2) = plt.subplots(1, 2, figsize=(9, 3.6))
         for pol in ("dfd", "adf"):
-            a1.plot(ks, [mem[(pol, k)] / 1e6 for k in ks], marker="o", label=pol.upper())
-            a2.plot(ks, [gran[(pol, k)] for k in ks], marker="o", label=pol.upper())
-        a1.axhline(mem[("dfd", 0)] / 1e6, color="grey", linestyle="--", label="WS")
-        a2.axhline(gran[("dfd", 0)], color="grey", linestyle="--", label="WS")
+            mine = [k for k in ks if (pol, k) in mem]
+            if mine:
+                a1.plot(mine, [mem[(pol, k)] / 1e6 for k in mine], marker="o", label=pol.upper())
+                a2.plot(mine, [gran[(pol, k)] for k in mine], marker="o", label=pol.upper())
+        if ("dfd", 0) in mem:
+            a1.axhline(mem[("dfd", 0)] / 1e6, color="grey", linestyle="--", label="WS")
+            a2.axhline(gran[("dfd", 0)], color="grey", linestyle="--", label="WS")
         for a, lab in ((a1, "memory high-water (MB)"), (a2, "actions per steal")):
             a.set_xscale("log")
             a.set_xlabel("memory quota K (bytes)")
