@@ -14,6 +14,11 @@ from collections import defaultdict
 from pathlib import Path
 
 
+# What the tables and figures read of a run (weft-sim writes them all).
+RUN_FIELDS = {"dag", "policy", "P", "costs", "speedup", "thefts", "work", "dag_work", "raw_work", "exec_span",
+              "dag_span_tau", "memory_peak", "dag_serial_memory"}
+
+
 def load(path):
     """The runs of a weft-sim JSON file; a missing, unreadable or run-less file exits 1 naming it
     (a Python traceback before stop 45)."""
@@ -21,8 +26,17 @@ def load(path):
         runs = json.loads(Path(path).read_text())["runs"]
     except (OSError, ValueError, KeyError, TypeError) as e:
         sys.exit(f"plot.py: {path}: not a weft-sim JSON file ({e.__class__.__name__}: {e})")
+    # Each run an object with the fields the tables read: {"runs": 5} or {"runs": [{}]} raised a
+    # TypeError or KeyError out of the table that read them (the sim hunt of stop 50).
+    if not isinstance(runs, list):
+        sys.exit(f"plot.py: {path}: not a weft-sim JSON file (its \"runs\" is no list)")
     if not runs:
         sys.exit(f"plot.py: {path}: no runs in it")
+    for i, r in enumerate(runs):
+        missing = RUN_FIELDS - set(r) if isinstance(r, dict) else RUN_FIELDS
+        if missing or not isinstance(r.get("costs"), dict):
+            sys.exit(f"plot.py: {path}: not a weft-sim JSON file (run {i} lacks "
+                     f"{', '.join(sorted(missing)) or 'its costs'})")
     return runs
 
 
