@@ -13,6 +13,7 @@
 // Every node must be reachable from the root and the last line must end with a newline: the root
 // is the last node, so a file cut at a line end read as a smaller DAG (the nodes its lost parents
 // referred to left out, silently), and one cut inside a number as a smaller number.
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <stdexcept>
@@ -46,7 +47,17 @@ std::vector<std::uint64_t> fields(const std::string& path, std::size_t line, std
       // Digits alone that do not fit 64 bits are a number too large, not "not a non-negative
       // integer" (what an overflowing 2^64 was called).
       const std::string_view token = rest.substr(i, j - i);
-      std::string why(token);
+      // Control bytes escaped: a NUL ended the printed message at it ("line 2: 3").
+      std::string why;
+      for (const char c : token) {
+        if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
+          char hex[8];
+          std::snprintf(hex, sizeof hex, "\\x%02x", unsigned(static_cast<unsigned char>(c)));
+          why += hex;
+        } else {
+          why += c;
+        }
+      }
       if (token.find_first_not_of("0123456789") == std::string_view::npos)
         why.append(" is too large (work is at most 2^40, and an id names an earlier node)");
       else

@@ -64,6 +64,8 @@ TEST(DagFile, RejectsBadFilesNamingTheLine) {
   rejects("big.dag", "weft-dag 1\nL 18446744073709551615\n", "above 2^40");
   // One past 2^64 - 1 was "18446744073709551616 is not a non-negative integer", which it is.
   rejects("huge.dag", "weft-dag 1\nL 18446744073709551616\n", "line 2: 18446744073709551616 is too large (work is at most 2^40");
+  // A control byte in a number is shown escaped: a NUL cut the message at it ("line 2: 3").
+  rejects("nul.dag", std::string("weft-dag 1\nL 3\0\n", 16), "line 2: 3\\x00 is not a non-negative integer");
   rejects("huge_id.dag", "weft-dag 1\nL 1\nP 1 0 99999999999999999999 0\n", "line 3: 99999999999999999999 is too large");
   EXPECT_NE(error_of("file:" + ::testing::TempDir()).find("not a regular file"), std::string::npos);
   // A file with CRLF line ends reads as with LF.
