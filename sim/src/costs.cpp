@@ -178,6 +178,11 @@ Costs costs_from_file(std::string_view path, std::string_view policy) {
       throw std::invalid_argument(where + " line " + std::to_string(n) + ": " + e.what());
     }
   }
+  // Not one value (an empty file, blank lines or comments alone: a write that failed or was cut
+  // before its first value) ran the built-in preset as if it were this machine's calibration.
+  if (seen.empty())
+    throw std::invalid_argument(where + ": no cost values in it (an empty file, or comments alone: a failed "
+                                "or truncated write?); --costs calibrated is the built-in preset alone");
   try {
     check_costs(c, policy);
   } catch (const CostRefused& e) {
