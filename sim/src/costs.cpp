@@ -138,6 +138,8 @@ Costs costs_from_file(std::string_view path, std::string_view policy) {
   std::string line;
   bool fitted = false;  // written by sim/fit_costs.py (its first line says so)
   for (unsigned n = 1; std::getline(in, line); ++n) {
+    // An editor's byte-order mark is no part of the first name ("unknown name 'steal'", the mark unseen).
+    if (n == 1 && line.starts_with("\xEF\xBB\xBF")) line.erase(0, 3);
     if (n == 1) fitted = line.starts_with("# weft-sim costs") && line.find("fitted by sim/fit_costs.py") != std::string::npos;
     // A file cut inside its last number read as a smaller one (steal=11 for 11800).  A hand-written
     // file may lack its final newline, and is then undetectably cut; fit_costs.py's files always

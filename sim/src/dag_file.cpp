@@ -89,6 +89,8 @@ Dag read_dag_file(const std::string& path) {
     ++line;
     if (in.eof()) bad(path, line, "the file ends inside this line (no newline after it): a truncated file?");
     if (!text.empty() && text.back() == '\r') text.pop_back();  // a file with CRLF line ends
+    // An editor's UTF-8 byte-order mark is no part of the header (refused as "expected the header").
+    if (line == 1 && text.starts_with("\xEF\xBB\xBF")) text.erase(0, 3);
     if (text.empty() || text[0] == '#') continue;
     if (!header) {
       if (text != "weft-dag 1") bad(path, line, "expected the header 'weft-dag 1'");

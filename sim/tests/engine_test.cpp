@@ -473,6 +473,9 @@ TEST(Engine, CostFileOverridesTheCalibratedPresetPerPolicy) {
   EXPECT_NE(error_of("st eal = 5\n").find("line 1: 'st eal' has a blank inside it"), std::string::npos);
   EXPECT_NE(error_of("steal = 5 0\n").find("line 1: '5 0' has a blank inside it"), std::string::npos);
   EXPECT_EQ(error_of("steal=5\nws.steal=6\n"), "accepted");  // one for all, one for ws: two names
+  // A byte-order mark before the first name made it "unknown name '\xef\xbb\xbfsteal'", the mark invisible.
+  EXPECT_EQ(error_of("\xef\xbb\xbfsteal=5\n"), "accepted");
+  EXPECT_EQ(cost_preset("file:" + path, "ws").steal, 5u);
   // A file with no value at all (a failed write left it empty, or only its header line) ran the
   // built-in preset as if it were the machine's own calibration (the sim hunt of stop 50).
   for (const char* empty : {"", "\n\n", "# weft-sim costs (0.1 ns) fitted by sim/fit_costs.py to x\n"})
