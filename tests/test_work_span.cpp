@@ -5,7 +5,9 @@
 #include <functional>
 #include <optional>
 #include <stdexcept>
+#include <string>
 #include <thread>
+#include <vector>
 
 #include "common.hpp"
 
@@ -39,6 +41,13 @@ double tree_branch_burdened(unsigned d, double c) {
 double loop_burdened(std::uint64_t n, double leaf, double c) {
   if (n == 1) return leaf;
   return par(loop_burdened(n / 2, leaf, c), loop_burdened(n - n / 2, leaf, c), c);
+}
+
+// The same loop given weft::grain{g}: a range of at most g iterations is one piece, its
+// iterations one after the other on one path.
+double loop_grain_burdened(std::uint64_t n, std::uint64_t g, double c) {
+  if (n <= g) return double(n);
+  return par(loop_grain_burdened(n / 2, g, c), loop_grain_burdened(n - n / 2, g, c), c);
 }
 
 class WorkSpan : public testing::TestWithParam<wt::pool_param> {
@@ -109,6 +118,37 @@ TEST_P(WorkSpan, LoopsAreExactInCalls) {
   r = nested.work_span();
   EXPECT_EQ(r.total.work, 1.0 + double(m * fib_calls(k)));
   EXPECT_EQ(r.total.span, 1.0 + k);
+}
+
+// A loop's grain bounds its parallelism: a range of at most g iterations runs as one piece, in
+// index order, on one thread (README, weft::grain), so measured its iterations are calls one after
+// the other.  Before, the mode split every loop down to single iterations whatever its grain: 1000
+// iterations given grain{1000}, which never run on two threads, measured span 2 (parallelism 500).
+TEST_P(WorkSpan, ALoopsGrainIsMeasuredAsOnePiece) {
+  const std::uint64_t n = 1000;
+  for (std::uint64_t g : {std::uint64_t(1000), std::uint64_t(5000), std::uint64_t(100), std::uint64_t(7)}) {
+    weft::pool pl(cfg(2));
+    std::vector<int> seen(n, 0);
+    pl.run([&] { weft::parallel_for(std::uint64_t(0), n, [&](std::uint64_t i) { ++seen[i]; }, weft::grain{g}); });
+    EXPECT_EQ(std::count(seen.begin(), seen.end(), 1), std::ptrdiff_t(n));
+    weft::work_span_report r = pl.work_span();
+    EXPECT_EQ(r.total.work, 1.0 + n) << "grain " << g;
+    EXPECT_EQ(r.total.span, 1.0 + loop_grain_burdened(n, g, 0)) << "grain " << g;
+    EXPECT_EQ(r.total.burdened_span, 1.0 + loop_grain_burdened(n, g, 2)) << "grain " << g;
+    // A reduction the same, its value the serial elision's (a non-commutative combine).
+    weft::pool red(cfg(2));
+    const std::string s = red.run([&] {
+      return weft::parallel_reduce(std::uint64_t(0), n, std::string(), [](std::uint64_t i) { return std::to_string(i % 10); },
+                                   std::plus<>(), weft::grain{g});
+    });
+    std::string want;
+    for (std::uint64_t i = 0; i < n; ++i) want += std::to_string(i % 10);
+    EXPECT_EQ(s, want);
+    r = red.work_span();
+    EXPECT_EQ(r.total.work, 1.0 + n) << "grain " << g;
+    EXPECT_EQ(r.total.span, 1.0 + loop_grain_burdened(n, g, 0)) << "grain " << g;
+    EXPECT_EQ(red.stats().total.loop_iterations, n);
+  }
 }
 
 // A parallel_for over a std::vector<bool> runs in blocks of 512 elements on pool threads (a block

@@ -213,24 +213,34 @@ struct loop_body {
 };
 
 // The work/span mode (work_span.hpp): iterations [b, e) as a balanced tree of measured splits,
-// each iteration one call; the tree gives the burdened span of a loop split in halves.
+// each iteration one call; the tree gives the burdened span of a loop split in halves.  Split down
+// to the grain, as the halving policies split (a range of at most `grain` iterations is one piece,
+// run in index order on one thread: README, weft::grain): such a piece's iterations are calls one
+// after the other on one path.  Split down to single iterations whatever the grain, a loop of 1000
+// iterations given grain{1000}, which never runs on two threads, measured span 2 and parallelism
+// 500 in `calls` (a bug hunt of the loop API).
 template <class T, class I, class Map, class Combine>
-T measured_loop(I lo, std::uint64_t b, std::uint64_t e, Map& map, Combine& combine) {
+T measured_loop(I lo, std::uint64_t b, std::uint64_t e, Map& map, Combine& combine, std::uint64_t grain) {
   hot_state& h = tls_hot;
-  if (e - b == 1) {
-    measure_call(h);
-    // Counted once it returns, as the loop engines count (an iteration that throws is no iteration
-    // run: loops.hpp's split loops, loop.hpp's chunks); counted before it, a loop that threw read
-    // one iteration more measured than under every policy (stop 47's seeing-inside hunt).
-    T x = map(I(uindex_t<I>(uindex_t<I>(lo) + uindex_t<I>(b))));
-    ++h.loop_iterations;
-    return x;
+  if (e - b <= grain) {
+    const auto one = [&](std::uint64_t k) {
+      measure_call(h);
+      // Counted once it returns, as the loop engines count (an iteration that throws is no
+      // iteration run: loops.hpp's split loops, loop.hpp's chunks); counted before it, a loop that
+      // threw read one iteration more measured than under every policy (stop 47's seeing-inside hunt).
+      T x = map(I(uindex_t<I>(uindex_t<I>(lo) + uindex_t<I>(k))));
+      ++h.loop_iterations;
+      return x;
+    };
+    T acc = one(b);
+    for (std::uint64_t k = b + 1; k < e; ++k) acc = combine(std::move(acc), one(k));
+    return acc;
   }
   const std::uint64_t mid = b + (e - b) / 2;
   measured_pair m(h, false);
-  T x = measured_loop<T>(lo, b, mid, map, combine);
+  T x = measured_loop<T>(lo, b, mid, map, combine, grain);
   m.second(false);
-  T y = measured_loop<T>(lo, mid, e, map, combine);
+  T y = measured_loop<T>(lo, mid, e, map, combine, grain);
   return combine(std::move(x), std::move(y));
 }
 
@@ -260,7 +270,7 @@ std::optional<T> reduce_loop_frame(I lo, I hi, Map& map, Combine& combine, std::
 template <class T, class I, class Map, class Combine>
 WEFT_NOINLINE std::optional<T> run_loop_otherwise(I lo, I hi, Map& map, Combine& combine, std::size_t grain) {
   if (tls_hot.loops_run_as == loop_style::measured)
-    return measured_loop<T>(lo, 0, std::uint64_t(range_size(lo, hi)), map, combine);
+    return measured_loop<T>(lo, 0, std::uint64_t(range_size(lo, hi)), map, combine, std::uint64_t(grain));
   return run_loop_frame<T>(lo, hi, map, combine, grain, true);
 }
 
