@@ -237,6 +237,57 @@ TEST_P(Ranges, EmptyRanges) {
   EXPECT_EQ(calls.load(), 0);
 }
 
+// A counter whose difference type is wider than 64 bits (the standard library's own, that of an iota
+// view over 64-bit integers): an iota view over it can hold more than 2^64 - 1 positions.
+using wide_diff = std::ranges::range_difference_t<std::ranges::iota_view<long long, long long>>;
+struct wide {
+  wide_diff v{};
+  using difference_type = wide_diff;
+  wide& operator++() { return ++v, *this; }
+  wide operator++(int) { wide t = *this; ++v; return t; }
+  wide& operator--() { return --v, *this; }
+  wide operator--(int) { wide t = *this; --v; return t; }
+  wide& operator+=(difference_type d) { return v += d, *this; }
+  wide& operator-=(difference_type d) { return v -= d, *this; }
+  friend difference_type operator-(const wide& a, const wide& b) { return a.v - b.v; }
+  friend wide operator+(wide a, difference_type d) { return a += d; }
+  friend wide operator+(difference_type d, wide a) { return a += d; }
+  friend wide operator-(wide a, difference_type d) { return a -= d; }
+  friend bool operator==(const wide& a, const wide& b) { return a.v == b.v; }
+  friend bool operator<(const wide& a, const wide& b) { return a.v < b.v; }
+  friend bool operator>(const wide& a, const wide& b) { return b.v < a.v; }
+  friend bool operator<=(const wide& a, const wide& b) { return !(b.v < a.v); }
+  friend bool operator>=(const wide& a, const wide& b) { return !(a.v < b.v); }
+};
+
+// The loops count iterations in 64 bits: a range of more than 2^64 - 1 elements is refused with a
+// std::length_error naming the limit, before any element runs.  Before, its size was cut to 64
+// bits and the loop ran that many: iota over 2^64 + 5 positions ran 5 iterations and returned.
+TEST_P(Ranges, ARangeOfMoreThanSizeMaxElementsIsRefused) {
+  static_assert(sizeof(wide_diff) > sizeof(std::size_t));
+  wide lo{}, hi{};
+  hi.v = wide_diff(1) << 64;
+  hi.v += 5;
+  const auto r = std::views::iota(lo, hi);
+  static_assert(std::ranges::random_access_range<decltype(r)> && std::ranges::sized_range<decltype(r)>);
+  std::atomic<int> calls{0};
+  try {
+    pool().run([&] { weft::parallel_for(r, [&](wide) { calls.fetch_add(1); }); });
+    ADD_FAILURE() << "parallel_for over 2^64 + 5 elements did not throw";
+  } catch (const std::length_error& e) {
+    EXPECT_NE(std::string(e.what()).find("2^64 - 1"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(pool().run([&] { return weft::parallel_reduce(r, 0L, [&](wide) { calls.fetch_add(1); return 1L; }, std::plus<>{}); }),
+               std::length_error);
+  EXPECT_EQ(calls.load(), 0);
+  // A short range over the same type runs as any other.
+  hi.v = 100;
+  const long sum = pool().run([&] {
+    return weft::parallel_reduce(std::views::iota(lo, hi), 0L, [](wide w) { return long(w.v); }, std::plus<>{});
+  });
+  EXPECT_EQ(sum, 99 * 100 / 2);
+}
+
 // Several elements throw: the lowest index's exception leaves the loop (the serial elision's), and
 // only after every element that started has finished.  The first elements sleep so that thieves
 // take the upper half, whose elements throw, while the lower part is still running.

@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <functional>
 #include <iterator>
+#include <limits>
 #include <optional>
 #include <ranges>
 #include <stdexcept>
@@ -484,13 +485,30 @@ inline constexpr std::size_t bits_per_block = 512;
 // (for a take_while view, its predicate evaluated on each element up to the first that fails —
 // before any body runs, where the serial elision interleaves the two: a body that changes what the
 // predicate reads sees a different end).
+[[noreturn]] WEFT_NOINLINE inline void refuse_range_size() {
+  throw std::length_error(
+      "weft::parallel_for / weft::parallel_reduce: the range has more than 2^64 - 1 elements (SIZE_MAX), the most "
+      "a loop counts (its iterations are counted in 64 bits): split it into ranges of at most that many");
+}
+
+// A size in the range's own type (128 bits for an iota view of 64- or 128-bit integers), checked to
+// fit size_t: only an iota view of __int128 (an integral type under -std=gnu++20) can hold more, and
+// cut to 64 bits its size ran modulo 2^64 — iota(0, 2^64 + 5) ran 5 iterations (a bug hunt of the
+// loop API), as the index loops refuse __int128 bounds at compile time for.
+template <class S>
+std::size_t checked_size(S s) {
+  if constexpr (sizeof(S) > sizeof(std::size_t)) {
+    if (s > static_cast<S>(std::numeric_limits<std::size_t>::max())) refuse_range_size();
+  }
+  return static_cast<std::size_t>(s);
+}
+
 template <class R>
 std::size_t size_of(R& r) {
-  // iota_view<std::int64_t> measures itself in a 128-bit type; any range we can index fits size_t.
   if constexpr (std::ranges::sized_range<R>)
-    return static_cast<std::size_t>(std::ranges::size(r));
+    return checked_size(std::ranges::size(r));
   else
-    return static_cast<std::size_t>(std::ranges::distance(r));
+    return checked_size(std::ranges::distance(r));
 }
 
 }  // namespace detail
