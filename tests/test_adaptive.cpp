@@ -11,6 +11,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <functional>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -567,25 +568,32 @@ TEST(Adaptive, AutoPartitionerLeavesAShortLoopWhole) {
 // promotion hook; from then on, every iteration on the first thread waits until an iteration has run
 // on the other worker, so the steal of the split-off half is certain (within wt::event_bound, see
 // there why that is safe) instead of a race with the sleeping worker.
-void expect_loop_split_and_shared(int iterations) {
+// `reduce`: the loop is a parallel_reduce (its head is run_reduce's, not run_for's), whose value must
+// be the serial sum however it split.
+void expect_loop_split_and_shared(int iterations, bool reduce = false) {
   hook_guard g;
   weft::pool pool(weft::config{.workers = 2, .policy = weft::policy::lazy_bf});
   std::atomic<int> on_other{0};
   bool waited_out = false;
-  pool.run([&] {
+  const long sum = pool.run([&] {
     const std::thread::id first = std::this_thread::get_id();
-    weft::parallel_for(0, iterations, [&](int) {
+    auto body = [&](int i) -> long {
       if (std::this_thread::get_id() != first) {
         on_other.fetch_add(1);
-        return;
+        return i;
       }
       if (loop_splits_seen.load() > 0 && on_other.load() == 0)
         waited_out = !wt::wait_until([&] { return on_other.load() > 0; }, wt::event_bound);
       const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(50);
       while (std::chrono::steady_clock::now() < until) {
       }
-    });
+      return i;
+    };
+    if (reduce) return weft::parallel_reduce(0, iterations, 0L, body, std::plus<>{});
+    weft::parallel_for(0, iterations, [&](int i) { body(i); });
+    return long(iterations) * (iterations - 1) / 2;
   });
+  EXPECT_EQ(sum, long(iterations) * (iterations - 1) / 2);
   EXPECT_GT(pool.stats().total.promotions, 0u);
   EXPECT_GT(loop_splits_seen.load(), 0u) << "the loop never split at a chunk boundary";
   EXPECT_FALSE(waited_out) << "the loop split but its other half did not run on the second worker within "
@@ -598,6 +606,10 @@ TEST(Adaptive, LoopsPollBetweenChunks) { expect_loop_split_and_shared(400); }
 // A loop of four long iterations is shared too: its first chunk is one iteration, so it polls (and,
 // with an empty deque, splits) before its second (a first chunk of four would run it serially).
 TEST(Adaptive, AShortLoopOfLongIterationsPollsAfterItsFirst) { expect_loop_split_and_shared(4); }
+
+// The same for reductions, whose first chunks run in a head of their own (adaptive_loop::run_reduce).
+TEST(Adaptive, ReductionsPollBetweenChunks) { expect_loop_split_and_shared(400, true); }
+TEST(Adaptive, AShortReductionOfLongIterationsPollsAfterItsFirst) { expect_loop_split_and_shared(4, true); }
 
 namespace foreign_bits {
 WEFT_TASK_FN void never_run(weft::detail::frame*) {}

@@ -10,6 +10,8 @@
 #include "common.hpp"
 
 #include <stdexcept>
+#include <string>
+#include <vector>
 
 namespace {
 
@@ -186,6 +188,53 @@ TEST_P(LoopFailures, AFirstIterationThatThrowsSkipsTheRest) {
                                   << ": iterations above the failure ran on after it was known";
   }
   EXPECT_EQ(pool().run([] { return wt::fib(20); }), wt::fib_serial(20));
+}
+
+// A reduction's head (adaptive_loop::run_reduce: iterations [0, 1) and [1, 21) inlined where the loop
+// is written, the rest out of line) and what follows it, at every place a map may throw: the head's
+// first chunk, its second, the first iteration after it, the loop's last.  The exception is the one
+// the serial elision throws (the lowest failing iteration's), combine only ever sees adjacent ranges
+// left before right, and with nobody to steal (one worker, or a policy that runs everything on the
+// caller) under the policies that run loops as loop frames, exactly the iterations below the failure
+// ran (the halving policies' splits may run a right half first: fifo).  Without a failure the value
+// covers the whole range, in order.
+TEST_P(LoopFailures, AReductionFailsAtEveryPlaceOfItsHeadAndAfter) {
+  const bool alone = !can_steal() && wt::traits(policy()).loops == weft::detail::loop_style::loop_frame;
+  for (const std::uint64_t n : {1u, 2u, 20u, 21u, 22u, 43u, 64u, 100u}) {
+    std::vector<std::uint64_t> fails = {0, 1, 10, 19, 20, 21, 22, 42, 63, n - 1, n};  // n: none fails
+    for (const std::uint64_t f : fails) {
+      if (f > n) continue;
+      contract_log log;
+      std::atomic<std::uint64_t> ran{0};
+      auto map = [&](std::uint64_t i) -> span_sum {
+        if (i == f) throw map_error(std::to_string(i));
+        ran.fetch_add(1, std::memory_order_relaxed);
+        return span_sum{i, i + 1, i};
+      };
+      auto combine = [&](span_sum a, span_sum b) -> span_sum {
+        log.combines.fetch_add(1, std::memory_order_relaxed);
+        if (a.end != b.begin) log.not_adjacent.fetch_add(1, std::memory_order_relaxed);
+        return span_sum{a.begin, b.end, a.sum + b.sum};
+      };
+      const std::uint64_t before = pool().stats().total.loop_iterations;
+      const std::string where = "n = " + std::to_string(n) + ", failing at " + std::to_string(f);
+      try {
+        const span_sum got = pool().run([&] { return weft::parallel_reduce(std::uint64_t(0), n, span_sum{0, 0, 0}, map, combine); });
+        EXPECT_EQ(f, n) << where << ": no exception";
+        EXPECT_EQ(got.begin, 0u) << where;
+        EXPECT_EQ(got.end, n) << where;
+        EXPECT_EQ(got.sum, n * (n - 1) / 2) << where;
+      } catch (const map_error& e) {
+        EXPECT_LT(f, n) << where;
+        EXPECT_EQ(std::string(e.what()), std::to_string(f)) << where << ": not the lowest failing iteration's exception";
+      }
+      EXPECT_EQ(log.not_adjacent.load(), 0u) << where << ": combine called on ranges that are not adjacent";
+      if (alone) {
+        EXPECT_EQ(ran.load(), f) << where << ": iterations above the failure ran, or below it did not";
+        EXPECT_EQ(pool().stats().total.loop_iterations - before, f) << where << ": loop_iterations";
+      }
+    }
+  }
 }
 
 }  // namespace
