@@ -568,8 +568,8 @@ TEST(Adaptive, AutoPartitionerLeavesAShortLoopWhole) {
 // promotion hook; from then on, every iteration on the first thread waits until an iteration has run
 // on the other worker, so the steal of the split-off half is certain (within wt::event_bound, see
 // there why that is safe) instead of a race with the sleeping worker.
-// `reduce`: the loop is a parallel_reduce (its head is run_reduce's, not run_for's), whose value must
-// be the serial sum however it split.
+// `reduce`: the loop is a parallel_reduce (its chunks are the chunk loop's, not run_for's head), whose
+// value must be the serial sum however it split.
 void expect_loop_split_and_shared(int iterations, bool reduce = false) {
   hook_guard g;
   weft::pool pool(weft::config{.workers = 2, .policy = weft::policy::lazy_bf});
@@ -607,7 +607,7 @@ TEST(Adaptive, LoopsPollBetweenChunks) { expect_loop_split_and_shared(400); }
 // with an empty deque, splits) before its second (a first chunk of four would run it serially).
 TEST(Adaptive, AShortLoopOfLongIterationsPollsAfterItsFirst) { expect_loop_split_and_shared(4); }
 
-// The same for reductions, whose first chunks run in a head of their own (adaptive_loop::run_reduce).
+// The same for reductions, whose first chunks are the chunk loop's (1, 2, 4, ...), not run_for's head.
 TEST(Adaptive, ReductionsPollBetweenChunks) { expect_loop_split_and_shared(400, true); }
 TEST(Adaptive, AShortReductionOfLongIterationsPollsAfterItsFirst) { expect_loop_split_and_shared(4, true); }
 

@@ -256,6 +256,14 @@ WEFT_INLINE std::optional<T> run_loop_frame(I lo, I hi, Map& map, Combine& combi
   return L::run_piece(tls_hot, sh, 0, std::uint64_t(range_size(lo, hi)), 0, partitioned);
 }
 
+// parallel_reduce's piece: the same, but inlined only where the compiler chooses.  Forced into a
+// caller's loop, spmv's 100-term rows ran 20 % slower with as many instructions (the reduction's
+// chain of combines is laid out worse there; docs/results/loops.md, "A loop piece's fixed costs").
+template <class T, class I, class Map, class Combine>
+std::optional<T> reduce_loop_frame(I lo, I hi, Map& map, Combine& combine, std::size_t grain) {
+  return run_loop_frame<T>(lo, hi, map, combine, grain, false);
+}
+
 // A loop on a pool thread whose policy does not run loops as plain loop frames: ws-ap's partitioned
 // frames, or the work/span mode's measured tree.  (Halving policies and threads outside a pool are
 // handled by the callers, which know how to re-enter themselves.)  Out of line, so that the fast
@@ -290,27 +298,6 @@ WEFT_INLINE void run_for_frame(I lo, I hi, Body& each, unit_combine& none, std::
   using L = adaptive_loop<I, unit, Body, unit_combine>;
   typename L::shared_state sh = L::shared(lo, each, none, grain);
   L::run_for(tls_hot, sh, each, lo, std::uint64_t(range_size(lo, hi)));
-}
-
-// parallel_reduce's piece, out of line (the compiler may inline it, and does not in the kernels we
-// measured).  Forced into a caller's loop, spmv's 100-term rows ran 20 % slower with as many
-// instructions (the reduction's chain of combines is laid out worse there; docs/results/loops.md,
-// "A loop piece's fixed costs").
-template <class T, class I, class Map, class Combine>
-std::optional<T> reduce_loop_frame(I lo, I hi, Map& map, Combine& combine, std::size_t grain) {
-  return run_loop_frame<T>(lo, hi, map, combine, grain, false);
-}
-
-// parallel_reduce's loop frame on its fast path: a reduction of at most head_last (21) iterations
-// runs here, inlined (adaptive_loop::run_reduce), a longer one as an out-of-line piece.
-template <class T, class I, class Map, class Combine>
-WEFT_INLINE std::optional<T> run_reduce_frame(I lo, I hi, Map& each, Combine& both, std::size_t grain) {
-  WEFT_ASSERT(tls_hot.self != nullptr, "a loop-frame style on a thread that is no pool worker (loops_run_as is set with self)");
-  using L = adaptive_loop<I, T, Map, Combine>;
-  const std::uint64_t n = std::uint64_t(range_size(lo, hi));
-  if (n > L::head_last) return reduce_loop_frame<T>(lo, hi, each, both, grain);
-  typename L::shared_state sh = L::shared(lo, each, both, grain);
-  return L::run_reduce(tls_hot, sh, each, both, lo, n);
 }
 
 // parallel_for and parallel_reduce off their fast path (a pool worker whose policy runs loops as
@@ -382,7 +369,7 @@ T parallel_reduce(L lo, H hi, T init, Map&& map, Combine&& combine, grain g = gr
   if (detail::tls_hot.loops_run_as == detail::loop_style::loop_frame) [[likely]] {
     detail::loop_body<T, M, I> each{map};
     detail::value_combine<T, C> both{combine};
-    std::optional<T> rest = detail::run_reduce_frame<T>(I(lo), I(hi), each, both, g.value);
+    std::optional<T> rest = detail::reduce_loop_frame<T>(I(lo), I(hi), each, both, g.value);
     return combine(std::move(init), std::move(*rest));
   }
   return detail::parallel_reduce_off_fast_path<I, T, M, C>(I(lo), I(hi), std::move(init), map, combine, g);

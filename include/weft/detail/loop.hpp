@@ -324,64 +324,6 @@ struct adaptive_loop {
     if (rec.children != nullptr) [[unlikely]] join_for_children(h, sh, rec.children);
   }
 
-  // A short parallel_reduce (at most head_last iterations) as its caller starts it: the two untimed
-  // chunks of run_for's head, 1 and up to 20 iterations, inlined where the loop is written.  Through
-  // the chunk loop (run_piece, out of line) a 10-term reduction nested in a loop body paid a call,
-  // the chunk machinery and four chunks (1, 2, 4, 3), each folding its partial value into an
-  // accumulator on the stack: a CSR row product of 10 nonzeros ran 2.7-3.3x its serial loop's time
-  // on one worker of the Intel Xeon VM (docs/results/loops.md, "A short reduction's head").  A longer
-  // reduction keeps the out-of-line piece (reduce_loop_frame): its 100-term rows ran slower with this
-  // head inlined in front of it.  The frame, the chunks taken off the range before they run
-  // (rec.next) and the polls after each chunk are run_for's; a promotion at the first poll may leave
-  // the second chunk fewer iterations, or none.
-  WEFT_INLINE static std::optional<T> run_reduce(hot_state& h, shared_state& sh, const Map& each,
-                                                 const Combine& both, I lo, std::uint64_t n) {
-    static_assert(!valueless, "run_reduce is parallel_reduce's: parallel_for's head is run_for");
-    WEFT_ASSERT(n >= 1 && n <= head_last, "run_reduce runs short reductions only (reduce_loop_frame the others)");
-    const Map map = each;
-    const Combine combine = both;
-    loop_record rec(0, n, &sh);
-    frame* fr = push_loop_frame(h, rec);
-    I i = lo;
-    std::uint64_t stop = 1;
-    std::optional<T> acc;
-    try {
-      rec.next = 1;
-      acc.emplace(map(i));
-      ++i;
-      if (poll_pending(h)) [[unlikely]] promote_at_poll(h, fr);
-      if (stop < rec.end) {
-        stop = rec.end;
-        rec.next = stop;
-        const I i_stop = index(lo, stop);
-        // A partial value of its own, folded in after the chunk: a value that lived across the poll's
-        // call would live in memory (x86-64 keeps no floating-point register across a call), and a
-        // chain of additions through a store and a load per iteration ran the 10-term rows 3.3x their
-        // serial time instead of 2.3x.
-        T part = map(i);
-        for (++i; i < i_stop; ++i) part = combine(std::move(part), map(i));
-        acc.emplace(combine(std::move(*acc), std::move(part)));
-        if (poll_pending(h)) [[unlikely]] promote_at_poll(h, fr);
-      }
-    } catch (...) {
-      head_failed(h, sh, rec, fr, offset(sh.lo, i));
-      throw;
-    }
-    h.loop_iterations += stop;
-    pop_loop_frame(h, fr);
-    if (rec.children != nullptr) [[unlikely]] join_reduce_children(h, sh, rec.children, acc);
-    return acc;
-  }
-
-  WEFT_NOINLINE static void join_reduce_children(hot_state& h, shared_state& sh, loop_child* children,
-                                                 std::optional<T>& acc) {
-    std::exception_ptr err;
-    bool complete = true;
-    join_children(h, sh, children, acc, err, complete);
-    if (err) std::rethrow_exception(err);
-    if (!complete) acc.reset();
-  }
-
   // A piece's own iterations threw (inside the handler): its frame is popped and the parts split off
   // are joined before the exception leaves, since their thieves use sh.
   WEFT_NOINLINE static void unwind_piece(hot_state& h, shared_state& sh, loop_record& rec, frame* fr,
