@@ -198,7 +198,7 @@ TEST_P(LoopFailures, AFirstIterationThatThrowsSkipsTheRest) {
 // that run loops as loop frames, exactly the iterations below the failure ran (the halving policies'
 // splits may run a right half first: fifo).  Without a failure the value covers the whole range, in
 // order.  (Written for stop 50's inlined head of short reductions, not kept: docs/results/loops.md.)
-TEST_P(LoopFailures, AReductionFailsAtEveryPlaceOfItsHeadAndAfter) {
+TEST_P(LoopFailures, AReductionFailsAtEveryPlaceOfItsFirstChunksAndAfter) {
   const bool alone = !can_steal() && wt::traits(policy()).loops == weft::detail::loop_style::loop_frame;
   for (const std::uint64_t n : {1u, 2u, 20u, 21u, 22u, 43u, 64u, 100u}) {
     std::vector<std::uint64_t> fails = {0, 1, 10, 19, 20, 21, 22, 42, 63, n - 1, n};  // n: none fails
