@@ -89,6 +89,9 @@ class runtime {
     if (searching_.load(std::memory_order_relaxed) != 0) return;
     if (sleepers_.load(std::memory_order_relaxed) != 0) wake_one();
   }
+  // Wakes one sleeper, unless a woken one has not run yet (wake_pending_); also the component tests'
+  // way to make a wake pending.
+  void wake_one() noexcept;
   // A worker leaves the idle loop to run what it found (a root job, a stolen task): closes its idle
   // interval and stops counting as searching (steal calls it before its own notify_work).
   void end_idle(worker& w) noexcept;
@@ -128,19 +131,26 @@ class runtime {
   // A searching worker finished a round of failed attempts: counted (seq_cst, the mirror of
   // hold_for_rounds), and the checks that held their promotions re-armed.
   void search_round(worker& w);
-  // A check that offered futile_offers untaken items holds while some worker counts as searching
-  // and none has finished a search round since `seen`: true when that still holds after announcing
-  // the hold (store, then loads; search_round and sleep() store, then load: one side sees the other).
-  // When it promotes instead, `seen` becomes the rounds counted now.
+  // A check that offered futile_offers untaken items holds while some worker counts as searching,
+  // or a sleeper woken for an earlier offer has not run yet (wake_pending_: it will search), and none
+  // has finished a search round since `seen`: true when that still holds after announcing the hold
+  // (store, then loads; search_round and sleep() store, then load: one side sees the other; a woken
+  // sleeper counts as searching before it clears wake_pending_, so a check that read the wake
+  // pending is re-armed by that thread's first round).  When it promotes instead, `seen` becomes the
+  // rounds counted now.  The woken sleeper: with nobody searching, a check promotes and its push
+  // wakes the thief; until stop 50 every check while the wake was under way (a futex wake and a
+  // vCPU's wake-up: tens of µs on these VMs) promoted again, and the owner took each item back —
+  // 10,000-12,000 offers in an invocation of weft-small-work's loop(64), its T2/T1 1.1-1.5 on the
+  // Intel VM (docs/results/small-work.md, "Stop 50").
   bool hold_for_rounds(const worker& w, std::uint64_t& seen) noexcept {
-    if (searching_.load(std::memory_order_seq_cst) == 0) {
+    if (searching_.load(std::memory_order_seq_cst) == 0 && !wake_pending_.load(std::memory_order_seq_cst)) {
       seen = search_rounds_of_others(w);
       return false;
     }
     promotion_held_.store(true, std::memory_order_seq_cst);
-    const bool searching = searching_.load(std::memory_order_seq_cst) != 0;
+    const bool looking = searching_.load(std::memory_order_seq_cst) != 0 || wake_pending_.load(std::memory_order_seq_cst);
     const std::uint64_t rounds = search_rounds_of_others(w);
-    if (searching && rounds == seen) return true;
+    if (looking && rounds == seen) return true;
     seen = rounds;
     return false;
   }
@@ -211,7 +221,6 @@ class runtime {
   const std::uint64_t small_theft_ns_;  // a stolen task's own work below this is a small theft
   void sleep(worker& w);
   bool work_visible() const;
-  void wake_one() noexcept;
   void take_back_slot(worker& w);
   std::atomic<std::uint32_t> wake_epoch_{0};
   std::atomic<std::uint32_t> sleepers_{0};

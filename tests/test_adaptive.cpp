@@ -426,6 +426,46 @@ TEST(Adaptive, OffersNobodyTakesWaitForASearchRound) {
   }
 }
 
+// A sleeper woken for an earlier offer and not yet running (runtime::wake_one's pending wake) will
+// search: the checks hold for it as for a searcher, and its first search round re-arms them.  Until
+// stop 50 nobody searching meant LS's rule, an offer at every check, while the wake was under way:
+// the owner took each item back (10,000-12,000 untaken offers in one invocation of weft-small-work's
+// loop(64); docs/results/small-work.md, "Stop 50").  On the two-worker rig nobody ever sleeps, so a
+// wake stays pending until the test makes worker 1 search.
+TEST(Adaptive, OffersWaitForAWokenSleeperToSearch) {
+  const std::uint32_t notify = weft::detail::poll_bit::notify;
+  constexpr int loops = 40;
+  const std::size_t futile = weft::detail::runtime::futile_offers;
+  for (weft::policy p : lazy_policies()) {
+    hook_guard g;
+    loop_iterations_run = 0;
+    wt::manual_runtime m(p, 2, 256);
+    const std::size_t thr = std::size_t(wt::traits(p).threshold);
+    {
+      wt::acting_as_worker as(m, 0);
+      weft::detail::hot_state* const own = m.w(0).hot;
+      m.w(0).hot = &as.as.hot();  // as on a lent slot: the worker's poll word is the acting thread's
+      run_loops(loops);  // nobody searching, no wake pending: LS's rule, an offer at every loop
+      const std::size_t offered = promotions_seen.load();
+      EXPECT_GE(offered, std::size_t(loops)) << weft::to_string(p) << ": held with nobody searching";
+      ASSERT_GE(offered, futile) << weft::to_string(p);
+      m.rt.wake_one();  // a sleeper woken (worker 1), not yet running
+      run_loops(loops);
+      const std::size_t held = promotions_seen.load();
+      EXPECT_LE(held, offered + 2 * thr) << weft::to_string(p) << ": offers went on while the woken sleeper was on its way";
+      EXPECT_EQ(as.as.hot().poll.load() & notify, 0u) << weft::to_string(p) << ": the holding check was not cleared";
+      m.rt.begin_search(m.w(1));  // the woken sleeper runs and fails its first attempt
+      m.rt.search_round(m.w(1));
+      EXPECT_NE(as.as.hot().poll.load() & notify, 0u) << weft::to_string(p) << ": its search round did not re-arm";
+      run_loops(1);
+      EXPECT_GT(promotions_seen.load(), held) << weft::to_string(p) << ": no offer after its search round";
+      m.rt.end_idle(m.w(1));
+      m.w(0).hot = own;
+    }
+    EXPECT_EQ(loop_iterations_run.load(), 400L * (2 * loops + 1)) << weft::to_string(p);
+  }
+}
+
 // The hold's flag (promotion_held_) is one for the pool, and whoever re-arms consumes it — the
 // holding worker too, when it makes a search round itself (its blocked join does, blocked_join.cpp;
 // so does its idle loop once its work is done).  That re-arm must set its own `notify` bit as well:
