@@ -13,33 +13,13 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <mutex>
 #include <vector>
+
+#include "fork_checked_mutex.hpp"
 
 namespace weft::detail {
 
 class runtime;
-
-// A mutex of the fiber engine (its scheduler lock, a pool's stacks) whose lock, when the mutex is
-// taken, first checks that the process has not forked since the pool `rt` was made.  In the child
-// of a fork() called inside a task, the thread that forked is the pool's only thread, and a lock
-// another worker held at the fork is held for ever: that child waited for it.  It ends, saying so
-// (runtime::end_forked_child).  The check costs a taken lock one more try; in the parent,
-// made_before_fork() is false and the lock waits as a mutex does.
-class fork_checked_mutex {
- public:
-  explicit fork_checked_mutex(const runtime& rt) noexcept : rt_(rt) {}
-  void lock() {
-    if (m_.try_lock()) return;
-    lock_slow();
-  }
-  void unlock() { m_.unlock(); }
-
- private:
-  void lock_slow();
-  std::mutex m_;
-  const runtime& rt_;
-};
 
 class fiber_stack_pool {
  public:

@@ -22,6 +22,7 @@
 
 #include "weft/detail/chaos.hpp"
 #include "weft/detail/platform.hpp"
+#include "fork_checked_mutex.hpp"
 #include "scheduler.hpp"
 #include "worker.hpp"
 #include "weft/config.hpp"
@@ -278,7 +279,11 @@ class runtime {
   // re-arming the lazy checks hold it while they write other workers' poll words (for_each_poll_word), so
   // nobody writes into a borrower's TLS block after the borrower left; stats() holds it to read a
   // lent slot's counters there (mutable: collect_stats is const).
-  mutable std::mutex lend_mu_;
+  // Fork-checked (fork_checked_mutex.hpp): the heartbeat's timer thread takes it at every beat, and
+  // a fork() child of a task whose timer thread held it then waited for ever in its first spare
+  // beat (Lifecycle.AForkChildWhoseTaskReturnsOnAWorkerSaysSo under heartbeat: 1 run in 30-40, 5 in
+  // 12 under ThreadSanitizer, killed by the test's alarm instead of ending with its message).
+  mutable fork_checked_mutex lend_mu_{*this};
   // Calls f(w) for every worker under lend_mu_, unless the pool is stopping (then false): a lent
   // slot's `hot` is its borrower's TLS block, valid only while lent; a worker's own is its thread's,
   // gone once the thread ends, and at shutdown a worker that has left its loop passes through
