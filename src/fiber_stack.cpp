@@ -21,11 +21,6 @@ constexpr std::size_t guard_bytes = stack_guard_bytes;
 constexpr std::size_t first_arena_stacks = 4, max_arena_stacks = 64;
 }  // namespace
 
-void fork_checked_mutex::lock_slow() {
-  if (rt_.made_before_fork()) [[unlikely]] runtime::end_forked_child();  // its holder is gone
-  m_.lock();
-}
-
 fiber_stack_pool::fiber_stack_pool(const runtime& rt, std::size_t stack_bytes)
     : usable_((stack_bytes + 4095) / 4096 * 4096), mu_(rt) {}
 

@@ -13,7 +13,7 @@ class runtime;
 // thread, and a lock another thread held at the fork (a worker, the heartbeat's timer thread) is
 // held for ever: that child waited for it.  It ends, saying so (runtime::end_forked_child).  The
 // check costs a taken lock one more try; in the parent, made_before_fork() is false and the lock
-// waits as a mutex does.  (fiber_stack.cpp defines lock_slow.)
+// waits as a mutex does.  (idle.cpp defines lock_slow, beside end_forked_child.)
 class fork_checked_mutex {
  public:
   explicit fork_checked_mutex(const runtime& rt) noexcept : rt_(rt) {}

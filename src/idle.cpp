@@ -182,6 +182,13 @@ bool runtime::find_work(worker& w) {
   return sched->steal(w, *workers[v]);
 }
 
+// fork_checked_mutex.hpp: a lock found taken in the child of a fork() is held by a thread the child
+// does not have.
+void fork_checked_mutex::lock_slow() {
+  if (rt_.made_before_fork()) [[unlikely]] runtime::end_forked_child();  // its holder is gone
+  m_.lock();
+}
+
 // A worker idle in the child of a fork() is the thread that forked, inside a task, whose task has
 // returned; one parked at a join there waits for a thief, one at the fiber engine's lock for its
 // holder (sched_fibers.cpp).  The child has no other thread of this pool, nor the caller of the run

@@ -144,14 +144,18 @@ class runtime {
   // 10,000-12,000 offers in an invocation of weft-small-work's loop(64), its T2/T1 1.1-1.5 on the
   // Intel VM (docs/results/small-work.md, "Stop 50").
   bool hold_for_rounds(const worker& w, std::uint64_t& seen) noexcept {
-    if (searching_.load(std::memory_order_seq_cst) == 0 && !wake_pending_.load(std::memory_order_seq_cst)) {
+    // Some thread searches, or a woken sleeper will (seq_cst loads: the argument above).
+    const auto looking = [this] {
+      return searching_.load(std::memory_order_seq_cst) != 0 || wake_pending_.load(std::memory_order_seq_cst);
+    };
+    if (!looking()) {
       seen = search_rounds_of_others(w);
       return false;
     }
     promotion_held_.store(true, std::memory_order_seq_cst);
-    const bool looking = searching_.load(std::memory_order_seq_cst) != 0 || wake_pending_.load(std::memory_order_seq_cst);
+    const bool still_looking = looking();
     const std::uint64_t rounds = search_rounds_of_others(w);
-    if (looking && rounds == seen) return true;
+    if (still_looking && rounds == seen) return true;
     seen = rounds;
     return false;
   }
