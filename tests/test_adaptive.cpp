@@ -383,6 +383,26 @@ TEST(Adaptive, NoPromotionWhileEveryOtherWorkerBacksOffAndItsReturnRearmsTheChec
   }
 }
 
+// The two-worker rig of the hold tests below, for each lazy policy: the test thread acts as worker 0
+// (its poll word the worker's, as on a lent slot), worker 1 has no thread; body(p, m, hot) drives
+// it.  Afterwards every one of the `loops_run` loops of 400 (run_loops) ran all its iterations.
+template <class Body>
+void on_lazy_rigs(long loops_run, Body body) {
+  for (weft::policy p : lazy_policies()) {
+    hook_guard g;
+    loop_iterations_run = 0;
+    wt::manual_runtime m(p, 2, 256);
+    {
+      wt::acting_as_worker as(m, 0);
+      weft::detail::hot_state* const own = m.w(0).hot;
+      m.w(0).hot = &as.as.hot();  // as on a lent slot: the worker's poll word is the acting thread's
+      body(p, m, as.as.hot());
+      m.w(0).hot = own;
+    }
+    EXPECT_EQ(loop_iterations_run.load(), 400L * loops_run) << weft::to_string(p);
+  }
+}
+
 // Offers nobody takes (runtime::futile_offers): a worker counted as searching may not be running
 // (descheduled), or may never catch items that their owner takes back within ~100 ns; LS's rule
 // would promote at every check for it.  On the two-worker rig worker 1 counts as searching and
@@ -394,36 +414,26 @@ TEST(Adaptive, OffersNobodyTakesWaitForASearchRound) {
   const std::uint32_t notify = weft::detail::poll_bit::notify;
   constexpr int loops = 40;
   const std::size_t futile = weft::detail::runtime::futile_offers;
-  for (weft::policy p : lazy_policies()) {
-    hook_guard g;
-    loop_iterations_run = 0;
-    wt::manual_runtime m(p, 2, 256);
+  on_lazy_rigs(3 * loops + 1, [&](weft::policy p, wt::manual_runtime& m, weft::detail::hot_state& hot) {
     const std::size_t thr = std::size_t(wt::traits(p).threshold);
-    {
-      wt::acting_as_worker as(m, 0);
-      weft::detail::hot_state* const own = m.w(0).hot;
-      m.w(0).hot = &as.as.hot();  // as on a lent slot: the worker's poll word is the acting thread's
-      m.rt.begin_search(m.w(1));  // worker 1 searches, and never takes anything
-      run_loops(loops);
-      const std::size_t held = promotions_seen.load();
-      EXPECT_LE(held, futile + 2 * thr) << weft::to_string(p) << ": offers went on with nobody taking them";
-      EXPECT_EQ(as.as.hot().poll.load() & notify, 0u) << weft::to_string(p) << ": the holding check was not cleared";
-      m.rt.search_round(m.w(1));
-      EXPECT_NE(as.as.hot().poll.load() & notify, 0u) << weft::to_string(p) << ": a search round did not re-arm";
-      run_loops(1);
-      EXPECT_GT(promotions_seen.load(), held) << weft::to_string(p) << ": no offer after a search round";
-      const std::size_t after_round = promotions_seen.load();
-      run_loops(loops);
-      EXPECT_LE(promotions_seen.load(), after_round + 2 * thr) << weft::to_string(p) << ": one round, many offers";
-      m.rt.end_idle(m.w(1));  // nobody searches: LS's rule, an offer at every loop
-      as.as.hot().poll.fetch_or(notify);
-      const std::size_t before_ls = promotions_seen.load();
-      run_loops(loops);
-      EXPECT_GE(promotions_seen.load(), before_ls + loops) << weft::to_string(p) << ": held with nobody searching";
-      m.w(0).hot = own;
-    }
-    EXPECT_EQ(loop_iterations_run.load(), 400L * (3 * loops + 1)) << weft::to_string(p);
-  }
+    m.rt.begin_search(m.w(1));  // worker 1 searches, and never takes anything
+    run_loops(loops);
+    const std::size_t held = promotions_seen.load();
+    EXPECT_LE(held, futile + 2 * thr) << weft::to_string(p) << ": offers went on with nobody taking them";
+    EXPECT_EQ(hot.poll.load() & notify, 0u) << weft::to_string(p) << ": the holding check was not cleared";
+    m.rt.search_round(m.w(1));
+    EXPECT_NE(hot.poll.load() & notify, 0u) << weft::to_string(p) << ": a search round did not re-arm";
+    run_loops(1);
+    EXPECT_GT(promotions_seen.load(), held) << weft::to_string(p) << ": no offer after a search round";
+    const std::size_t after_round = promotions_seen.load();
+    run_loops(loops);
+    EXPECT_LE(promotions_seen.load(), after_round + 2 * thr) << weft::to_string(p) << ": one round, many offers";
+    m.rt.end_idle(m.w(1));  // nobody searches: LS's rule, an offer at every loop
+    hot.poll.fetch_or(notify);
+    const std::size_t before_ls = promotions_seen.load();
+    run_loops(loops);
+    EXPECT_GE(promotions_seen.load(), before_ls + loops) << weft::to_string(p) << ": held with nobody searching";
+  });
 }
 
 // A sleeper woken for an earlier offer and not yet running (runtime::wake_one's pending wake) will
@@ -436,34 +446,24 @@ TEST(Adaptive, OffersWaitForAWokenSleeperToSearch) {
   const std::uint32_t notify = weft::detail::poll_bit::notify;
   constexpr int loops = 40;
   const std::size_t futile = weft::detail::runtime::futile_offers;
-  for (weft::policy p : lazy_policies()) {
-    hook_guard g;
-    loop_iterations_run = 0;
-    wt::manual_runtime m(p, 2, 256);
+  on_lazy_rigs(2 * loops + 1, [&](weft::policy p, wt::manual_runtime& m, weft::detail::hot_state& hot) {
     const std::size_t thr = std::size_t(wt::traits(p).threshold);
-    {
-      wt::acting_as_worker as(m, 0);
-      weft::detail::hot_state* const own = m.w(0).hot;
-      m.w(0).hot = &as.as.hot();  // as on a lent slot: the worker's poll word is the acting thread's
-      run_loops(loops);  // nobody searching, no wake pending: LS's rule, an offer at every loop
-      const std::size_t offered = promotions_seen.load();
-      EXPECT_GE(offered, std::size_t(loops)) << weft::to_string(p) << ": held with nobody searching";
-      ASSERT_GE(offered, futile) << weft::to_string(p);
-      m.rt.wake_one();  // a sleeper woken (worker 1), not yet running
-      run_loops(loops);
-      const std::size_t held = promotions_seen.load();
-      EXPECT_LE(held, offered + 2 * thr) << weft::to_string(p) << ": offers went on while the woken sleeper was on its way";
-      EXPECT_EQ(as.as.hot().poll.load() & notify, 0u) << weft::to_string(p) << ": the holding check was not cleared";
-      m.rt.begin_search(m.w(1));  // the woken sleeper runs and fails its first attempt
-      m.rt.search_round(m.w(1));
-      EXPECT_NE(as.as.hot().poll.load() & notify, 0u) << weft::to_string(p) << ": its search round did not re-arm";
-      run_loops(1);
-      EXPECT_GT(promotions_seen.load(), held) << weft::to_string(p) << ": no offer after its search round";
-      m.rt.end_idle(m.w(1));
-      m.w(0).hot = own;
-    }
-    EXPECT_EQ(loop_iterations_run.load(), 400L * (2 * loops + 1)) << weft::to_string(p);
-  }
+    run_loops(loops);  // nobody searching, no wake pending: LS's rule, an offer at every loop
+    const std::size_t offered = promotions_seen.load();
+    EXPECT_GE(offered, std::size_t(loops)) << weft::to_string(p) << ": held with nobody searching";
+    ASSERT_GE(offered, futile) << weft::to_string(p);
+    m.rt.wake_one();  // a sleeper woken (worker 1), not yet running
+    run_loops(loops);
+    const std::size_t held = promotions_seen.load();
+    EXPECT_LE(held, offered + 2 * thr) << weft::to_string(p) << ": offers went on while the woken sleeper was on its way";
+    EXPECT_EQ(hot.poll.load() & notify, 0u) << weft::to_string(p) << ": the holding check was not cleared";
+    m.rt.begin_search(m.w(1));  // the woken sleeper runs and fails its first attempt
+    m.rt.search_round(m.w(1));
+    EXPECT_NE(hot.poll.load() & notify, 0u) << weft::to_string(p) << ": its search round did not re-arm";
+    run_loops(1);
+    EXPECT_GT(promotions_seen.load(), held) << weft::to_string(p) << ": no offer after its search round";
+    m.rt.end_idle(m.w(1));
+  });
 }
 
 // The hold's flag (promotion_held_) is one for the pool, and whoever re-arms consumes it — the
@@ -474,30 +474,20 @@ TEST(Adaptive, OffersWaitForAWokenSleeperToSearch) {
 // the rest of its work (Edges.NonStdExceptionsFromStolenLoopPieces stalled 30 s under lazy-df2).
 TEST(Adaptive, ASearchRoundOfTheHoldingWorkerItselfRearmsItsCheck) {
   const std::uint32_t notify = weft::detail::poll_bit::notify;
-  for (weft::policy p : lazy_policies()) {
-    hook_guard g;
-    loop_iterations_run = 0;
-    wt::manual_runtime m(p, 2, 256);
-    {
-      wt::acting_as_worker as(m, 0);
-      weft::detail::hot_state* const own = m.w(0).hot;
-      m.w(0).hot = &as.as.hot();
-      m.rt.begin_search(m.w(1));  // worker 1 searches, and never takes anything
-      run_loops(40);              // offers nobody takes: worker 0's checks hold
-      ASSERT_EQ(as.as.hot().poll.load() & notify, 0u) << weft::to_string(p) << ": the check did not hold";
-      m.rt.search_round(m.w(0));  // worker 0 itself looks for work (a blocked join of its own)
-      EXPECT_NE(as.as.hot().poll.load() & notify, 0u)
-          << weft::to_string(p) << ": the holding worker's own round consumed the hold and left its check cleared";
-      run_loops(1);  // the check comes back; worker 1 has still made no round: it holds again
-      const std::size_t held = promotions_seen.load();
-      m.rt.search_round(m.w(1));  // now the searcher proves it looks
-      run_loops(1);
-      EXPECT_GT(promotions_seen.load(), held) << weft::to_string(p) << ": no offer after the searcher's round";
-      m.rt.end_idle(m.w(1));
-      m.w(0).hot = own;
-    }
-    EXPECT_EQ(loop_iterations_run.load(), 400L * 42) << weft::to_string(p);
-  }
+  on_lazy_rigs(42, [&](weft::policy p, wt::manual_runtime& m, weft::detail::hot_state& hot) {
+    m.rt.begin_search(m.w(1));  // worker 1 searches, and never takes anything
+    run_loops(40);              // offers nobody takes: worker 0's checks hold
+    ASSERT_EQ(hot.poll.load() & notify, 0u) << weft::to_string(p) << ": the check did not hold";
+    m.rt.search_round(m.w(0));  // worker 0 itself looks for work (a blocked join of its own)
+    EXPECT_NE(hot.poll.load() & notify, 0u)
+        << weft::to_string(p) << ": the holding worker's own round consumed the hold and left its check cleared";
+    run_loops(1);  // the check comes back; worker 1 has still made no round: it holds again
+    const std::size_t held = promotions_seen.load();
+    m.rt.search_round(m.w(1));  // now the searcher proves it looks
+    run_loops(1);
+    EXPECT_GT(promotions_seen.load(), held) << weft::to_string(p) << ": no offer after the searcher's round";
+    m.rt.end_idle(m.w(1));
+  });
 }
 
 // DF-LS under the hold (src/sched_deque.cpp, promote_below_threshold): the check that held its
