@@ -6,6 +6,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <mutex>
@@ -58,8 +59,21 @@ thread_local std::chrono::nanoseconds tls_period{0};
 // period, not at "now plus one period": the time from an expiry to the poll that takes it is then
 // absorbed by the next interval instead of added to it, so the beats keep the period N on average
 // (the timer thread does the same with its deadlines, heartbeat.cpp).  A beat more than a period
-// late is not made up: the next one is a full period after the re-arm.
+// late is not made up: the next one is a full period after the re-arm.  And never sooner than half a
+// period after the re-arm returns: the re-arm comes after the beat's promotion (sched_deque.cpp
+// promote_at_beat), so at least N/2 of the worker's own work separates two promotions whatever a
+// beat costs to handle — HB §3's work bound, (1 + τ/N)·w, needs work between beats; with this floor
+// it is (1 + 2τ/N)·w where τ is a beat's whole cost.  The re-arm's own system call is part of that
+// cost and on a KVM guest it is the largest part: timer_settime took 14-44 us on stop 51's Intel VM
+// (programming the guest's timer exits to the host), the signal arrived ~30 us after its expiry, and
+// a timer set less than the call's duration ahead fired during the call — so before stop 51 (found by
+// its beat hunt) a period N shorter than the call left the next beat due on its return, and at N =
+// 2 us every join of fib promoted.  The floor therefore counts from the call's return, estimated by
+// the previous call's duration (tls_rearm_ns).  Where beats are cheap (bare metal: a call under a us)
+// the floor does not bind and the period N is kept.
 thread_local std::int64_t tls_deadline_ns = 0;
+// How long the last timer_settime of this thread took (ns), including a beat handled during it.
+thread_local std::int64_t tls_rearm_ns = 0;
 
 std::int64_t monotonic_ns() noexcept {
   timespec now{};
@@ -125,16 +139,20 @@ void beat_timer_arm(std::atomic<std::uint64_t>& requested, std::chrono::nanoseco
   tls_beat_requested.store(&requested, std::memory_order_relaxed);
   std::atomic_signal_fence(std::memory_order_seq_cst);  // the handler sees the counter before a beat
   tls_period = period;
-  tls_deadline_ns = monotonic_ns() + period.count();
+  const std::int64_t now = monotonic_ns();
+  tls_deadline_ns = now + period.count();
   set_timer_at(tls_deadline_ns);
+  tls_rearm_ns = monotonic_ns() - now;
 }
 
 void beat_timer_rearm() noexcept {
   if (tls_period.count() == 0) return;
-  const std::int64_t now = monotonic_ns();
-  tls_deadline_ns += tls_period.count();
-  if (tls_deadline_ns <= now) tls_deadline_ns = now + tls_period.count();
+  const std::int64_t now = monotonic_ns(), period = tls_period.count();
+  tls_deadline_ns += period;
+  if (tls_deadline_ns <= now) tls_deadline_ns = now + period;
+  tls_deadline_ns = std::max(tls_deadline_ns, now + tls_rearm_ns + period / 2);
   set_timer_at(tls_deadline_ns);
+  tls_rearm_ns = monotonic_ns() - now;
 }
 
 void beat_timer_disarm(bool forget) noexcept {

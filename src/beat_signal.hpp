@@ -38,9 +38,11 @@ bool beat_timer_prepare() noexcept;
 // expirations since the last beat (1 + the overrun: expirations merged while the signal pended).
 void beat_timer_arm(std::atomic<std::uint64_t>& requested, std::chrono::nanoseconds period) noexcept;
 
-// The timer is one-shot: the poll that takes a beat (or the steal that clears one) calls this to
-// send the next one a period after the last expiry it was armed for (a period from now if that is
-// already past), so the beats keep the period on average.  Nothing when the timer is disarmed.
+// The timer is one-shot: the poll that takes a beat, after its promotion (or the steal that clears
+// one), calls this to send the next one a period after the last expiry it was armed for (a period
+// from now if that is already past), so the beats keep the period on average — but at least half a
+// period from now, so that the worker's own work separates two beats however long one took to
+// handle (HB §3's work bound).  Nothing when the timer is disarmed.
 void beat_timer_rearm() noexcept;
 
 // Stops the calling thread's timer.  A beat already pending is taken on this call's return from

@@ -207,12 +207,19 @@ class deque_scheduler final : public scheduler {
     return f != nullptr && f >= w.base && f < h.top;
   }
 
-  // trigger::heartbeat: one promotion per beat (HB §2).
+  // trigger::heartbeat: one promotion per beat (HB §2).  A signal-delivery worker's one-shot timer
+  // is re-armed after the promotion, also when it throws: the interval to the next beat then starts
+  // where the worker's own work does again (beat_signal.cpp, tls_deadline_ns).
   void promote_at_beat(worker& w, hot_state& h) {
     h.poll.fetch_and(~poll_bit::heartbeat, std::memory_order_relaxed);
-    if (rt_.beats_by_signal()) beat_timer_rearm();  // one-shot timers (beat_signal.cpp)
     ++w.beats_delivered;
     if (w.trace) w.trace->instant(trace_kind::heartbeat_delivered, 0, 0);
+    struct rearm_after {
+      bool by_signal;
+      ~rearm_after() {
+        if (by_signal) beat_timer_rearm();
+      }
+    } rearm{rt_.beats_by_signal()};
     promote_one(w, h);
   }
 
