@@ -11,6 +11,7 @@
 #include <cerrno>
 #include <chrono>
 #include <stdexcept>
+#include <utility>
 
 namespace weft::detail {
 
@@ -229,6 +230,13 @@ bool runtime::run_on_idle_slot(root_job& job) {
     hot_state* const own = w.hot;
     {
       std::lock_guard lk(lend_mu_);
+      // The slot's counts in its own thread's block move to the slot's retired ones, which stats()
+      // reads beside the lent `hot`: read through `hot` alone, they vanished from every read while
+      // the slot was lent, and a reset_stats() meanwhile left them to come back afterwards (stop
+      // 51's stats hunt).  The sleeping thread touches nothing of its block's counts until it takes
+      // the slot back (acquiring what return_slot releases); readers and resets hold lend_mu_.
+      w.retired_joins += std::exchange(own->joins, 0);
+      w.retired_loop_iterations += std::exchange(own->loop_iterations, 0);
       w.hot = &as.hot();  // thieves and the heartbeat timer now reach this thread's poll word
     }
     if (beats_by_signal()) {
@@ -251,6 +259,10 @@ bool runtime::run_on_idle_slot(root_job& job) {
       if (beats_from_spare()) wake_heartbeat();  // one awake thread fewer: a core may be spare
     }
     std::lock_guard lk(lend_mu_);
+    // The run's counts retire under the lock too, before `hot` goes back: retired by ~acting_as
+    // after it, a read in between missed them.
+    w.retired_joins += std::exchange(as.hot().joins, 0);
+    w.retired_loop_iterations += std::exchange(as.hot().loop_iterations, 0);
     w.hot = own;
   }
   w.idle_since.store(now_ns(), std::memory_order_relaxed);

@@ -527,6 +527,54 @@ TEST(StatsGlobal, ScopeSpawnsOnAPlainThreadCountInTheGlobalPool) {
   EXPECT_EQ(sum.joins, st.total.joins);
 }
 
+// A `run` caller that borrows a sleeping worker's slot (root_jobs.cpp, run_on_idle_slot) counts its
+// joins and loop iterations in its own thread's block, which stats() reads through the slot while it
+// is lent.  Found by stop 51's stats hunt: the slot's thread's own counts (the jobs and stolen tasks
+// it ran itself) were not read meanwhile, so a read during such a run fell below one made before it
+// (fib(12)'s 232 joins read 0), and a reset_stats() made during it did not reset them: they came
+// back when the slot was given back.  Pool b's worker calls a.run, which is queued for a's own
+// thread (a worker of another pool never borrows a slot): that thread counts fib(12) itself.  This
+// thread's later runs borrow the slot once a's thread sleeps (after ~1 ms without work); the wait
+// for that is bounded by wt::event_bound (5 ms between tries, so that a's thread can fall asleep).
+// Sanitized builds run no job on a borrowed slot.
+TEST(StatsLentSlot, CountsNeitherDropNorSurviveAResetWhileASlotIsLent) {
+  if (wt::sanitized) GTEST_SKIP() << "no job runs on a borrowed slot under the sanitizers (no stack switch)";
+  const auto lending = wt::implemented_where([](const weft::detail::policy_traits& row) {
+    return !wt::runs_on_caller(row.value) && !wt::uses_fibers(row.value);
+  });
+  for (const weft::policy p : lending) {
+    SCOPED_TRACE(std::string(weft::to_string(p)));
+    weft::pool a(weft::config{.workers = 1, .policy = p});
+    weft::pool b(weft::config{.workers = 1, .policy = weft::policy::lazy_bf});
+    b.run([&] { a.run([] { return wt::fib(12); }); });
+    const weft::counters before = a.stats().total;
+    ASSERT_EQ(before.joins, wt::fib_joins(12));
+    const std::thread::id me = std::this_thread::get_id();
+    bool borrowed = false;
+    std::uint64_t joins_during = 0;
+    const bool lent = wt::wait_until(
+        [&] {
+          a.run([&] {
+            borrowed = std::this_thread::get_id() == me;
+            if (!borrowed) return;
+            joins_during = a.stats().total.joins;  // the only thread of a that runs: no count moves
+            a.reset_stats();
+            (void)wt::fib(8);
+            weft::parallel_for(0, 100, [](int) {});
+          });
+          // Not borrowed: a's thread ran it and spins for more work; let it fall asleep.
+          if (!borrowed) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+          return borrowed;
+        },
+        wt::event_bound);
+    ASSERT_TRUE(lent) << "no run borrowed a's sleeping slot within " << wt::event_bound.count() << " s";
+    EXPECT_GE(joins_during, before.joins) << "a read during the run fell below the one before it";
+    const weft::counters after = a.stats().total;
+    EXPECT_EQ(after.joins, wt::fib_joins(8)) << "counts from before the reset came back";
+    EXPECT_EQ(after.loop_iterations, 100u);
+  }
+}
+
 // Runs from several threads: joins add up.
 TEST_P(Stats, JoinsFromSeveralThreads) {
   const unsigned n = wt::pick(16u, 12u);
