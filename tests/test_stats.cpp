@@ -575,6 +575,28 @@ TEST(StatsLentSlot, CountsNeitherDropNorSurviveAResetWhileASlotIsLent) {
   }
 }
 
+// A spawn from a thread that is no worker into the scope of a pool's task runs at once on that
+// thread, in no pool (scope::spawn_slow): it counts nowhere, as a weft::spawn made there does, and
+// its task's joins count in the global pool, as every join on that thread does.  Stop 51's stats
+// hunt found this case missing from the README's list of what counts (three such spawns were in no
+// pool's joins); the README now says it, and this pins it under every policy.
+TEST_P(Stats, ASpawnFromAPlainThreadIntoAPoolsScopeCountsNowhere) {
+  weft::pool& g = weft::pool::global();
+  pool().reset_stats();
+  g.reset_stats();
+  pool().run([] {
+    weft::scope s;
+    s.spawn([] { (void)wt::fib(5); });
+    std::thread t([&] {
+      for (int i = 0; i < 3; ++i) s.spawn([] { (void)wt::fib(5); });
+    });
+    t.join();
+    s.sync();
+  });
+  EXPECT_EQ(pool().stats().total.joins, 1 + wt::fib_joins(5));
+  EXPECT_EQ(g.stats().total.joins, 3 * wt::fib_joins(5));
+}
+
 // Runs from several threads: joins add up.
 TEST_P(Stats, JoinsFromSeveralThreads) {
   const unsigned n = wt::pick(16u, 12u);
