@@ -307,7 +307,8 @@ class runtime {
   // Worker threads woken while their slot is lent, waiting in take_back_slot (not awake: the
   // borrower is; heartbeat.cpp's awake_threads).
   std::atomic<std::uint32_t> slot_waiters_{0};
-  // Guards serial_free_ and serial_all_.  One lock for every pool's serial contexts, not one per
+  // Guards serial_free_ and serial_all_, and a context's `hot` (its caller's block during a run,
+  // which stats() and reset_stats() read and reset under it: run_on_caller).  One lock for every pool's serial contexts, not one per
   // pool: a serial pool made before fork() keeps working in the child (README), so the lock is held
   // across fork() with weft's other locks (global_pool.cpp, lock_serial_contexts), and one lock is
   // what a pthread_atfork handler can reach.  Until the hunt7 bug hunt each pool had its own, and a

@@ -175,10 +175,22 @@ void runtime::run_on_caller(root_job& job) {
   ctx.serial_caller = tls_hot.self;
   {
     acting_as as(ctx, 0, traits_of(cfg.policy).loops, nullptr);
+    // The run counts in the caller's block (acting_as); stats() and reset_stats() read and reset
+    // it through the context's `hot`, under serial_mu_, as they do a lent slot's (run_on_idle_slot).
+    // Before stop 51's stats hunt the context had no `hot`: a read during the run showed none of its
+    // counts, and a reset during it left them to be retired when it ended.
+    {
+      std::lock_guard lk(serial_mu_);
+      ctx.hot = &as.hot();
+    }
     if (WEFT_SWITCH_STACKS)
       run_root_on(ctx.run_stack, job);
     else
       run_root_here(job);
+    std::lock_guard lk(serial_mu_);
+    ctx.retired_joins += std::exchange(as.hot().joins, 0);
+    ctx.retired_loop_iterations += std::exchange(as.hot().loop_iterations, 0);
+    ctx.hot = nullptr;  // the caller's block is the caller's again
   }
   ctx.serial_caller = nullptr;
   serial_context_release(ctx);

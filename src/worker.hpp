@@ -112,7 +112,8 @@ struct worker {
   // under the engine's scheduler lock by whichever worker forks or ends the thread (threads migrate),
   // read by stats() between runs.  Before stop 43's bug hunt every worker read 0 under the engine.
   std::uint64_t fibers_live = 0, fibers_live_peak = 0;
-  // Serial contexts: counts of finished runs (their TLS block belongs to the caller).
+  // Serial contexts: counts of finished runs (the one in progress counts in its caller's TLS block,
+  // the context's `hot` meanwhile).  A slot: what a borrower or, before lending it, its own thread counted.
   std::uint64_t retired_joins = 0, retired_loop_iterations = 0;
   // Counters written by the idle loop while a stats() reader may be running.
   std::atomic<std::uint64_t> steal_attempts{0}, idle_ns{0}, steal_backoffs{0};

@@ -442,6 +442,27 @@ TEST(StatsSerial, TheWorkersHeapMarkIsThePoolsWithCallersHoldingInTurn) {
   EXPECT_EQ(s.workers[0].heap_peak_bytes, block) << "the contexts' marks were summed";
 }
 
+// A serial run counts its joins in its caller's block (acting_as), which stats() did not read: a
+// read during the run showed none of them, and a reset_stats() during it left them to be added
+// when the run ended (fib(10)'s 88 joins made before the reset came back).  Found by stop 51's
+// stats hunt (a fork() child inside a serial task never saw its joins).  The job is the pool's
+// only run, so nothing else moves the counts: the reads are exact.
+TEST(StatsSerial, ARunsCountsShowDuringItAndAResetDuringItResetsThem) {
+  weft::pool pool(weft::config{.workers = 1, .policy = weft::policy::serial});
+  std::uint64_t during = 0;
+  pool.run([&] {
+    (void)wt::fib(10);
+    during = pool.stats().total.joins;
+    pool.reset_stats();
+    (void)wt::fib(6);
+    weft::parallel_for(0, 10, [](int) {});
+  });
+  EXPECT_EQ(during, wt::fib_joins(10)) << "a read during the run";
+  const weft::counters c = pool.stats().total;
+  EXPECT_EQ(c.joins, wt::fib_joins(6)) << "counts from before the reset came back";
+  EXPECT_EQ(c.loop_iterations, 10u);
+}
+
 TEST_P(Stats, StealsHappenWithSeveralWorkers) {
   if (!can_steal()) GTEST_SKIP() << "needs 2+ workers";
   // The steal is made certain: a join whose first branch polls (counted tiny joins) until its
