@@ -500,6 +500,11 @@ void fiber_scheduler::delete_deque(thread_deque* d) noexcept {
 
 void fiber_scheduler::fork(worker& w, fiber_child& c) {
   fiber_thread* self = running_thread();
+  // The join counts when it is made, before its fork may fail, as a join counts under every other
+  // policy: a loop's split has taken its count back already (loops.hpp, uncount_split), and a fork
+  // that found no stack and counted nothing left the count one low per failed split (stop 51's
+  // stats hunt: a fifo loop out of stacks read 2^64 - 13,256 joins).
+  if (!c.dummy) ++w.hot->joins;
   fiber_thread* child = make_thread(&c, nullptr);  // may throw: nothing forked
   child->dummy = c.dummy;
   child->maker = &w;
@@ -508,7 +513,6 @@ void fiber_scheduler::fork(worker& w, fiber_child& c) {
   } else {
     c.handled = std::current_exception();  // the parent's, as it runs here: fiber_child::handled
     w.ledger.count_promotion();
-    ++w.hot->joins;
     report_promotion(w, w.stack.begin(), promotion_kind::join);  // the trace's instant, the test hook
   }
   if (policy_ == policy::fifo) {

@@ -79,8 +79,8 @@ struct split_failure {
 // no join of the program's, though (SPEC §6: `joins` counts joins and scope spawns; a loop frame's
 // splits count none either), so each one takes back, on the thread that is about to push it, the
 // count its push will make (join.hpp push_frame; the fiber engine's fork, sched_fibers.cpp, counts
-// on the same thread before the fiber can move).  One case leaves the count one low: a fork that
-// fails for want of fiber stacks (its std::runtime_error ends the loop) pushes nothing.
+// on the same thread before the fiber can move, also when the fork then fails for want of fiber
+// stacks: before stop 51 that left the count one low per failed split).
 WEFT_INLINE void uncount_split() noexcept { --tls_hot.joins; }
 
 // One loop split by halves: what every piece shares (the body or map and combine, the grain, the
