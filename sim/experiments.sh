@@ -1,13 +1,18 @@
 #!/usr/bin/env bash
 # Runs the simulator studies of docs/results/sim.md and draws their figures.
-#   sim/experiments.sh [build-dir]   (default build-sim; needs weft-sim built in Release)
+#   sim/experiments.sh [build-dir]   (default build-sim, relative to the repository root or absolute;
+#                                    needs weft-sim built in Release)
 #   COSTS=file:OUT/costs.txt sim/experiments.sh ...   runs the recorded-kernel studies with a
 #   machine's own fit (sim/calibrate.sh) instead of the built-in `calibrated` preset
 # JSON results and PNG figures go to docs/results/sim/. About 10 minutes on one core, 25 more
 # with the recorded kernels (when the build has weft-bench-record).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-sim="$root/${1:-build-sim}/sim/weft-sim"
+build=${1:-build-sim}
+[[ $build == /* ]] || build="$root/$build"  # relative to the repository root, or absolute
+sim="$build/sim/weft-sim"
+[ -x "$sim" ] || { echo "experiments.sh: no $sim (build it: ninja -C $build weft-sim)" >&2
+                   echo "usage: sim/experiments.sh [BUILD_DIR=build-sim]" >&2; exit 2; }
 out="$root/docs/results/sim"
 py="${PYTHON:-$root/.venv/bin/python}"
 mkdir -p "$out"
@@ -59,7 +64,7 @@ for d in fib:30 nqueens:12 uts-geo:8:4:19:50 uts-bin:20000:8:0.12:42; do
 done
 # Recorded real kernels (weft-bench-record, a build with -DWEFT_BUILD_BENCH=ON) and the
 # calibrated costs: LS Table V on the recorded nqueens(12) (--size quick), uts-geo projected to P = 256.
-record="$root/${1:-build-sim}/bench/weft-bench-record"
+record="$build/bench/weft-bench-record"
 if [ -x "$record" ]; then
   dags=$(mktemp -d)
   for k in nqueens uts-geo uts-bin; do

@@ -61,3 +61,25 @@ def test_flat_loops_bad_workers_reps_or_a_repeat_is_named_before_any_run(tmp_pat
     r = script("flat_loops.sh", build, 1, reps, kernels, workers)
     assert r.returncode == 2 and why in r.stderr and "Traceback" not in r.stderr, r.stderr
     assert not (build / "tools" / "runs").exists()
+
+
+SIM = os.path.join(os.path.dirname(__file__), "..", "..", "sim")
+
+
+def test_sim_experiments_without_the_binary_names_it(tmp_path):
+    # Found by stop 51's commands hunt: a build folder without weft-sim ran into bash's
+    # "No such file or directory" on the first study, with no word of what to build.
+    r = subprocess.run(["bash", os.path.join(SIM, "experiments.sh"), str(tmp_path)], capture_output=True, text=True)
+    assert r.returncode == 2 and r.stdout == ""
+    assert "no " + str(tmp_path / "sim" / "weft-sim") in r.stderr and "usage: sim/experiments.sh" in r.stderr
+
+
+def test_sim_experiments_takes_an_absolute_build_folder(tmp_path):
+    # It was always taken relative to the repository root: /tmp/b became ROOT//tmp/b.  The fake
+    # weft-sim fails at once, so no study writes anything into docs/results/sim.
+    (tmp_path / "sim").mkdir()
+    fake = tmp_path / "sim" / "weft-sim"
+    fake.write_text('#!/bin/sh\necho "fake weft-sim ran" >&2; exit 3\n')
+    fake.chmod(0o755)
+    r = subprocess.run(["bash", os.path.join(SIM, "experiments.sh"), str(tmp_path)], capture_output=True, text=True)
+    assert r.returncode == 3 and "fake weft-sim ran" in r.stderr
