@@ -14,6 +14,7 @@ its own verdict.
 usage: sim/calibration_table.py REAL_DIR SIM_DIR
 """
 import json
+import os
 import re
 import statistics
 import sys
@@ -110,7 +111,20 @@ def sim_medians(path):
 
 
 def main():
+    if len(sys.argv) != 3:
+        print("usage: sim/calibration_table.py REAL_DIR SIM_DIR", file=sys.stderr)
+        sys.exit(2)
     real_dir, sim_dir = sys.argv[1:3]
+    # Every input up front, each named with what writes it: a missing one was a traceback from
+    # wherever it was first opened (found by stop 51's commands hunt).
+    inputs = [(f"{real_dir}/kernels.jsonl", "sim/calibrate_real.sh"), (f"{real_dir}/fib_ratio.txt", "sim/calibrate_real.sh")]
+    inputs += [(f"{sim_dir}/{prog}{kind}.json", "sim/calibrate_sim.sh")
+               for prog in ("fib", "nqueens", "uts-geo", "uts-bin") for kind in ("", ".sliced")]
+    for path, writer in inputs:
+        if not os.path.isfile(path):
+            print(f"calibration_table.py: no {path} (written by {writer}; sim/calibrate.sh runs both)",
+                  file=sys.stderr)
+            sys.exit(2)
     runs = real_runs(f"{real_dir}/kernels.jsonl")
     real = real_kernels(runs) | real_fib(f"{real_dir}/fib_ratio.txt")
     print("| program | policy | T1/Ts real | sim | T1/T2 real | sim | sim, shared | steals P=2 real "

@@ -4,6 +4,13 @@
 import json, statistics, subprocess, sys
 import os
 builds = {"old": os.environ.get("OLD", "build-old/bench/weft-bench-weft"), "new": os.environ.get("NEW", "build/bench/weft-bench-weft")}
+# Bad arguments and a missing binary are a usage line, not a traceback (stop 51's commands hunt).
+if len(sys.argv) != 4 or not sys.argv[3].isdigit() or int(sys.argv[3]) < 1:
+    sys.exit("usage: [OLD=BIN] [NEW=BIN] python3 docs/results/self_speedup_ab.py KERNELS POLICIES ROUNDS"
+             " (e.g. fib,nqueens lazy-bf,lazy-df 2; ROUNDS >= 1)")
+for b, path in builds.items():
+    if not os.access(path, os.X_OK):
+        sys.exit(f"self_speedup_ab.py: no {path} for {b.upper()} (set {b.upper()}=.../bench/weft-bench-weft)")
 kernels = sys.argv[1].split(",")
 policies = sys.argv[2].split(",")
 rounds = int(sys.argv[3])

@@ -52,3 +52,28 @@ def test_no_scaling_table_without_runs_above_two_workers(tmp_path, capsys):
     write_real(tmp_path / "kernels.jsonl", {1: [1.0], 2: [0.5]}, {})
     calibration_table.scaling_table(calibration_table.real_runs(str(tmp_path / "kernels.jsonl")), str(tmp_path))
     assert capsys.readouterr().out == ""
+
+
+def run_table(*args):
+    import subprocess
+    script = os.path.join(os.path.dirname(__file__), "..", "..", "sim", "calibration_table.py")
+    return subprocess.run([sys.executable, script, *map(str, args)], capture_output=True, text=True)
+
+
+def test_missing_arguments_give_the_usage_not_a_traceback():
+    # Found by stop 51's commands hunt: no arguments ended in a ValueError traceback.
+    r = run_table("only-one")
+    assert r.returncode == 2 and "Traceback" not in r.stderr
+    assert "usage: sim/calibration_table.py REAL_DIR SIM_DIR" in r.stderr
+
+
+def test_a_missing_input_file_is_named_with_what_writes_it(tmp_path):
+    r = run_table(tmp_path / "real", tmp_path / "sim")
+    assert r.returncode == 2 and "Traceback" not in r.stderr
+    assert str(tmp_path / "real" / "kernels.jsonl") in r.stderr and "sim/calibrate_real.sh" in r.stderr
+    (tmp_path / "real").mkdir()
+    write_real(tmp_path / "real" / "kernels.jsonl", {1: [2.0], 2: [1.0]}, {})
+    (tmp_path / "real" / "fib_ratio.txt").write_text("")
+    r = run_table(tmp_path / "real", tmp_path / "sim")
+    assert r.returncode == 2 and "Traceback" not in r.stderr
+    assert str(tmp_path / "sim" / "fib.json") in r.stderr and "sim/calibrate_sim.sh" in r.stderr
