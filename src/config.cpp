@@ -87,8 +87,12 @@ double parse_decimal(const char* setting, const std::string& text, double hi) {
   if (!digits(whole) || (point != std::string::npos && !digits(fraction)))
     throw std::invalid_argument(std::string("weft: ") + setting + " = \"" + text + "\" is malformed; accepted: " + accepted);
   double v = 0;  // from_chars: the point is '.' whatever the program's locale (strtod's is not)
-  std::from_chars(text.data(), text.data() + text.size(), v);
-  if (!(v <= hi))
+  // Out of a double's range, from_chars leaves v as it was (0): past the largest double that read
+  // a number beyond every limit as 0 (400 nines, stop 51's config hunt); below the smallest
+  // subnormal it is a fraction that rounds to 0, and 0 is its value.
+  const std::from_chars_result read = std::from_chars(text.data(), text.data() + text.size(), v);
+  const bool too_large = read.ec == std::errc::result_out_of_range && whole.find_first_not_of('0') != std::string::npos;
+  if (too_large || !(v <= hi))
     throw std::invalid_argument(std::string("weft: ") + setting + " = " + text + " is out of range; accepted: " + accepted);
   return v;
 }

@@ -644,6 +644,26 @@ TEST(WorkSpanConfig, OffEnvironmentAndBadValues) {
       EXPECT_NE(std::string(e.what()).find("WEFT_WORK_SPAN_BURDEN"), std::string::npos) << e.what();
     }
   }
+  // Digits past what a double holds (400 nines): out of range, not 0 — std::from_chars leaves the
+  // value untouched when it overflows, and the burden was silently 0 before stop 51's config hunt.
+  {
+    wt::env_guard g("WEFT_WORK_SPAN", "ns");
+    wt::env_guard b("WEFT_WORK_SPAN_BURDEN", std::string(400, '9').c_str());
+    try {
+      weft::pool pl(weft::config{.workers = 1});
+      ADD_FAILURE() << "WEFT_WORK_SPAN_BURDEN = 400 nines accepted, as " << pl.config().work_span_burden;
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find("WEFT_WORK_SPAN_BURDEN"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("out of range"), std::string::npos) << e.what();
+    }
+  }
+  // A fraction too small for a double (a 1 after 400 zeros) is that fraction rounded: 0, accepted.
+  {
+    wt::env_guard g("WEFT_WORK_SPAN", "ns");
+    wt::env_guard b("WEFT_WORK_SPAN_BURDEN", ("0." + std::string(400, '0') + "1").c_str());
+    weft::pool pl(weft::config{.workers = 1});
+    EXPECT_EQ(pl.config().work_span_burden, 0.0);
+  }
   for (const char* bad : {"yes", "", "NS"}) {
     wt::env_guard g("WEFT_WORK_SPAN", bad);
     try {
