@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "config_resolve.hpp"
+#include "trace.hpp"
 #include "weft/config.hpp"
 #include "weft/detail/env_settings.hpp"
 #include "weft/detail/policy_table.hpp"
@@ -332,6 +333,12 @@ void resolve_trace(config& out) {
       throw std::invalid_argument("weft: trace_path / WEFT_TRACE \"" + out.trace_path +
                                   "\" is a folder; give the path of a file in it, e.g. \"" +
                                   (std::filesystem::path(out.trace_path) / "trace.json").lexically_normal().string() + "\"");
+    // Nor one where the file cannot be made or written (a read-only folder or file, /proc): it was
+    // accepted, and the run's trace lost with a line on stderr when the pool went (stop 51's config
+    // hunt).  Asked by making the file (removed again) or opening the one there.
+    if (const int why = trace_file_unwritable(out.trace_path); why != 0)
+      throw std::invalid_argument("weft: trace_path / WEFT_TRACE \"" + out.trace_path +
+                                  "\" cannot be written: " + std::strerror(why));
   }
 }
 

@@ -4,6 +4,9 @@
 // and "otherData" for what the pool knows about the run (policy, workers, dropped events).
 #include "trace.hpp"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <vector>
 #include <cerrno>
@@ -224,6 +227,29 @@ std::mutex trace_files_mutex;
 
 void lock_trace_files() noexcept { trace_files_mutex.lock(); }
 void unlock_trace_files() noexcept { trace_files_mutex.unlock(); }
+
+int trace_file_unwritable(const std::string& path) {
+  // Under the writes' lock: a pool writing this path meanwhile (pools sharing WEFT_TRACE) could
+  // otherwise have its fresh file removed by the unlink below.
+  const std::lock_guard one_at_a_time(trace_files_mutex);
+  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+  if (fd >= 0) {
+    ::close(fd);
+    ::unlink(path.c_str());
+    return 0;
+  }
+  if (errno != EEXIST) return errno;
+  // There already (or a symbolic link): opened as fopen("w") would, less the truncation.
+  // O_NONBLOCK: a FIFO with no reader answers ENXIO at once instead of waiting for one (its
+  // write, at the end, waits as any writer's would).  ENOENT here is a dangling link (fopen makes
+  // its target) or a file removed meanwhile: nothing says the write will fail.
+  fd = ::open(path.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd >= 0) {
+    ::close(fd);
+    return 0;
+  }
+  return errno == ENXIO || errno == ENOENT ? 0 : errno;
+}
 
 std::uint64_t write_trace_file(const std::string& path, const std::vector<trace_lane>& lanes, const trace_clock& start,
                                const std::string& meta) {

@@ -135,4 +135,10 @@ std::uint64_t write_trace_file(const std::string& path, const std::vector<trace_
 void lock_trace_files() noexcept;
 void unlock_trace_files() noexcept;
 
+// Whether the trace file can be made or written (config.cpp asks when a pool is made, so that a
+// path that cannot be written is refused then, not reported on stderr after the run): 0, or the
+// errno that says why not.  A file that is not there is made and removed again; one that is there
+// is opened for writing and left as it was (not truncated, nothing written).
+int trace_file_unwritable(const std::string& path);
+
 }  // namespace weft::detail

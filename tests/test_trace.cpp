@@ -430,9 +430,41 @@ TEST(Trace, EnvironmentAndSettings) {
       EXPECT_NE(std::string(e.what()).find("is a folder"), std::string::npos) << e.what();
     }
   }
-  // A folder where no file can be made: the write fails with the reason.
-  EXPECT_THROW(weft::pool(weft::config{.workers = 1, .trace_path = "/proc/weft-x.json"}).write_trace(),
-               std::runtime_error);
+  // A folder where no file can be made (procfs makes none, whoever asks — root too): refused when
+  // the pool is made, with the reason.  It was accepted, and the run's trace was lost with one line
+  // on stderr when the pool went (found by stop 51's config hunt).
+  try {
+    weft::pool bad(weft::config{.workers = 1, .trace_path = "/proc/weft-x.json"});
+    ADD_FAILURE() << "a trace_path where no file can be made was accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("trace_path"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("cannot be written"), std::string::npos) << e.what();
+  }
+  // The check leaves nothing behind: a file it made is removed, one that was there is kept whole.
+  {
+    temp_path fresh("check");
+    weft::pool pl(weft::config{.workers = 1, .trace_path = fresh.path.string()});
+    EXPECT_FALSE(fs::exists(fresh.path)) << "the check left a file behind";
+  }
+  {
+    temp_path kept("kept");
+    std::ofstream(kept.path) << "older";
+    {
+      weft::pool pl(weft::config{.workers = 1, .trace_path = kept.path.string()});
+      std::ifstream in(kept.path);
+      std::string text;
+      in >> text;
+      EXPECT_EQ(text, "older") << "the check changed an existing file";
+    }
+  }
+  // A folder gone after the pool was made: the write fails with the reason.
+  {
+    const fs::path dir = fs::temp_directory_path() / ("weft_trace_dir_" + std::to_string(::getpid()));
+    fs::create_directory(dir);
+    weft::pool pl(weft::config{.workers = 1, .trace_path = (dir / "x.json").string()});
+    fs::remove(dir);
+    EXPECT_THROW(pl.write_trace(), std::runtime_error);
+  }
 }
 
 // No memory for the trace buffers (here: a 4 GiB buffer under an address-space limit 3 GiB above
