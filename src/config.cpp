@@ -319,6 +319,11 @@ void resolve_trace(config& out) {
   const char* v = env("WEFT_TRACE");
   if (v != nullptr && *v == '\0') throw std::invalid_argument("weft: WEFT_TRACE is set but empty; accepted: a file path");
   if (out.trace_path.empty() && v != nullptr) out.trace_path = v;
+  // The file would be the part before the NUL (open() reads a C string): a path never given
+  // (stop 51's config hunt).  Only the field can hold one; a variable's value ends at its first.
+  if (const std::size_t nul = out.trace_path.find('\0'); nul != std::string::npos)
+    throw std::invalid_argument("weft: config.trace_path has a NUL byte at offset " + std::to_string(nul) +
+                                "; accepted: a file path without one");
   // A file in a folder that does not exist can never be written: said when the pool is made, not
   // only on stderr when it is destroyed (stop 40's bug hunt).
   if (!out.trace_path.empty()) {

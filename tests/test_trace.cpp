@@ -440,6 +440,19 @@ TEST(Trace, EnvironmentAndSettings) {
     EXPECT_NE(std::string(e.what()).find("trace_path"), std::string::npos) << e.what();
     EXPECT_NE(std::string(e.what()).find("cannot be written"), std::string::npos) << e.what();
   }
+  // A path with a NUL byte in it: the file would be the part before it (C's open stops there), a
+  // path the program never gave; it was written there (found by stop 51's config hunt).
+  {
+    temp_path before("nul");
+    try {
+      weft::pool bad(weft::config{.workers = 1, .trace_path = before.path.string() + std::string(1, '\0') + "x"});
+      ADD_FAILURE() << "a trace_path with a NUL byte was accepted";
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find("trace_path"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("NUL"), std::string::npos) << e.what();
+    }
+    EXPECT_FALSE(fs::exists(before.path));
+  }
   // The check leaves nothing behind: a file it made is removed, one that was there is kept whole.
   {
     temp_path fresh("check");
