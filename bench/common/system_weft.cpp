@@ -7,6 +7,7 @@
 
 #include <memory>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -30,7 +31,17 @@ void system_setup(const args& a) {
     cfg.workers = a.workers;
     // parse_policy throws std::invalid_argument naming the accepted values: exit code 2.
     if (!a.policy.empty()) cfg.policy = weft::parse_policy(a.policy);
-    the_pool = std::make_unique<weft::pool>(cfg);
+    try {
+        the_pool = std::make_unique<weft::pool>(cfg);
+    } catch (const std::invalid_argument& e) {
+        // weft names the field --workers set (config.workers: past its 1,024 though within this
+        // command line's 4,096, or not 1 under serial); the user typed the option, so it is named
+        // too (stop 51's config hunt).  Other errors (a WEFT_* variable) name themselves.
+        const std::string why = e.what();
+        if (why.find("config.workers") != std::string::npos)
+            throw usage_error("--workers " + std::to_string(a.workers) + ": " + why);
+        throw;
+    }
 }
 
 std::string system_policy() { return std::string(weft::to_string(weft_pool().policy())); }
