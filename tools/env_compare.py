@@ -19,7 +19,8 @@ deliveries (docs/results/heartbeat-delivery.md).
 
 The binary's --policy and --workers win over WEFT_POLICY and WEFT_WORKERS: with --var WEFT_POLICY
 no --policy is passed (the variable picks the policy; --policies is then refused), and --var
-WEFT_WORKERS is refused (compare worker counts with --workers 1,2).  A binary that is not there or
+WEFT_WORKERS is refused (compare worker counts with --workers 1,2), as is a --var beginning with WEFT
+that is no setting of include/weft/detail/env_settings.hpp (a misspelling the binary would ignore).  A binary that is not there or
 a run that fails stops the script with the command, its exit status and its stderr.
 """
 from __future__ import annotations
@@ -27,10 +28,24 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import statistics
 import sys
 
 from checked_run import checked, count, field, given_twice, stop
+
+
+def weft_settings() -> list:
+    """The variables the runtime reads: include/weft/detail/env_settings.hpp, their one list (empty
+    where this script runs outside its checkout)."""
+    header = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "include", "weft", "detail",
+                          "env_settings.hpp")
+    try:
+        with open(header) as f:
+            text = f.read()
+    except OSError:
+        return []
+    return re.findall(r'"(WEFT_[A-Z_]+)"', text.split("env_settings[] = {", 1)[-1].split("};", 1)[0])
 
 
 def main() -> int:
@@ -49,6 +64,11 @@ def main() -> int:
         ap.error("give either --var and --values, or --bins")
     # The benchmark binary's --policy overrides WEFT_POLICY, its --workers (always given) WEFT_WORKERS:
     # a table of such a variable's values would be one configuration against itself.
+    # A WEFT* name that is no setting (a misspelling) the binary ignores, saying so on the stderr that
+    # checked() drops on success: every column would be one configuration (stop 51's config hunt).
+    settings = weft_settings()
+    if a.var is not None and a.var.upper().startswith("WEFT") and settings and a.var not in settings:
+        ap.error(f"--var {a.var} is not a weft setting (the binary would ignore it); settings: {', '.join(settings)}")
     if a.var == "WEFT_WORKERS":
         ap.error("--var WEFT_WORKERS: the binary's --workers (always given) overrides it; "
                  "compare worker counts with --workers 1,2")

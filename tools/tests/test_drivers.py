@@ -68,6 +68,20 @@ def test_env_compare_refuses_settings_its_own_flags_override(tmp_path):
     assert r.returncode == 2 and "--workers (always given) overrides it" in r.stderr
 
 
+def test_env_compare_refuses_a_weft_variable_that_is_no_setting(tmp_path):
+    # The binary ignores it (its warning is on the stderr the driver keeps only on failure): the
+    # table was every column one configuration, after the whole suite's runs (stop 51's config hunt).
+    bench = fake_bench(tmp_path)
+    for name in ("WEFT_STEAL_BACKOF_US", "weft_policy", "WEFT_HEARTBEAT"):
+        r = tool("env_compare.py", "--var", name, "--values", "0,256", "--rounds", "1", "--bin", bench)
+        no_traceback(r)
+        assert r.returncode == 2 and f"--var {name} is not a weft setting" in r.stderr, r.stderr
+        assert "WEFT_STEAL_BACKOFF_US" in r.stderr  # the settings are listed
+    r = tool("env_compare.py", "--var", "WEFT_STEAL_BACKOFF_US", "--values", "0,256", "--kernels", "fib",
+             "--rounds", "1", "--bin", bench)
+    assert r.returncode == 0, r.stderr
+
+
 def test_trace_study_failed_run_and_missing_binary(tmp_path):
     r = tool("trace_study.py", "overhead", fake_bench(tmp_path), "--kernels", "fib", "--workers", "1", "--policy",
              "bad", "--runs", "1")
