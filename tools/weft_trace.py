@@ -6,7 +6,8 @@
       work acquired by leapfrogging LA, stealing ST, leapfrogging LF, plus idle = asleep), per worker
       and per trace, in ms and as a share of the lanes' total.  A lane's time is its thread's wall
       time, descheduled time included: WOOL's Fig. 6 shows CPU time on a dedicated machine, where the
-      two agree.  --plot draws it as stacked bars, one bar per trace (or per worker with --per-worker).
+      two agree.  --plot draws it as stacked bars, one bar per trace (or per worker with --per-worker,
+      which is refused without --plot).
   tools/weft_trace.py timeline TRACE.json [TRACE.json ...] --out out.png [--from MS] [--to MS]
       One lane per worker coloured by activity, steals marked; several traces are drawn one above
       the other on the same time scale (e.g. one kernel under two policies).
@@ -21,6 +22,7 @@ A file that is missing, not JSON or not a trace is a one-line error, exit 2.
 import argparse
 import collections
 import json
+import math
 import os
 import sys
 
@@ -275,6 +277,15 @@ def main(argv=None):
     s.add_argument("traces", nargs="+")
     a = p.parse_args(argv)
     try:
+        # Checked before matplotlib is looked for: neither needs it.  --per-worker shapes the picture
+        # alone (the printed breakdown is per worker anyway): without --plot it was silently nothing;
+        # a --from/--to of nan passed the order check below and failed in set_xlim (stop 51's config hunt).
+        if a.cmd == "breakdown" and a.per_worker and not a.plot:
+            raise TraceError("--per-worker draws the --plot picture one bar per worker: give --plot too "
+                             "(the printed breakdown is per worker already)")
+        for name, v in (("--from", getattr(a, "t_from", None)), ("--to", getattr(a, "t_to", None))):
+            if v is not None and not math.isfinite(v):
+                raise TraceError(f"{name} {v:g} is not a time: give milliseconds from the trace's start")
         if a.cmd == "timeline" or getattr(a, "plot", None):
             need_matplotlib()
             check_picture("--out" if a.cmd == "timeline" else "--plot", a.out if a.cmd == "timeline" else a.plot)

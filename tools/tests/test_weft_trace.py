@@ -113,3 +113,19 @@ def test_a_picture_that_cannot_be_written_is_a_one_line_error_before_any_output(
         captured = capsys.readouterr()
         assert captured.out == "" and captured.err.startswith("weft_trace.py: ") and why in captured.err, (argv, captured)
         assert captured.err.count("\n") == 1
+
+
+def test_options_that_would_be_ignored_or_cannot_be_drawn_are_refused(tmp_path, capsys):
+    # --per-worker without --plot changed nothing (it shapes the picture only: the printed breakdown
+    # is per worker anyway), silently; --from/--to nan or inf passed the --from < --to check (nan
+    # compares false) and ended in matplotlib's traceback at set_xlim (found by stop 51's config
+    # hunt).  Both refused before any output, matplotlib or not.
+    path, _ = make_trace(tmp_path)
+    for argv, why in ((["breakdown", path, "--per-worker"], "--per-worker"),
+                      (["timeline", path, "--out", str(tmp_path / "t.png"), "--from", "nan"], "--from nan"),
+                      (["timeline", path, "--out", str(tmp_path / "t.png"), "--to", "inf"], "--to inf"),
+                      (["timeline", path, "--out", str(tmp_path / "t.png"), "--from=-inf", "--to", "5"],
+                       "--from -inf")):
+        assert weft_trace.main(argv) == 2, argv
+        captured = capsys.readouterr()
+        assert captured.out == "" and captured.err.startswith("weft_trace.py: ") and why in captured.err, (argv, captured)
