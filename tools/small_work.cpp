@@ -110,11 +110,18 @@ int run(int argc, char** argv) {
   std::vector<config_row> rows;
   for (const auto& p : policies) {
     const auto [policy, backoff_us] = parse_column(p);
-    for (unsigned w : {1u, 2u, 4u})
-      rows.push_back({p, w,
-                      std::make_unique<weft::pool>(weft::config{.workers = w, .policy = policy,
-                                                                .steal_backoff = std::chrono::microseconds(backoff_us)}),
-                      {}, {}, {}, {}});
+    for (unsigned w : {1u, 2u, 4u}) {
+      std::unique_ptr<weft::pool> pool;
+      try {
+        pool = std::make_unique<weft::pool>(
+            weft::config{.workers = w, .policy = policy, .steal_backoff = std::chrono::microseconds(backoff_us)});
+      } catch (const std::invalid_argument& e) {
+        // The pool names its field; the user typed a column (stop 51's config hunt).
+        if (backoff_us < 0) throw;
+        throw std::invalid_argument("\"" + p + "\": the steal backoff after ':' is out of range (" + e.what() + ")");
+      }
+      rows.push_back({p, w, std::move(pool), {}, {}, {}, {}});
+    }
   }
   // The serial time of one repetition, for scale.
   std::vector<double> serial_ns;
