@@ -34,8 +34,7 @@ class acting_as {
   ~acting_as() {
     WEFT_ASSERT(h_.top == w_.base, "a root job returned with frames left on its task stack");
     w_.base = saved_base_;
-    w_.retired_joins += h_.joins;
-    w_.retired_loop_iterations += h_.loop_iterations;
+    w_.retire_counts(h_);
     h_.self = saved_self_;
     h_.top = saved_top_;
     h_.scan_base = nullptr;

@@ -11,7 +11,6 @@
 #include <cerrno>
 #include <chrono>
 #include <stdexcept>
-#include <utility>
 
 namespace weft::detail {
 
@@ -188,8 +187,7 @@ void runtime::run_on_caller(root_job& job) {
     else
       run_root_here(job);
     std::lock_guard lk(serial_mu_);
-    ctx.retired_joins += std::exchange(as.hot().joins, 0);
-    ctx.retired_loop_iterations += std::exchange(as.hot().loop_iterations, 0);
+    ctx.retire_counts(as.hot());
     ctx.hot = nullptr;  // the caller's block is the caller's again
   }
   ctx.serial_caller = nullptr;
@@ -247,8 +245,7 @@ bool runtime::run_on_idle_slot(root_job& job) {
       // the slot was lent, and a reset_stats() meanwhile left them to come back afterwards (stop
       // 51's stats hunt).  The sleeping thread touches nothing of its block's counts until it takes
       // the slot back (acquiring what return_slot releases); readers and resets hold lend_mu_.
-      w.retired_joins += std::exchange(own->joins, 0);
-      w.retired_loop_iterations += std::exchange(own->loop_iterations, 0);
+      w.retire_counts(*own);
       w.hot = &as.hot();  // thieves and the heartbeat timer now reach this thread's poll word
     }
     if (beats_by_signal()) {
@@ -273,8 +270,7 @@ bool runtime::run_on_idle_slot(root_job& job) {
     std::lock_guard lk(lend_mu_);
     // The run's counts retire under the lock too, before `hot` goes back: retired by ~acting_as
     // after it, a read in between missed them.
-    w.retired_joins += std::exchange(as.hot().joins, 0);
-    w.retired_loop_iterations += std::exchange(as.hot().loop_iterations, 0);
+    w.retire_counts(as.hot());
     w.hot = own;
   }
   w.idle_since.store(now_ns(), std::memory_order_relaxed);

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <memory>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "native_thread.hpp"
@@ -115,6 +116,12 @@ struct worker {
   // Serial contexts: counts of finished runs (the one in progress counts in its caller's TLS block,
   // the context's `hot` meanwhile).  A slot: what a borrower or, before lending it, its own thread counted.
   std::uint64_t retired_joins = 0, retired_loop_iterations = 0;
+  // Moves the counts of a TLS block that counted for this slot into the retired ones, leaving the
+  // block's at 0 (its thread or borrower done counting here, or about to count elsewhere).
+  void retire_counts(hot_state& h) noexcept {
+    retired_joins += std::exchange(h.joins, 0);
+    retired_loop_iterations += std::exchange(h.loop_iterations, 0);
+  }
   // Counters written by the idle loop while a stats() reader may be running.
   std::atomic<std::uint64_t> steal_attempts{0}, idle_ns{0}, steal_backoffs{0};
 
