@@ -89,6 +89,14 @@ void set_timer_at(std::int64_t deadline_ns) noexcept {
   ::timer_settime(tls_timer.id, deadline_ns != 0 ? TIMER_ABSTIME : 0, &spec, nullptr);
 }
 
+// Arms the timer for `deadline_ns` (tls_deadline_ns) and times the call from `now_ns`, when the
+// caller read the clock, for the next re-arm's floor (tls_rearm_ns).
+void arm_timer_at(std::int64_t deadline_ns, std::int64_t now_ns) noexcept {
+  tls_deadline_ns = deadline_ns;
+  set_timer_at(deadline_ns);
+  tls_rearm_ns = monotonic_ns() - now_ns;
+}
+
 }  // namespace
 
 int beat_signal_number() noexcept { return SIGRTMIN + 5; }
@@ -140,19 +148,15 @@ void beat_timer_arm(std::atomic<std::uint64_t>& requested, std::chrono::nanoseco
   std::atomic_signal_fence(std::memory_order_seq_cst);  // the handler sees the counter before a beat
   tls_period = period;
   const std::int64_t now = monotonic_ns();
-  tls_deadline_ns = now + period.count();
-  set_timer_at(tls_deadline_ns);
-  tls_rearm_ns = monotonic_ns() - now;
+  arm_timer_at(now + period.count(), now);
 }
 
 void beat_timer_rearm() noexcept {
   if (tls_period.count() == 0) return;
   const std::int64_t now = monotonic_ns(), period = tls_period.count();
-  tls_deadline_ns += period;
-  if (tls_deadline_ns <= now) tls_deadline_ns = now + period;
-  tls_deadline_ns = std::max(tls_deadline_ns, now + tls_rearm_ns + period / 2);
-  set_timer_at(tls_deadline_ns);
-  tls_rearm_ns = monotonic_ns() - now;
+  std::int64_t next = tls_deadline_ns + period;
+  if (next <= now) next = now + period;
+  arm_timer_at(std::max(next, now + tls_rearm_ns + period / 2), now);
 }
 
 void beat_timer_disarm(bool forget) noexcept {
