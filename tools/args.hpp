@@ -23,6 +23,19 @@ T number(std::string_view name, std::string_view text, T lo, T hi) {
   return v;
 }
 
+// A decimal number (from_chars' general format: "0.25", "2e-3"), the whole text, within [lo, hi];
+// no "nan" or "inf", which no range admits.
+inline double decimal(std::string_view name, std::string_view text, double lo, double hi) {
+  double v{};
+  const auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (text.empty() || ec != std::errc() || p != text.data() + text.size() || !(v >= lo && v <= hi)) {
+    char range[64];
+    std::snprintf(range, sizeof range, "%g..%g", lo, hi);
+    throw std::invalid_argument(std::string(name) + " must be a number in " + range + ", got \"" + std::string(text) + "\"");
+  }
+  return v;
+}
+
 // The argument at argv[i] when the command line has one, else the default (optional trailing
 // arguments, as `weft-tau [RUNS] [SMALL_N_US]` takes them).
 template <class T>

@@ -10,6 +10,8 @@
 //
 //   weft-tau [RUNS] [SMALL_N_US] [pin]   (default 7 alternating runs of each configuration,
 //                                         medians; SMALL_N_US default 1)
+//   weft-tau estimate T_S T'_S C ...     (the same estimate from one's own medians, a triple a
+//                                         program: seconds without promotions, with, promotions)
 #include <weft/weft.hpp>
 
 #include "args.hpp"
@@ -23,6 +25,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -39,16 +42,69 @@ double median(std::vector<double> v) {
 }
 
 int usage() {
-  std::fputs("usage: weft-tau [RUNS >= 1] [SMALL_N_US >= 1] [pin]\n", stderr);
+  std::fputs("usage: weft-tau [RUNS >= 1] [SMALL_N_US >= 1] [pin]\n"
+             "       weft-tau estimate T_S T'_S C [T_S T'_S C ...]\n", stderr);
   return 2;
 }
 
+// One program's medians: T without promotions, T' with C of them.
+struct measured {
+  std::string name;
+  double T, T2, C;
+};
+
+// tau = (T' - T) / C, in microseconds; none where it is not measured: no promotion (C = 0), or the
+// runs with promotions no slower than those without (T' <= T), where the machine's noise exceeded
+// the promotions' whole cost (stop 51's commands hunt read tau = -24,647 us from 4 promotions at
+// load 5, and the line below then recommended a negative N).
+std::optional<double> tau_us(const measured& m) {
+  if (m.C <= 0 || m.T2 <= m.T) return std::nullopt;
+  return (m.T2 - m.T) / m.C * 1e6;
+}
+
+// The table, and the recommendation from the median tau of the programs that measured one; exit 1
+// (and why) where none did.
+int report(const std::vector<measured>& rows, const std::string& where, const char* no_promotion_hint) {
+  std::printf("%-12s %10s %10s %12s %9s\n", "program", "T_s", "T'_s", "C", "tau_us");
+  std::vector<double> taus;
+  bool promoted = false;
+  for (const measured& m : rows) {
+    promoted = promoted || m.C > 0;
+    if (const auto tau = tau_us(m)) {
+      taus.push_back(*tau);
+      std::printf("%-12s %10.4f %10.4f %12.0f %9.3f\n", m.name.c_str(), m.T, m.T2, m.C, *tau);
+    } else {
+      std::printf("%-12s %10.4f %10.4f %12.0f %9s\n", m.name.c_str(), m.T, m.T2, m.C, "n/a");
+    }
+  }
+  if (taus.empty() && !promoted) {
+    std::fprintf(stderr, "weft-tau: no promotion in the median run of any program %s: tau is not measured; "
+                 "%s\n", where.c_str(), no_promotion_hint);
+    return 1;
+  }
+  if (taus.empty()) {
+    std::fprintf(stderr, "weft-tau: the runs with promotions were no slower than those without (T' <= T) %s: "
+                 "the machine's noise exceeds the promotions' cost and tau is not measured; measure on a quiet "
+                 "machine (HB §5.1 runs the worker alone on its core), or with more RUNS\n", where.c_str());
+    return 1;
+  }
+  const double tau = median(taus);
+  std::printf("tau = %.3f us (median over the programs that measured one); recommended heartbeat N = 20 tau = %.1f us\n",
+              tau, 20 * tau);
+  return 0;
+}
+
 int run(int argc, char** argv);
+int estimate(int argc, char** argv);
+
+int run_or_estimate(int argc, char** argv) {
+  return argc > 1 && std::string(argv[1]) == "estimate" ? estimate(argc, argv) : run(argc, argv);
+}
 
 }  // namespace
 
 // A bad argument (tools::number's std::invalid_argument) is reported with the usage line.
-int main(int argc, char** argv) { return tools::main_with_usage("weft-tau", usage, run, argc, argv); }
+int main(int argc, char** argv) { return tools::main_with_usage("weft-tau", usage, run_or_estimate, argc, argv); }
 
 namespace {
 
@@ -76,8 +132,7 @@ int run(int argc, char** argv) {
   weft::pool tiny(weft::config{.workers = 1, .policy = weft::policy::heartbeat, .heartbeat = std::chrono::microseconds(small_us)});
   std::printf("HB §5.1 protocol, 1 worker%s, N = 10^7 us vs %d us, %d alternating runs, medians\n",
               pin ? " and its heartbeat thread on one CPU" : "", small_us, runs);
-  std::printf("%-12s %10s %10s %12s %9s\n", "program", "T_s", "T'_s", "C", "tau_us");
-  std::vector<double> taus;
+  std::vector<measured> rows;
   for (const auto& p : programs) {
     std::vector<double> t, t2, c;
     for (int r = 0; r < runs; ++r) {
@@ -94,24 +149,23 @@ int run(int argc, char** argv) {
         return 3;
       }
     }
-    const double T = median(t), T2 = median(t2), C = median(c);
-    // A program with no promotion at N measures no tau: it was counted as tau = 0, and with every
-    // program so (N past the runs' length) the line below recommended "N = 20 tau = 0.0 us".
-    if (C > 0) {
-      taus.push_back((T2 - T) / C * 1e6);
-      std::printf("%-12s %10.4f %10.4f %12.0f %9.3f\n", p.name, T, T2, C, taus.back());
-    } else {
-      std::printf("%-12s %10.4f %10.4f %12.0f %9s\n", p.name, T, T2, C, "n/a");
-    }
+    rows.push_back({p.name, median(t), median(t2), median(c)});
   }
-  if (taus.empty()) {
-    std::fprintf(stderr, "weft-tau: no promotion in the median run of any program at N = %d us: tau is not measured; "
-                 "give a smaller SMALL_N_US\n", small_us);
-    return 1;
+  return report(rows, "at N = " + std::to_string(small_us) + " us", "give a smaller SMALL_N_US");
+}
+
+// `weft-tau estimate T T' C ...`: the same estimate from medians measured elsewhere (a program of
+// one's own, timed by hand), one triple per program.
+int estimate(int argc, char** argv) {
+  if (argc < 5 || (argc - 2) % 3 != 0)
+    throw std::invalid_argument("estimate takes triples T_S T'_S C (seconds, seconds, promotions)");
+  std::vector<measured> rows;
+  for (int i = 2; i + 2 < argc; i += 3) {
+    const std::string name = "given " + std::to_string(rows.size() + 1);
+    rows.push_back({name, tools::decimal("T_S", argv[i], 0.0, 1e9), tools::decimal("T'_S", argv[i + 1], 0.0, 1e9),
+                    double(tools::number<long long>("C", argv[i + 2], 0, 1'000'000'000'000'000))});
   }
-  const double tau = median(taus);
-  std::printf("tau = %.3f us (median over the programs with promotions); recommended heartbeat N = 20 tau = %.1f us\n", tau, 20 * tau);
-  return 0;
+  return report(rows, "in the given figures", "a run needs promotions to measure their cost");
 }
 
 }  // namespace
