@@ -1,5 +1,6 @@
 // weft — counters (SPEC §6): collecting each worker's into pool::stats(), and resetting them.
 #include <algorithm>
+#include <cstdint>
 
 #include "pool_runtime.hpp"
 #include "weft/pool.hpp"
@@ -46,7 +47,12 @@ std::uint64_t idle_ns_of(const worker& w) {
 
 counters counters_of(const worker& w) {
   counters c;
-  c.joins = w.retired_joins + (w.hot ? w.hot->joins : 0);
+  // A loop split takes back its join's count just before the join makes it (loops.hpp,
+  // uncount_split): read between the two, the live count is one low, and where it was 0, 2^64 - 1.
+  // Read as signed (no count reaches 2^63), such a moment reads one low, or 0; between runs the sum
+  // is exact and never negative.
+  const auto joins = std::int64_t(w.retired_joins) + std::int64_t(w.hot ? w.hot->joins : 0);
+  c.joins = std::uint64_t(std::max<std::int64_t>(joins, 0));
   c.loop_iterations = w.retired_loop_iterations + (w.hot ? w.hot->loop_iterations : 0);
   c.promotions = w.ledger.promotions;
   c.steals = w.steals;

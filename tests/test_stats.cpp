@@ -496,6 +496,31 @@ TEST(StatsFibers, ALoopThatRunsOutOfFiberStacksCountsNoJoin) {
   }
 }
 
+// A loop split takes back its join's count just before the join makes it (loops.hpp,
+// uncount_split), so a stats() read between the two, from any thread, saw that worker's count one
+// low — and where it was 0, 2^64 - 1, as the worker's figure and, every other worker's count 0 too,
+// as the total (stop 51's stats hunt: a thread polling stats() while a wool loop ran after
+// reset_stats() read 18446744073709551615 within 300 runs).  Such a moment now reads 0.  The test
+// makes the moment itself, deterministically: the split's own take-back on the thread running the
+// job, a read, then the count the split's join would make.
+TEST(StatsLoopSplit, AReadBetweenASplitsTakeBackAndItsJoinIsNoWrappedCount) {
+  for (const weft::policy p : wt::implemented_where([](const weft::detail::policy_traits&) { return true; })) {
+    SCOPED_TRACE(std::string(weft::to_string(p)));
+    weft::pool pool(weft::config{.workers = 1, .policy = p});
+    weft::stats during;
+    pool.run([&] {
+      pool.reset_stats();
+      weft::detail::uncount_split();
+      during = pool.stats();
+      ++weft::detail::tls_hot.joins;  // the split's join
+    });
+    ASSERT_EQ(during.workers.size(), 1u);
+    EXPECT_EQ(during.workers[0].joins, 0u);
+    EXPECT_EQ(during.total.joins, 0u);
+    EXPECT_EQ(pool.stats().total.joins, 0u) << "a split counts no join once the moment is over";
+  }
+}
+
 TEST_P(Stats, StealsHappenWithSeveralWorkers) {
   if (!can_steal()) GTEST_SKIP() << "needs 2+ workers";
   // The steal is made certain: a join whose first branch polls (counted tiny joins) until its
