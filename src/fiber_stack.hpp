@@ -1,12 +1,13 @@
-// weft — the fiber engine's stacks (SPEC §5: "its own small pooled stack; guard pages catch
-// overflow").  Stacks of config::fiber_stack_bytes are carved from arenas mapped with MAP_NORESERVE
-// (committed as used), each with a guard region below it; a freed stack goes back on a free list
-// and is reused youngest first (its pages are still warm).  Each arena is registered as one guard
-// of kind fiber_stack: its only inaccessible pages are the guards, so a fault anywhere inside it is
-// a fiber's stack overflow, reported with the setting that raises the size (stack_guard.hpp).
+// weft — the fiber engine's stacks (SPEC §5: "its own small pooled stack"; the guard regions are
+// SPEC §2's "never a bare crash": an overflow is reported, naming its setting).  Stacks of
+// config::fiber_stack_bytes are carved from arenas mapped with MAP_NORESERVE (committed as used),
+// each with a guard region below it; a freed stack goes back on a free list and is reused youngest
+// first (its pages are still warm).  Each arena is registered as one guard of kind fiber_stack: its
+// only inaccessible pages are the guards, so a fault anywhere inside it is a fiber's stack
+// overflow, reported with the setting that raises the size (stack_guard.hpp).
 //
 // The pool counts stacks in use and their high-water mark: counters::fiber_stack_peak_bytes, the
-// fiber memory that SPEC §5 asks to count apart from the heap.
+// fiber memory, counted apart from the heap that weft::malloc accounts (SPEC §5).
 #pragma once
 
 #include <boost/context/stack_context.hpp>

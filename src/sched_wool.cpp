@@ -1,7 +1,7 @@
-// weft — `wool`: Wool's direct task stack (WOOL §I, Fig. 3).  Task descriptors stay in place in the
-// worker's frame array; thieves steal the bottom-most one, synchronizing on its state word (a CAS
-// from TASK to EMPTY, then a check of `bot`); the owner joins with one atomic exchange.  Private
-// tasks (WOOL §I.b): only slots [0, pub) are public; a join of a private task is the fast path's
+// weft — `wool`: Wool's direct task stack (WOOL §III.A, Fig. 3).  Task descriptors stay in place in
+// the worker's frame array; thieves steal the bottom-most one, synchronizing on its state word (a
+// CAS from TASK to EMPTY, then a check of `bot`); the owner joins with one atomic exchange.  Private
+// tasks (WOOL §III.B): only slots [0, pub) are public; a join of a private task is the fast path's
 // plain pop.  A thief that steals at or above the trip wire sets the owner's `notify` poll bit, and
 // the owner makes more slots public at its next join or spawn; after inlining many public tasks in
 // a row, the owner makes the top public slot private again.
@@ -151,8 +151,8 @@ class wool_scheduler final : public scheduler {
     WEFT_ASSERT(win.pub <= limit && win.trip.load(std::memory_order_relaxed) <= win.pub, "wool: public window outside the task stack");
   }
 
-  // WOOL §III-B: "the owner makes tasks private again after inlining many public ones": the top
-  // public slot becomes private.  Either it is the slot being joined — the owner holds its task
+  // WOOL §III.B: the owner sees "an opportunity for making tasks private when it has inlined many
+  // public tasks": the top public slot becomes private.  Either it is the slot being joined — the owner holds its task
   // (the exchange returned TASK), so no thief can be taking it — or it lies above the joined slot,
   // i.e. above the task stack's top: a dead slot, holding EMPTY or DONE (every join of a public
   // slot exchanges), which no thief's CAS can take.  Without the second case a window that grew

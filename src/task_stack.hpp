@@ -1,4 +1,4 @@
-// weft — the direct task stack: a worker's array of frames (WOOL §I.a).
+// weft — the direct task stack: a worker's array of frames (WOOL §III.A).
 #pragma once
 
 #include <cstddef>

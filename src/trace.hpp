@@ -1,7 +1,7 @@
 // weft — the timeline trace (SPEC §6, issue 12): each worker records what it is doing in a buffer of
 // its own, and the pool writes them as one Chrome/Perfetto trace-event JSON file.
 //
-// What is recorded is WOOL §IV-D's breakdown of CPU time (Fig. 6): startup/shutdown (TR),
+// What is recorded is WOOL §IV.D's breakdown of CPU time (Fig. 6): startup/shutdown (TR),
 // application work (NA), application work acquired by leapfrogging (LA), stealing (ST), leapfrogging
 // (LF), plus idle (asleep on a futex: WOOL's workers never sleep).  A worker is always in exactly one
 // activity; it records each change of activity, so its lane is a sequence of intervals that never

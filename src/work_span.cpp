@@ -1,4 +1,4 @@
-// weft — the work/span mode (weft/work_span.hpp; SPEC §6; WOOL §IV-A Table I; Cilkscale's model).
+// weft — the work/span mode (weft/work_span.hpp; SPEC §6; WOOL §IV.A Table I; Cilkscale's model).
 // A worker measures the job it runs along its one path of execution (the job runs as its serial
 // elision): `span`/`burdened` are the costs of the longest chain since the innermost open branch
 // began; a join combines its branches' chains, and a region or a job moves its figures to totals.

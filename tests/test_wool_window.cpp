@@ -1,6 +1,6 @@
 // Component tests of `wool`'s public window (src/sched_wool.cpp; docs/PROTOCOLS.md section 7; WOOL
-// §I.a-b): the public tag in the state word, the trip wire and growth, privatization, `bot`, and a
-// stolen slot's EMPTY -> STOLEN(i) -> DONE.  The scheduler is driven directly on workers built by
+// §III.A-B): the public tag in the state word, the trip wire and growth, privatization, `bot`, and
+// a stolen slot's EMPTY -> STOLEN(i) -> DONE.  The scheduler is driven directly on workers built by
 // hand (component_rig.hpp): one test thread plays the owner (push and join as join.hpp does them)
 // and the thieves in a chosen order; the last tests race 1-3 thief threads against the owner,
 // bounded by the owner's number of tasks.

@@ -2,7 +2,7 @@
 """Reads weft's timeline traces (WEFT_TRACE=file.json; Chrome/Perfetto trace-event JSON).
 
   tools/weft_trace.py breakdown TRACE.json [TRACE.json ...] [--plot out.png] [--per-worker]
-      Time per activity in WOOL §IV-D Fig. 6's categories (startup/shutdown TR, application work NA,
+      Time per activity in WOOL §IV.D Fig. 6's categories (startup/shutdown TR, application work NA,
       work acquired by leapfrogging LA, stealing ST, leapfrogging LF, plus idle = asleep), per worker
       and per trace, in ms and as a share of the lanes' total.  A lane's time is its thread's wall
       time, descheduled time included: WOOL's Fig. 6 shows CPU time on a dedicated machine, where the

@@ -45,14 +45,14 @@ enum class policy {
   serial,     // everything inline on the caller: the serial elision
   ws,         // eager child-stealing work stealing (LS §2.2 "SP")
   ws_ap,      // ws with TBB's auto partitioner for loops (LS l.136-153)
-  wool,       // Wool's direct task stack, private tasks, trip wire, leapfrogging (WOOL §I)
+  wool,       // Wool's direct task stack, private tasks, trip wire, leapfrogging (WOOL §III, §I.b)
   lazy_df,    // depth-first lazy scheduling, THR = 1 (LS §3.3)
   lazy_df2,   // the same with THR = 2 (LS §6.2)
   lazy_bf,    // breadth-first lazy scheduling (LS §6.1, Algorithm 3)
   heartbeat,  // heartbeat scheduling (HB §2-4)
   adf,        // AsyncDF (NAR Ch. 3)
   dfd,        // DFDeques (NAR Ch. 6)
-  fifo,       // breadth-first global FIFO (NAR l.2700)
+  fifo,       // breadth-first global FIFO (NAR §5.3, l.2818-2819)
 };
 
 // config::quota_bytes for K = infinity.

@@ -2,7 +2,7 @@
 //
 // With config.work_span (or WEFT_WORK_SPAN) set to `ns` or `calls`, a pool runs each job as its
 // serial elision on the worker that takes it, measuring at every join and loop piece, like WOOL's
-// span facility (WOOL §IV-A, Table I) and Cilkscale:
+// span facility (WOOL §IV.A, Table I) and Cilkscale:
 //   work T1  = the sum of every strand's cost,
 //   span T∞  = the cost of the longest chain of strands that must run one after the other,
 //   parallelism T1/T∞: the most speedup any number of workers can get;

@@ -245,7 +245,7 @@ bool Simulator::trip_position(unsigned w, std::uint64_t index) const {
   return index + kWoolTripDistance >= ws_[w].public_limit;
 }
 
-// WOOL §I.b: after inlining many public tasks in a row, the owner makes its top public slot
+// WOOL §III.B: after inlining many public tasks in a row, the owner makes its top public slot
 // private again (the runtime's maybe_privatize).
 void Simulator::wool_inlined_public(unsigned w, std::uint32_t spawn_index) {
   Worker& k = ws_[w];

@@ -446,7 +446,7 @@ TEST(Policy, WorkStealingMemoryOnTheorem67DagGrowsWithPTimesD) {
 }
 
 TEST(Policy, FifoRunsBreadthFirst) {
-  // The original Pthreads FIFO (NAR l.2700): even on one processor a tree's threads all start
+  // The original Pthreads FIFO (NAR l.2700-2712): even on one processor a tree's threads all start
   // before the first one finishes, so memory is the whole tree's, far above S1.
   const Dag d = make_nar_tree(1, 1, 10, 3);
   const auto r = run(d, "fifo", 1, nar_steps()).result;

@@ -152,7 +152,7 @@ inline run_task(task) {
   }
 }
 
-/* WOOL §I.b privatization, nondeterministic in the count: the owner holds the task. */
+/* WOOL §III.B privatization, nondeterministic in the count: the owner holds the task. */
 inline maybe_privatize(w, k) {
   if
   :: (k + 1 == pub[w] && pub[w] > 1) ->

@@ -32,7 +32,7 @@ class chase_lev_deque;
 struct promotion_ledger;
 using task_fn = void (*)(frame*);
 
-// The state word of WOOL §I.a / Fig. 3, packed in one pointer-sized word as the paper does:
+// The state word of WOOL §III.A / Fig. 3, packed in one pointer-sized word as the paper does:
 //   TASK(w)    the wrapper's address (aligned to 8, so the low three bits are 0); under `wool`,
 //              bit 2 tags a task in a public slot: only a tagged task may be stolen (see
 //              sched_wool.cpp for why the tag lives in the state word and not beside it)
@@ -54,7 +54,7 @@ inline std::uintptr_t task(task_fn f) noexcept { return reinterpret_cast<std::ui
 inline task_fn wrapper(std::uintptr_t s) noexcept { return reinterpret_cast<task_fn>(s & ~std::uintptr_t(7)); }
 }  // namespace task_state
 
-// One slot of a worker's task stack.  Frames live in place in a per-worker array (WOOL §I.a):
+// One slot of a worker's task stack.  Frames live in place in a per-worker array (WOOL §III.A):
 // a join writes its slot with plain stores; only promotion makes it visible to thieves.
 inline constexpr std::size_t frame_payload_bytes = 40;
 
@@ -78,7 +78,8 @@ static_assert(sizeof(frame) == 64, "a frame is one cache line");
 namespace frame_mark {
 // Deque mechanism: the frame is on its owner's deque (set at promotion, cleared when joined).
 inline constexpr std::uint8_t on_deque = 1u << 0;
-// wool: the slot lies in the public window (WOOL §I.b): a property of the slot, kept across joins.
+// wool: the slot lies in the public window (WOOL §III.B): a property of the slot, kept across
+// joins.
 inline constexpr std::uint8_t public_slot = 1u << 1;
 // Eager mechanism (ws, ws-ap): the frame of a weft::spawn that eager_promote put on the deque
 // (spawn.hpp).  An eager join needs no mark, since it takes its frame back in the same function;
@@ -94,7 +95,7 @@ namespace poll_bit {
 inline constexpr std::uint32_t external = 1u << 0;     // this thread is no worker: use the global pool
 inline constexpr std::uint32_t always = 1u << 1;       // ws: promote every join
 // The owner should look again at what it offers thieves: under wool a steal hit the trip wire
-// (WOOL §I.b); under the lazy policies the deque may have dropped below THR (LS §3.3).
+// (WOOL §III.B); under the lazy policies the deque may have dropped below THR (LS §3.3).
 inline constexpr std::uint32_t notify = 1u << 2;
 inline constexpr std::uint32_t public_next = 1u << 3;  // wool: the next push lands in a public slot
 inline constexpr std::uint32_t heartbeat = 1u << 4;    // a heartbeat is due

@@ -123,7 +123,7 @@ using branch_t = std::conditional_t<branch_in_frame<G>::fits, branch_in_frame<G>
 // Push: plain stores only (relaxed).  Nothing is published here: a frame becomes visible to thieves
 // only through a promotion, which is an out-of-line call (so the compiler has written everything the
 // branch needs to memory by then) ending in a release store — the deque's bottom index, or Wool's
-// tagged state word (WOOL §I.a: "the write which makes the task stealable is the last write").
+// tagged state word (WOOL §III.A: "the write which makes the task stealable is the last write").
 WEFT_INLINE void push_frame(hot_state& h, frame* fr, task_fn run) noexcept {
   WEFT_ASSERT(!task_state::is_stolen(fr->state.load(std::memory_order_relaxed)), "a frame pushed again while its thief still runs it (STOLEN, not DONE)");
   fr->state.store(task_state::task(run), std::memory_order_relaxed);

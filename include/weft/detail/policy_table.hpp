@@ -32,9 +32,9 @@ enum class trigger : std::uint8_t {
   never,                  // serial
   every_push,             // at every join/spawn (LS §2.2 "SP")
   deque_below_threshold,  // at a poll while the deque holds fewer than `threshold` items (LS §3.3)
-  thief_request,          // a steal at or above Wool's trip wire asks for more (WOOL §I.b)
+  thief_request,          // a steal at or above Wool's trip wire asks for more (WOOL §III.B)
   heartbeat,              // a beat is due, every N us (HB §2)
-  every_fork,             // every join forks a thread (a fiber) that the scheduler orders (NAR §3.3)
+  every_fork,             // every join forks a thread (a fiber) the scheduler orders (NAR §3.1)
 };
 
 // "Which" latent item a promotion makes stealable (SPEC §3).
@@ -43,7 +43,7 @@ enum class promoted_item : std::uint8_t {
   just_pushed,   // the frame just pushed
   innermost,     // the frame on top: a join's branch, or half the loop running now (LS §3.3)
   oldest,        // the bottom-most promotable frame (LS §6.1, HB §3)
-  public_slots,  // every task whose slot lies in the public window (WOOL §I.b)
+  public_slots,  // every task whose slot lies in the public window (WOOL §III.B)
   // The thread a fork leaves waiting in the ready structure: the preempted parent (adf, dfd: the
   // child runs first, NAR Fig 3.2 / Fig 6.4) or the new child (fifo: the parent goes on).
   forked_thread,
@@ -82,7 +82,7 @@ inline constexpr policy_traits policy_table[] = {
     {policy::serial,     "serial",    mechanism::caller,     trigger::never,                 promoted_item::none,         0, loop_style::loop_frame,       0,                                true,  "SPEC §4"},
     {policy::ws,         "ws",        mechanism::deque,      trigger::every_push,            promoted_item::just_pushed,  0, loop_style::halving,          0,                                true,  "LS §2.2"},
     {policy::ws_ap,      "ws-ap",     mechanism::deque,      trigger::every_push,            promoted_item::just_pushed,  0, loop_style::auto_partitioned, 0,                                true,  "LS §2.2.2"},
-    {policy::wool,       "wool",      mechanism::wool_stack, trigger::thief_request,         promoted_item::public_slots, 0, loop_style::halving,          0,                                true,  "WOOL §I"},
+    {policy::wool,       "wool",      mechanism::wool_stack, trigger::thief_request,         promoted_item::public_slots, 0, loop_style::halving,          0,                                true,  "WOOL §III, §I.b"},
     {policy::lazy_df,    "lazy-df",   mechanism::deque,      trigger::deque_below_threshold, promoted_item::innermost,    1, loop_style::loop_frame,       0,                                true,  "LS §3.3"},
     {policy::lazy_df2,   "lazy-df2",  mechanism::deque,      trigger::deque_below_threshold, promoted_item::innermost,    2, loop_style::loop_frame,       0,                                true,  "LS §6.2"},
     {policy::lazy_bf,    "lazy-bf",   mechanism::deque,      trigger::deque_below_threshold, promoted_item::oldest,       1, loop_style::loop_frame,       0,                                true,  "LS §6.1, Alg. 3"},
