@@ -1,5 +1,5 @@
-/* weft — Spin model of the sleep/wake handshake (src/runtime.cpp: runtime::sleep, work_visible,
- * wake_one; src/runtime.hpp: notify_work; the pool's destructor for the final wake).
+/* weft — Spin model of the sleep/wake handshake (src/idle.cpp: runtime::sleep, work_visible,
+ * wake_one; src/pool_runtime.hpp: notify_work; the pool's destructor for the final wake).
  *
  * Worker 0 publishes one task (a promotion: the deque's bottom or Wool's tagged state word, here
  * the flag `visible`), calls notify_work, and then stays busy until a thief has taken the task
@@ -26,7 +26,7 @@
  *
  * Variants:
  *   (none)               the orders with the fix of issue 8: fence after the sleeper's RMW  (pass)
- *   -DSLEEPER_CPP_TODAY  the sleeper as src/runtime.cpp has it today: no fence after the
+ *   -DSLEEPER_CPP_TODAY  the sleeper as the C++ had it before the fix: no fence after the
  *                        seq_cst fetch_add, relaxed deque loads                    (must fail)
  *   -DNO_PUBLISH_FENCE   notify_work without its fence                             (must fail)
  *   -DNO_EPOCH           the sleeper reads the epoch after its check, not before   (must fail)

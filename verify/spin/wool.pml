@@ -72,7 +72,7 @@ byte blocked_on[NW];     /* NONE = -1 */
 /* owner-private (worker w touches only index w) */
 byte top[NW];
 byte pub[NW];
-bit promoted[NW * NS];
+bit promoted[NW * NS];  /* the C++'s frame_mark::public_slot (frame::marks), once frame::promoted */
 bit public_next[NW];
 
 /* ghosts */

@@ -1,5 +1,5 @@
-//! loom model of the sleep/wake handshake (src/runtime.cpp: runtime::sleep, work_visible, wake_one;
-//! src/runtime.hpp: notify_work) under the C++ memory model.
+//! loom model of the sleep/wake handshake (src/idle.cpp: runtime::sleep, work_visible, wake_one;
+//! src/pool_runtime.hpp: notify_work) under the C++ memory model.
 //!
 //! The publisher (a worker promoting work): the store that makes the work stealable (Wool's
 //! publish: state.store(TASK | public, release); the deque's push: bottom.store(release)), then
@@ -15,9 +15,9 @@
 //! the published task in view of nobody.  Checked at the end: if the sleeper decided to wait, the
 //! epoch must have moved past e.
 //!
-//! Today's C++ (`SleeperFence::None`): the publisher's fence is sequenced after its store and
-//! before its load of `sleepers`, but on the sleeper's side nothing orders the seq_cst RMW before
-//! the relaxed loads of the deques.  Under [atomics.order] (C++20): if the publisher's load of
+//! The C++ before the fix (`SleeperFence::None`): the publisher's fence is sequenced after its
+//! store and before its load of `sleepers`, but on the sleeper's side nothing orders the seq_cst
+//! RMW before the relaxed loads of the deques.  Under [atomics.order] (C++20): if the publisher's load of
 //! `sleepers` reads the value before the sleeper's RMW A, its fence X precedes A in S (rule: a
 //! seq_cst fence X sequenced before a read B, B coherence-ordered before a seq_cst A => X precedes
 //! A).  Nothing then forces the sleeper's relaxed load R of the work to see the publisher's store
@@ -41,9 +41,9 @@ use std::sync::atomic::Ordering::{Acquire, Relaxed, Release, SeqCst};
 
 #[derive(Clone, Copy, PartialEq)]
 enum SleeperFence {
-    /// src/runtime.cpp today: fetch_add(seq_cst), then relaxed loads.
+    /// The C++ before issue 8's fix (PROTOCOLS.md F1): fetch_add(seq_cst), then relaxed loads.
     None,
-    /// The fix: fence(seq_cst) after the fetch_add.
+    /// The fix, applied (src/idle.cpp): fence(seq_cst) after the fetch_add.
     SeqCst,
 }
 
@@ -94,8 +94,9 @@ fn with_sleeper_fence() {
     run("sleep::with_sleeper_fence", SleeperFence::SeqCst, PublisherFence::SeqCst);
 }
 
-/// Expected to fail: src/runtime.cpp as it is today (issue 8): the sleeper's seq_cst fetch_add
-/// followed by relaxed loads of the deques can miss promoted work under the C++ model.
+/// Expected to fail: the C++ as it was before issue 8's fix (then src/runtime.cpp): the sleeper's
+/// seq_cst fetch_add followed by relaxed loads of the deques can miss promoted work under the C++
+/// model.
 #[test]
 #[should_panic(expected = "lost wake-up")]
 fn cpp_today_loses_a_wake_up() {
