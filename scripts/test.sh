@@ -57,7 +57,7 @@ cmake -S . -B build-asan -G Ninja "${sanitizer_opt[@]}" -DWEFT_SANITIZE=address 
 ninja -C build-asan
 ASAN_OPTIONS="detect_leaks=1:detect_stack_use_after_return=1" UBSAN_OPTIONS="print_stacktrace=1" ctest --test-dir build-asan --output-on-failure -j "$jobs" -E "$compiler_only"
 
-# Every protocol point (src/chaos.hpp) yields or spins at random; with up to 32 workers on one core a
+# Every protocol point (include/weft/detail/chaos.hpp) yields or spins at random; with up to 32 workers on one core a
 # thread is often descheduled inside a protocol's window (a thief between its CAS and its STOLEN
 # store, a sleeper between announcing and checking), which a multi-core run rarely shows.  The
 # invariant checks (WEFT_CHECKS) are on.  About 1.5 min on the 2-core machine.

@@ -150,7 +150,9 @@ class deque_scheduler final : public scheduler {
   // the size is re-read here.  A poll therefore costs the same single load under every policy; the
   // decisions are those of reading the size at every poll, since it changes only through those
   // events.  Clear first, then read the size: a thief that steals after our read sets the bit
-  // again (both are seq_cst read-modify-writes / loads, so one of us sees the other).
+  // again (the clear and the thief's set are read-modify-writes of the poll word, so one comes
+  // first in its modification order; a clear that reads the set, a release, sees the theft in the
+  // size it reads next: PROTOCOLS.md §5).
   //
   // A check that finds the deque short promotes until it holds THR items or nothing more can be
   // promoted (LS §6.2: DF2-LS "pushes a TD with half its tasks onto its empty deque, then pushes
