@@ -1,5 +1,6 @@
 // weft — running a stolen task, and a join whose branch was stolen: waiting for DONE while
-// leapfrogging (WOOL §I.b).  Shared by both mechanisms.
+// leapfrogging (WOOL §I.b).  Shared by the deque and Wool mechanisms (the fiber engine suspends a
+// blocked join's fiber instead: sched_fibers.cpp).
 #include <thread>
 
 #include "beat_signal.hpp"

@@ -1,7 +1,9 @@
 // weft — the scheduler interface that every policy implements.  A policy is a small object
-// answering "when" and "which" (SPEC §3) on top of one of two mechanisms: the Chase-Lev deque of
-// promoted frames (sched_deque.cpp) or Wool's direct task stack, stolen in place (sched_wool.cpp).
-// Each mechanism defines its per-worker state; the worker holds it (worker::mechanism).
+// answering "when" and "which" (SPEC §3) on top of one of three mechanisms: the Chase-Lev deque of
+// promoted frames (sched_deque.cpp), Wool's direct task stack, stolen in place (sched_wool.cpp), or
+// the fiber engine, where every join forks a thread (sched_fibers.cpp; the serial policy, which
+// runs on the caller, keeps a deque scheduler with no trigger: lifecycle.cpp).  Each mechanism defines its per-worker state; the worker holds it
+// (worker::mechanism).
 #pragma once
 
 #include <cstdint>

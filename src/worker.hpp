@@ -1,6 +1,7 @@
 // weft — a worker: the state every mechanism shares (its task stack, its counters, its thread).
-// What a mechanism keeps per worker (the Chase-Lev deque, Wool's public window) is a type that
-// mechanism defines (sched_deque.cpp, sched_wool.cpp) and creates; the worker only holds it.
+// What a mechanism keeps per worker (the Chase-Lev deque, Wool's public window, the fiber engine's
+// current thread and dfd's deque) is a type that mechanism defines (sched_deque.cpp, sched_wool.cpp,
+// sched_fibers.cpp) and creates; the worker only holds it.
 #pragma once
 
 #include <atomic>
