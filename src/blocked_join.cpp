@@ -56,9 +56,9 @@ void runtime::execute_stolen(worker& w, worker& victim, frame* t, task_fn fn) {
   }
 }
 
-// A join blocked for about 1 ms with nothing to leapfrog (its thief is descheduled, or blocked in
-// a long task) stops spinning and sleeps until the thief's DONE (SPEC §2: no idle spin); under
-// signal delivery without beats, which would only wake it.
+// A join blocked for about 1 ms with nothing to leapfrog (its thief is descheduled, or blocked in a
+// long task) stops spinning and sleeps until the thief's DONE (SPEC §2: spin briefly, then sleep);
+// under signal delivery without beats, which would only wake it.
 void runtime::park_until_done(worker& w, frame* fr) {
   if (made_before_fork()) [[unlikely]] end_forked_child();  // the thief is no thread of this process
   w.trace_enter(activity::idle);
