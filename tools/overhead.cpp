@@ -16,6 +16,11 @@
 //       WOOL Table III: a join tree of height 1 (two leaves of LEAF loop iterations) run REPS times
 //       on 2 workers; cost per steal = T_rep - T_leaf.  Prints the median over RUNS runs.  Default
 //       policies ws wool; serial (one worker: no steal to time) is refused.
+//   weft-overhead unwind DEPTH RUNS [POLICY...]
+//       An exception thrown at the bottom of DEPTH nested joins (each a join whose first branch goes
+//       one level deeper) against the same recursion as plain calls, both on 1 worker of POLICY
+//       (default serial lazy-bf wool ws), alternated, RUNS times; prints the medians, the time per
+//       level and the ratio (docs/results/fine-grained.md, "An exception through nested joins").
 #include <weft/weft.hpp>
 
 #include "args.hpp"
@@ -68,8 +73,35 @@ std::vector<std::string> policies_or_default(int argc, char** argv, int first,
   return out;
 }
 
+// The unwind mode's recursion: a throw at depth `bottom`, caught by the caller of the outermost call.
+// The elision's calls are the join's branches as plain calls (noinline, and a barrier after the call,
+// so that the recursion stays one: gcc otherwise turns it into a loop).
+struct unwind_bottom {};
+__attribute__((noinline)) long unwind_elision(long d, long bottom) {
+  if (d == bottom) throw unwind_bottom{};
+  const long a = unwind_elision(d + 1, bottom);
+  asm volatile("" ::: "memory");
+  return a + d;
+}
+long unwind_join(long d, long bottom) {
+  if (d == bottom) throw unwind_bottom{};
+  auto [a, b] = weft::join([&] { return unwind_join(d + 1, bottom); }, [&] { return d; });
+  return a + b;
+}
+// Seconds until the exception thrown at the bottom reached this thread, through the pool's run.
+template <class Fn>
+double seconds_to_unwind(weft::pool& p, Fn fn) {
+  const auto t0 = std::chrono::steady_clock::now();
+  try {
+    (void)p.run(fn);
+  } catch (const unwind_bottom&) {
+    return seconds_since(t0);
+  }
+  throw std::logic_error("unwind: the recursion returned without the exception thrown at its bottom");
+}
+
 int usage() {
-  std::fputs("usage: weft-overhead ratio N RUNS [POLICY|value:POLICY...] | once elision|twocalls|POLICY|scope:POLICY|value:POLICY|spawn:POLICY N | steal LEAF REPS RUNS [POLICY...]\n", stderr);
+  std::fputs("usage: weft-overhead ratio N RUNS [POLICY|value:POLICY...] | once elision|twocalls|POLICY|scope:POLICY|value:POLICY|spawn:POLICY N | steal LEAF REPS RUNS [POLICY...] | unwind DEPTH RUNS [POLICY...]\n", stderr);
   return 2;
 }
 
@@ -174,6 +206,25 @@ int run(int argc, char** argv) {
       else std::printf(" %10s", "");
       if (c.pool) std::printf(" %10.0f %12.0f", median(c.steals), median(c.promotions));
       std::printf("\n");
+    }
+    return 0;
+  }
+  if (mode == "unwind" && argc >= 4) {
+    const long depth = tools::number("DEPTH", argv[2], 1L, 10'000'000L);
+    const int runs = tools::number("RUNS", argv[3], 1, 100000);
+    const auto policies = policies_or_default(argc, argv, 4, {"serial", "lazy-bf", "wool", "ws"});
+    std::printf("an exception through %ld nested joins against the same recursion as calls, 1 worker, %d alternating runs, medians\n",
+                depth, runs);
+    std::printf("%-10s %12s %12s %12s %12s %8s\n", "policy", "elision_s", "joins_s", "elision_us/l", "joins_us/l", "ratio");
+    for (const auto& pol : policies) {
+      weft::pool p(weft::config{.workers = 1, .policy = weft::parse_policy(pol)});
+      std::vector<double> te, tj;
+      for (int r = 0; r < runs; ++r) {
+        te.push_back(seconds_to_unwind(p, [depth] { return unwind_elision(0, depth); }));
+        tj.push_back(seconds_to_unwind(p, [depth] { return unwind_join(0, depth); }));
+      }
+      const double e = median(te), j = median(tj);
+      std::printf("%-10s %12.4f %12.4f %12.3f %12.3f %8.2f\n", pol.c_str(), e, j, e / depth * 1e6, j / depth * 1e6, j / e);
     }
     return 0;
   }

@@ -185,24 +185,41 @@ inline constexpr bool cannot_throw =
     std::is_nothrow_invocable_v<F&> &&
     (std::is_void_v<std::invoke_result_t<F&>> || std::is_nothrow_constructible_v<ret_t<F>, std::invoke_result_t<F&>>);
 
+// The first branch threw: its frame is popped and, if the second branch was promoted, taken back or
+// waited for (join_unwind), while the exception passes — a cleanup, not a handler that catches and
+// rethrows it.  A rethrow is a throw begun again: its search for a handler and its unwinding start
+// anew at every join, and through nested joins each level cost what a catch-and-rethrow costs
+// (~4 µs a level against ~1.5 µs for a frame with a destructor, the serial elision's cost; 10^6
+// nested joins took 5–20 s: docs/results/fine-grained.md, "An exception through nested joins").
+// `threw` is cleared once the first result is made (in place: no move of it can throw before): the
+// compiler then drops the test, and the cleanup, from every later way out.  A first branch that
+// cannot throw gets none (cannot_throw: no landing pad).
+template <class G, bool Eager>
+struct first_branch_cleanup {
+  hot_state& h;
+  frame* fr;
+  bool threw = true;
+  WEFT_INLINE first_branch_cleanup(hot_state& hs, frame* f) noexcept : h(hs), fr(f) {}
+  WEFT_INLINE ~first_branch_cleanup() {
+    if (threw) [[unlikely]] {
+      h.top = fr;
+      if (Eager || must_reclaim(fr)) join_unwind<G>(h, fr);
+    }
+  }
+};
+struct no_cleanup {
+  bool threw;
+  WEFT_INLINE no_cleanup(hot_state&, frame*) noexcept {}
+};
+
 // After the push: run the first branch, pop, and run the second inline unless it was promoted (or,
 // `Eager`, the frame promoted by join_eager, unless a thief took it: the eager join takes its frame
 // back inline, and knows without a mark that it must).
 template <class F, class G, bool Eager = false>
 WEFT_INLINE std::pair<ret_t<F>, ret_t<G>> join_pushed(hot_state& h, frame* fr, F& f, G& g) {
-  ret_t<F> a = [&] {
-    if constexpr (cannot_throw<F>) {
-      return call(f);
-    } else {
-      try {
-        return call(f);
-      } catch (...) {
-        h.top = fr;
-        if (Eager || must_reclaim(fr)) join_unwind<G>(h, fr);
-        throw;
-      }
-    }
-  }();
+  std::conditional_t<cannot_throw<F>, no_cleanup, first_branch_cleanup<G, Eager>> cleanup(h, fr);
+  ret_t<F> a = call(f);
+  cleanup.threw = false;
   h.top = fr;
   using A = first_result_arg<ret_t<F>>;
   if constexpr (Eager) {
