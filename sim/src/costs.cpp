@@ -93,6 +93,17 @@ void set_cost(Costs& c, std::string_view assignment) {
 void check_costs(const Costs& c, std::string_view policy) {
   if (policy_by_name(policy).trigger == Trigger::heartbeat && c.heartbeat == 0)
     throw CostRefused("heartbeat", "N must be at least 1 under heartbeat");
+  // Pairs checked under every policy, as a bad name is: a sweep's value fails every run alike.
+  // chunk_low above chunk_high ran chunks that doubled without end (a chunk of chunk_high..chunk_low
+  // units neither doubled nor halved: none was; one under chunk_low doubled, one over chunk_high
+  // halved, so a chunk alternated or grew to kChunkMax).  chunk_low 0 is the switch off (the
+  // calibrated preset's chunk_high stays, unused).
+  if (c.chunk_low > c.chunk_high)
+    throw CostRefused("chunk_low",
+                      std::to_string(c.chunk_low) + " is above chunk_high " + std::to_string(c.chunk_high) +
+                          " (a chunk doubles while it takes under chunk_low units and halves over chunk_high: "
+                          "chunk_low must be at most chunk_high; chunk_low=0 runs loops unchunked)",
+                      "chunk_high");
 }
 
 std::vector<std::pair<std::string, std::uint64_t>> cost_values(const Costs& c) {
@@ -188,7 +199,10 @@ Costs costs_from_file(std::string_view path, std::string_view policy) {
   try {
     check_costs(c, policy);
   } catch (const CostRefused& e) {
-    const auto at = set_here.find(e.cost);
+    // A pair's refusal names the line of the file that set either of its costs (the later one).
+    auto at = set_here.find(e.cost);
+    if (const auto other = set_here.find(e.other); other != set_here.end() && (at == set_here.end() || other->second > at->second))
+      at = other;
     if (at == set_here.end()) throw;
     throw std::invalid_argument(where + " line " + std::to_string(at->second) + ": " + e.cost + ": " + e.why);
   }

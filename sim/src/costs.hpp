@@ -103,14 +103,16 @@ Costs cost_preset(std::string_view name, std::string_view policy);
 
 // Sets one cost from "name=value"; std::invalid_argument naming the accepted names otherwise.
 void set_cost(Costs& c, std::string_view assignment);
-// What a policy needs of its costs (heartbeat: N >= 1); CostRefused naming the cost otherwise.
+// What a policy needs of its costs (heartbeat: N >= 1) and what every policy needs of a pair of
+// them (chunk_low <= chunk_high); CostRefused naming the cost otherwise.
 void check_costs(const Costs& c, std::string_view policy);
-// check_costs's refusal, "--cost NAME: WHY": the cost is kept apart so that a cost file can name
-// the line that set it instead.
+// check_costs's refusal, "--cost NAME: WHY": the cost (and, for a pair, the other one, named in
+// WHY) is kept apart so that a cost file can name the line that set it instead.
 struct CostRefused : std::invalid_argument {
-  CostRefused(std::string name, std::string reason)
-      : std::invalid_argument("--cost " + name + ": " + reason), cost(std::move(name)), why(std::move(reason)) {}
-  std::string cost, why;
+  CostRefused(std::string name, std::string reason, std::string other_name = {})
+      : std::invalid_argument("--cost " + name + ": " + reason), cost(std::move(name)), why(std::move(reason)),
+        other(std::move(other_name)) {}
+  std::string cost, why, other;
 };
 std::vector<std::pair<std::string, std::uint64_t>> cost_values(const Costs& c);
 Costs zero_costs();  // every overhead 0: the greedy-bound tests use it

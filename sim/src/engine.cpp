@@ -18,7 +18,6 @@ Simulator::Simulator(const RunConfig& c)
       rng_(c.seed), ws_(c.workers) {
   if (c.workers == 0) throw std::invalid_argument("P: the number of workers must be at least 1");
   if (dag_.root() == kNoNode) throw std::invalid_argument("dag: empty");
-  check_costs(costs_, pol_.name);
   for (auto& k : ws_) {
     k.next_beat = costs_.heartbeat;
     k.public_limit = costs_.wool_public;
@@ -304,6 +303,8 @@ double least_run_bytes(const PolicyTraits& policy, std::uint64_t nesting, unsign
 RunResult simulate(const RunConfig& config) {
   if (config.dag == nullptr || config.policy == nullptr)
     throw std::invalid_argument("simulate: dag and policy are required");
+  // Both engines (the thread engine had no check: a pair of costs out of order ran under adf).
+  check_costs(config.costs, config.policy->name);
   if (config.policy->trigger == Trigger::space_efficient) return detail::simulate_threads(config);
   detail::Simulator s(config);
   return s.run();

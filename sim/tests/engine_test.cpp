@@ -371,6 +371,48 @@ TEST(Engine, BadSettingsAreRejected) {
   EXPECT_NE(error_of("stael=99999999999999999999").find("unknown name 'stael'"), std::string::npos);
 }
 
+// Costs that only make sense ordered or nonzero are refused, naming them, under every policy
+// (the thread engines too: a bad sweep value fails every run alike).  Found by stop 50's hunts,
+// fixed by stop 52's siminput hunt: chunk_low above chunk_high ran with chunks that doubled
+// without end (never under chunk_low, never over chunk_high).
+TEST(Engine, CostsThatOnlyMakeSenseOrderedAreRefused) {
+  const Dag d = make_dag("loops:4:8:100");
+  const auto error_of = [&](const Costs& c, const std::string& policy) {
+    try {
+      run(d, policy, 2, c);
+    } catch (const std::invalid_argument& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  for (const auto& policy : simulated_policies()) {
+    SCOPED_TRACE(policy);
+    Costs c;
+    c.heartbeat = 1000;
+    c.chunk_low = 3000;
+    c.chunk_high = 2000;
+    EXPECT_EQ(error_of(c, policy),
+              "--cost chunk_low: 3000 is above chunk_high 2000 (a chunk doubles while it takes under chunk_low "
+              "units and halves over chunk_high: chunk_low must be at most chunk_high; chunk_low=0 runs "
+              "loops unchunked)");
+    c.chunk_high = 3000;  // equal: a chunk neither grows nor shrinks between them
+    EXPECT_EQ(error_of(c, policy), "accepted");
+    c.chunk_low = 0;  // unchunked: chunk_high unused (the calibrated preset's chunk_high stays)
+    c.chunk_high = 0;
+    EXPECT_EQ(error_of(c, policy), "accepted");
+  }
+  // In a cost file, the line that set either cost of the pair (the calibrated preset's chunk_low is 7700).
+  const std::string path = ::testing::TempDir() + "weft_sim_pair_costs.txt";
+  std::ofstream(path) << "steal=5\nchunk_high=7000\n";
+  try {
+    cost_preset("file:" + path, "lazy-bf");
+    ADD_FAILURE() << "chunk_high below the preset's chunk_low was accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("file:" + path + " line 2: chunk_low: 7700 is above chunk_high 7000"),
+              std::string::npos) << e.what();
+  }
+}
+
 // A failed steal attempt costs `probe` (the runtime's idle loop retries at once, idle.cpp), a
 // successful one `steal`: on one long strand the second worker only fails, so it makes about
 // makespan / probe attempts, and probe = 0 falls back to `steal` per attempt.  Under every
