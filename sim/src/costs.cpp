@@ -81,9 +81,12 @@ void set_cost(Costs& c, std::string_view assignment) {
     if (v > kMaxTimeValue)
       throw std::invalid_argument("--cost " + std::string(name) + ": " + std::string(text) +
                                   " is above 2^40 = 1099511627776, the largest value the simulator takes");
-    if (f.time) c.*f.time = v; else c.*f.count = v;
-    if ((name == "ap_k" || name == "ap_v" || name == "wool_public" || name == "chunk_growth") && v == 0)
+    // Counts with no "off" at 0: wool_step 0 grew the public window by nothing when its trip wire
+    // was stolen (stop 50's hunts).  Checked before the value is set: a refused one leaves it.
+    if ((name == "ap_k" || name == "ap_v" || name == "wool_public" || name == "wool_step" || name == "chunk_growth") &&
+        v == 0)
       throw std::invalid_argument("--cost " + std::string(name) + ": must be at least 1");
+    if (f.time) c.*f.time = v; else c.*f.count = v;
     return;
   }
   throw std::invalid_argument("--cost: unknown name '" + std::string(name) + "'; accepted: " +

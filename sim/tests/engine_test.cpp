@@ -351,6 +351,15 @@ TEST(Engine, BadSettingsAreRejected) {
   EXPECT_THROW(set_cost(c, "stael=3"), std::invalid_argument);
   EXPECT_THROW(set_cost(c, "steal=-3"), std::invalid_argument);
   EXPECT_THROW(set_cost(c, "ap_k=0"), std::invalid_argument);
+  // wool_step 0: a stolen trip wire grew the public window by nothing (stop 50's hunts left it,
+  // stop 52's siminput hunt refused it); the value is left as it was.
+  try {
+    set_cost(c, "wool_step=0");
+    ADD_FAILURE() << "wool_step=0 was accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_STREQ(e.what(), "--cost wool_step: must be at least 1");
+  }
+  EXPECT_EQ(c.wool_step, Costs{}.wool_step);
   set_cost(c, "heartbeat=0");
   EXPECT_THROW(run(d, "heartbeat", 2, c), std::invalid_argument);
   set_cost(c, "steal=77");
