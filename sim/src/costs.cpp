@@ -107,6 +107,28 @@ void check_costs(const Costs& c, std::string_view policy) {
                           " (a chunk doubles while it takes under chunk_low units and halves over chunk_high: "
                           "chunk_low must be at most chunk_high; chunk_low=0 runs loops unchunked)",
                       "chunk_high");
+  // The steal backoff, when on: backoff_first 0 waited 0 units every time (0 doubled is 0), yet
+  // counted steal_backoffs; backoff_small 0 made no theft small, so it never waited; a first wait
+  // above the longest was cut to it at once.  backoff 0 is the switch off (the calibrated preset's
+  // other two stay, unused).
+  if (c.backoff > 0) {
+    const std::string on = " while backoff is on (" + std::to_string(c.backoff) + ")";
+    if (c.backoff_first == 0)
+      throw CostRefused("backoff_first", "must be at least 1" + on +
+                                             ": each wait doubles the last one from backoff_first; backoff=0 turns "
+                                             "the backoff off",
+                        "backoff");
+    if (c.backoff_first > c.backoff)
+      throw CostRefused("backoff_first",
+                        std::to_string(c.backoff_first) + " is above backoff " + std::to_string(c.backoff) +
+                            " (the first wait, doubled per small theft in a row up to backoff, the longest)",
+                        "backoff");
+    if (c.backoff_small == 0)
+      throw CostRefused("backoff_small", "must be at least 1" + on +
+                                             ": a theft is small under backoff_small units, and with 0 none is, so "
+                                             "no wait ever comes; backoff=0 turns the backoff off",
+                        "backoff");
+  }
 }
 
 std::vector<std::pair<std::string, std::uint64_t>> cost_values(const Costs& c) {

@@ -104,7 +104,8 @@ Costs cost_preset(std::string_view name, std::string_view policy);
 // Sets one cost from "name=value"; std::invalid_argument naming the accepted names otherwise.
 void set_cost(Costs& c, std::string_view assignment);
 // What a policy needs of its costs (heartbeat: N >= 1) and what every policy needs of a pair of
-// them (chunk_low <= chunk_high); CostRefused naming the cost otherwise.
+// them (chunk_low <= chunk_high; with the backoff on, 1 <= backoff_first <= backoff and
+// backoff_small >= 1); CostRefused naming the cost otherwise.
 void check_costs(const Costs& c, std::string_view policy);
 // check_costs's refusal, "--cost NAME: WHY": the cost (and, for a pair, the other one, named in
 // WHY) is kept apart so that a cost file can name the line that set it instead.

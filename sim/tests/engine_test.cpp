@@ -410,6 +410,36 @@ TEST(Engine, CostsThatOnlyMakeSenseOrderedAreRefused) {
     c.chunk_high = 0;
     EXPECT_EQ(error_of(c, policy), "accepted");
   }
+  // The steal backoff, on (backoff > 0): backoff_first 0 waited 0 units each time, counted as
+  // steal_backoffs all the same (0 doubles to 0); backoff_small 0 made no theft small, so it never
+  // waited; backoff_first above backoff waited backoff at once (found by stop 52's siminput hunt).
+  // backoff=0 is the switch off, whatever the other two are (the calibrated preset's stay).
+  for (const auto& policy : simulated_policies()) {
+    SCOPED_TRACE(policy);
+    Costs c;
+    c.heartbeat = 1000;
+    c.backoff = 4000;
+    c.backoff_small = 5000;
+    c.backoff_first = 0;
+    EXPECT_EQ(error_of(c, policy),
+              "--cost backoff_first: must be at least 1 while backoff is on (4000): each wait doubles the last "
+              "one from backoff_first; backoff=0 turns the backoff off");
+    c.backoff_first = 5000;
+    EXPECT_EQ(error_of(c, policy),
+              "--cost backoff_first: 5000 is above backoff 4000 (the first wait, doubled per small theft in a "
+              "row up to backoff, the longest)");
+    c.backoff_first = 500;
+    c.backoff_small = 0;
+    EXPECT_EQ(error_of(c, policy),
+              "--cost backoff_small: must be at least 1 while backoff is on (4000): a theft is small under "
+              "backoff_small units, and with 0 none is, so no wait ever comes; backoff=0 turns the backoff off");
+    c.backoff_small = 1;
+    EXPECT_EQ(error_of(c, policy), "accepted");
+    c.backoff = 0;
+    c.backoff_small = 0;
+    c.backoff_first = 9000;
+    EXPECT_EQ(error_of(c, policy), "accepted");
+  }
   // In a cost file, the line that set either cost of the pair (the calibrated preset's chunk_low is 7700).
   const std::string path = ::testing::TempDir() + "weft_sim_pair_costs.txt";
   std::ofstream(path) << "steal=5\nchunk_high=7000\n";
