@@ -73,6 +73,7 @@ std::vector<std::uint64_t> fields(const std::string& path, std::size_t line, std
 }  // namespace
 
 Dag read_dag_file(const std::string& path) {
+  if (path.empty()) throw std::invalid_argument("--dag file:: the path is empty (file:PATH)");  // "cannot open" before
   std::error_code ec;
   if (std::filesystem::exists(path, ec) && !std::filesystem::is_regular_file(path, ec))
     throw std::invalid_argument("--dag file:" + path + ": not a regular file");
