@@ -72,6 +72,12 @@ Dag generate(std::string_view spec) {
         throw std::invalid_argument("--dag " + std::string(spec) + ": " + name + " needs at least " +
                                     std::to_string(least) + " argument" + (least == 1 ? "" : "s") + " (" + form +
                                     "); argument " + std::to_string(i) + " is missing");
+    // An empty field past the required ones took the default: "fib:5:" ran fib(5) with W = 2, and
+    // "uts-geo:10:4::5" the default SEED with ROOT 5 (stop 50's hunts left it).
+    for (std::size_t i = least + 1; i < a.size(); ++i)
+      if (a[i].empty())
+        throw std::invalid_argument("--dag " + std::string(spec) + ": argument " + std::to_string(i) + " is empty (" +
+                                    form + ": an optional argument is left out with its colon, and every one after it)");
   };
   auto count = [&](std::size_t i, unsigned fallback) { return unsigned(integer(a, i, fallback, UINT32_MAX, spec)); };
   auto big = [&](std::size_t i, std::uint64_t fallback) { return integer(a, i, fallback, UINT64_MAX, spec); };
