@@ -48,19 +48,42 @@ def fib_calls(n):
     return b if n >= 1 else 1
 
 
+def read(path, what):
+    """A file's text; one line naming it when it cannot be read (a traceback before, stop 52)."""
+    try:
+        with open(path) as f:
+            return f.read()
+    except (OSError, UnicodeDecodeError) as e:
+        sys.exit(f"fit_costs: cannot read {path} ({what}): {e.__class__.__name__}: {e}")
+
+
 def real_fib(path):
-    text = open(path).read()
-    ts = float(re.search(r"^serial-elision\s+(\S+)", text, re.M).group(1))
-    ratios = {p: float(re.search(rf"^{re.escape(p)}@1\s+\S+\s+(\S+)", text, re.M).group(1)) for p in POLICIES}
+    text = read(path, "tools/weft-overhead ratio's output")
+
+    def number(pattern, name):
+        m = re.search(pattern, text, re.M)
+        try:
+            return float(m.group(1))
+        except (AttributeError, ValueError):  # no such line, or no number in it
+            sys.exit(f"fit_costs: {path}: no {name} line with a number (not tools/weft-overhead ratio's output?)")
+    ts = number(r"^serial-elision\s+(\S+)", "'serial-elision'")
+    ratios = {p: number(rf"^{re.escape(p)}@1\s+\S+\s+(\S+)", f"'{p}@1'") for p in POLICIES}
     return ts, ratios
 
 
 def real_kernel(path, kernel):
     runs = {}
-    for line in open(path):
-        r = json.loads(line)
-        if r["kernel"] == kernel and r["workers"] == 1:
-            runs.setdefault(r["policy"], []).append(r["time_s"])
+    for n, line in enumerate(read(path, "sim/calibrate_real.sh's kernels.jsonl").splitlines(), 1):
+        try:
+            r = json.loads(line)
+            if r["kernel"] == kernel and r["workers"] == 1:
+                runs.setdefault(r["policy"], []).append(float(r["time_s"]))
+        except (ValueError, KeyError, TypeError) as e:
+            sys.exit(f"fit_costs: {path} line {n}: not a run of sim/calibrate_real.sh's kernels.jsonl "
+                     f"({e.__class__.__name__}: {e})")
+    missing = [p or "serial" for p in [""] + POLICIES if p not in runs]
+    if missing:
+        sys.exit(f"fit_costs: {path}: no 1-worker run of {kernel} for {', '.join(missing)}")
     ts = statistics.median(runs[""])
     return {p: statistics.median(runs[p]) / ts for p in POLICIES}
 
@@ -81,9 +104,15 @@ def fit_minimax(rows):
 
 def sim_counts(weft_sim, dag):
     with tempfile.NamedTemporaryFile(suffix=".json") as out:
-        subprocess.run([weft_sim, "--dag", dag, "--policy", ",".join(POLICIES), "--P", "1",
-                        "--costs", "calibrated", "--quiet", "--json", out.name],
-                       check=True, stderr=subprocess.DEVNULL)
+        try:
+            r = subprocess.run([weft_sim, "--dag", dag, "--policy", ",".join(POLICIES), "--P", "1",
+                                "--costs", "calibrated", "--quiet", "--json", out.name],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        except OSError as e:
+            sys.exit(f"fit_costs: cannot run {weft_sim}: {e}")
+        if r.returncode != 0:  # weft-sim's own line says what it refused (was a CalledProcessError)
+            last = r.stderr.strip().splitlines()[-1:] or [f"exit status {r.returncode}"]
+            sys.exit(f"fit_costs: {weft_sim} --dag {dag} failed: {last[0]}")
         return {r["policy"]: r for r in json.load(open(out.name))["runs"]}
 
 
@@ -139,7 +168,15 @@ def main():
     ap.add_argument("fib_ratio")
     ap.add_argument("kernels")
     ap.add_argument("dag_dir")
-    ap.add_argument("fib_n", nargs="?", type=int, default=32)
+    def fib_n(text):  # fib:N takes N up to 90; a negative one reached weft-sim as a traceback
+        try:
+            n = int(text)
+        except ValueError:
+            n = -1
+        if not 1 <= n <= 90:
+            raise argparse.ArgumentTypeError(f"'{text}' is not an integer in 1..90")
+        return n
+    ap.add_argument("fib_n", nargs="?", type=fib_n, default=32)
     ap.add_argument("--steal-cost", help="tools/weft-overhead steal's output")
     ap.add_argument("--out", help="write the fit as a weft-sim cost file")
     ap.add_argument("--fib-dag", help="write the fib DAG the fit used (fib:N:W, W from the measured Ts), "
