@@ -99,7 +99,10 @@ Dag read_dag_file(const std::string& path) {
       continue;
     }
     const char kind = text[0];
-    if (text.size() > 1 && text[1] != ' ' && text[1] != '\t') bad(path, line, forms);
+    // The kind before the numbers: an indented "  L 3" was "L is not a non-negative integer".
+    if ((kind != 'L' && kind != 'E' && kind != 'P' && kind != 'F') ||
+        (text.size() > 1 && text[1] != ' ' && text[1] != '\t'))
+      bad(path, line, forms);
     const std::vector<std::uint64_t> f = fields(path, line, std::string_view(text).substr(1));
     auto work = [&](std::size_t i) {
       if (f[i] > kMaxTimeValue) bad(path, line, "work " + std::to_string(f[i]) + " is above 2^40, the largest the simulator takes");
@@ -117,7 +120,8 @@ Dag read_dag_file(const std::string& path) {
     } else if (kind == 'P' && f.size() == 4) {
       d.add_pair(work(0), id(1), id(2), work(3));
     } else if (kind == 'F' && f.size() >= 3) {
-      if (f[2] == 0 || f[2] != f.size() - 3)
+      if (f[2] == 0) bad(path, line, "a loop of N = 0 iterations (F needs at least one; an empty loop is 'E WORK')");
+      if (f[2] != f.size() - 3)
         bad(path, line, "N = " + std::to_string(f[2]) + " but " + std::to_string(f.size() - 3) + " iteration ids follow");
       bodies.resize(f.size() - 3);
       for (std::size_t k = 0; k < bodies.size(); ++k) bodies[k] = id(3 + k);

@@ -57,6 +57,13 @@ TEST(DagFile, RejectsBadFilesNamingTheLine) {
   rejects("forward.dag", "weft-dag 1\nL 3\nP 1 0 1 0\n", "line 3");
   rejects("junk.dag", "weft-dag 1\nL 3 9\n", "line 2: unexpected '9'");
   rejects("kind.dag", "weft-dag 1\nX 3\n", "line 2: expected 'L WORK', 'E WORK'");
+  // The kind is checked before the numbers (stop 52's siminput hunt: an indented "  L 3" was "L is
+  // not a non-negative integer", "X 3x" was about 3x), and a loop of no iterations is named as such
+  // ("N = 0 but 0 iteration ids follow").
+  rejects("indented.dag", "weft-dag 1\n  L 3\n", "line 2: expected 'L WORK', 'E WORK'");
+  rejects("kind_junk.dag", "weft-dag 1\nX 3x\n", "line 2: expected 'L WORK', 'E WORK'");
+  rejects("empty_loop.dag", "weft-dag 1\nL 1\nF 1 1 0\n",
+          "line 3: a loop of N = 0 iterations (F needs at least one; an empty loop is 'E WORK')");
   EXPECT_NE(error_of("file:/nonexistent/x.dag").find("cannot open"), std::string::npos);
   // Numbers as written (istream read "-5" as 2^64 - 5), a loop's N against its ids, work in range.
   rejects("neg.dag", "weft-dag 1\nL -5\n", "line 2: -5 is not a non-negative integer");
