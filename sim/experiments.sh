@@ -8,6 +8,9 @@
 # with the recorded kernels (when the build has weft-bench-record).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
+# A second argument was ignored, and the studies ran over docs/results/sim regardless.
+[ $# -le 1 ] || { echo "experiments.sh: $# arguments, at most one (the build folder); COSTS=... goes in the environment" >&2
+                  echo "usage: sim/experiments.sh [BUILD_DIR=build-sim]" >&2; exit 2; }
 build=${1:-build-sim}
 [[ $build == /* ]] || build="$root/$build"  # relative to the repository root, or absolute
 sim="$build/sim/weft-sim"
