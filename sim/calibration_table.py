@@ -26,12 +26,20 @@ STEAL_FACTOR = 2.0  # steals per run at P = 2: sim / real median within [1/2, 2]
 med = statistics.median
 
 
+def malformed(path, what, e):
+    """A file that is not what the pipeline writes: one line naming it (a traceback before, stop 52)."""
+    sys.exit(f"calibration_table.py: {path}: {what} ({e.__class__.__name__}: {e}); rerun sim/calibrate.sh")
+
+
 def real_runs(path):
     """kernels.jsonl's runs by (kernel, policy, workers); the serial elision's policy is ""."""
     runs = defaultdict(list)
-    for line in open(path):
-        r = json.loads(line)
-        runs[(r["kernel"], r["policy"], r["workers"])].append(r)
+    for n, line in enumerate(open(path), 1):
+        try:
+            r = json.loads(line)
+            runs[(r["kernel"], r["policy"], r["workers"])].append(r)
+        except (ValueError, KeyError, TypeError) as e:
+            malformed(f"{path} line {n}", "not a run of sim/calibrate_real.sh", e)
     return runs
 
 
@@ -105,8 +113,11 @@ def real_fib(path):
 
 def sim_medians(path):
     runs = defaultdict(list)
-    for r in json.load(open(path))["runs"]:
-        runs[(r["policy"], r["P"])].append(r)
+    try:
+        for r in json.load(open(path))["runs"]:
+            runs[(r["policy"], r["P"])].append(r)
+    except (ValueError, KeyError, TypeError) as e:
+        malformed(path, "not weft-sim's JSON", e)
     return runs
 
 
@@ -125,6 +136,17 @@ def main():
             print(f"calibration_table.py: no {path} (written by {writer}; sim/calibrate.sh runs both)",
                   file=sys.stderr)
             sys.exit(2)
+    try:
+        table(real_dir, sim_dir)
+    except (statistics.StatisticsError, KeyError, IndexError, TypeError, AttributeError, ValueError,
+            ZeroDivisionError) as e:
+        # A run the table needs is missing or has no such field (a policy, a P, a kernel not run,
+        # a fib_ratio.txt without its lines): a traceback before (stop 52's siminput hunt).
+        sys.exit(f"calibration_table.py: {real_dir} and {sim_dir} lack a run or a field the table needs "
+                 f"({e.__class__.__name__}: {e}); rerun sim/calibrate.sh (both scripts, same policies)")
+
+
+def table(real_dir, sim_dir):
     runs = real_runs(f"{real_dir}/kernels.jsonl")
     real = real_kernels(runs) | real_fib(f"{real_dir}/fib_ratio.txt")
     print("| program | policy | T1/Ts real | sim | T1/T2 real | sim | sim, shared | steals P=2 real "
