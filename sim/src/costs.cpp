@@ -159,6 +159,7 @@ namespace weft_sim {
 Costs costs_from_file(std::string_view path, std::string_view policy) {
   Costs c = cost_preset("calibrated", policy);
   const std::string where = "--costs file:" + std::string(path);
+  if (path.empty()) throw std::invalid_argument(where + ": the path is empty (file:PATH)");  // "cannot read" before
   std::error_code ec;  // a directory opens as a stream that reads nothing: the preset ran unchanged
   if (std::filesystem::exists(std::string(path), ec) && !std::filesystem::is_regular_file(std::string(path), ec))
     throw std::invalid_argument(where + ": not a regular file");

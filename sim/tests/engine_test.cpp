@@ -605,6 +605,14 @@ TEST(Engine, CostFileOverridesTheCalibratedPresetPerPolicy) {
   } catch (const std::invalid_argument& e) {
     EXPECT_NE(std::string(e.what()).find("cannot read"), std::string::npos);
   }
+  // "file:" alone says the path is empty, as --dag file: does (stop 52's siminput hunt: "cannot
+  // read the file", which file unsaid).
+  try {
+    cost_preset("file:", "ws");
+    FAIL() << "an empty path was accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_STREQ(e.what(), "--costs file:: the path is empty (file:PATH)");
+  }
 }
 
 // Time sharing (slice_on/slice_off): a worker that is off its processor half the time takes about
