@@ -432,9 +432,14 @@ int main(int argc, char** argv) try {
     std::error_code ec;
     if (std::filesystem::exists(o.json, ec) && !std::filesystem::is_regular_file(o.json, ec))
       throw std::invalid_argument("--json: cannot write '" + o.json + "': not a regular file");
+    // The likeliest reason said: a folder that does not exist (the message named no reason).
+    const std::filesystem::path folder = std::filesystem::path(o.json).parent_path();
+    if (!folder.empty() && !std::filesystem::is_directory(folder, ec))
+      throw std::invalid_argument("--json: cannot write '" + o.json + "': its folder '" + folder.string() + "' " +
+                                  (std::filesystem::exists(folder, ec) ? "is not a folder" : "does not exist"));
     partial.path = o.json + ".partial";
     out.open(partial.path);
-    if (!out) throw std::invalid_argument("--json: cannot write '" + o.json + "'");
+    if (!out) throw std::invalid_argument("--json: cannot write '" + o.json + "' (its '.partial' file beside it could not be created)");
   }
   std::fprintf(stderr, "dag %s: %zu template nodes, %.0f instances, work %.4g, span %.4g", dag.name.c_str(),
                dag.size(), totals.instances, totals.work, totals.span);
