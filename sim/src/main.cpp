@@ -2,10 +2,13 @@
 //   weft-sim --dag fib:30 --policy lazy-bf,ws --P 1,2,8,64,256 --seed 1 [--runs R]
 //            [--costs default|calibrated|file:PATH] [--cost name=value[,value...] ...] [--json out.json] [--quiet]
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
+#include <csignal>
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
@@ -317,12 +320,37 @@ double dummy_threads(const Dag& d, std::uint64_t quota) {
   return dummies;
 }
 
+// The .partial file for a run stopped by a signal: SIGINT, SIGTERM or SIGHUP (Ctrl-C, kill, a
+// closed terminal) ended the process without PartialFile's destructor, leaving OUT.json.partial
+// beside the output (stop 52's siminput hunt: one in docs/results/sim after an interrupted
+// sim/experiments.sh).  The handler only unlinks and re-raises, both async-signal-safe.  weft-sim
+// is one thread, so a handler runs on the thread that stored the pointer and sees the stored value
+// (sequenced before it); a lock-free atomic is what [support.signal] lets a handler read.
+std::atomic<const char*> partial_to_remove{nullptr};
+static_assert(std::atomic<const char*>::is_always_lock_free);
+
+extern "C" void remove_partial_and_reraise(int sig) {
+  if (const char* path = partial_to_remove.load()) ::unlink(path);
+  std::signal(sig, SIG_DFL);
+  std::raise(sig);  // the status a shell expects of a process ended by the signal
+}
+
 // A file to remove unless the run got to renaming it (main's --json output).
 struct PartialFile {
   std::string path;
+  void arm(std::string p) {
+    path = std::move(p);
+    partial_to_remove.store(path.c_str());  // `path` is not changed again until disarm()
+    for (const int sig : {SIGINT, SIGTERM, SIGHUP}) std::signal(sig, remove_partial_and_reraise);
+  }
+  void disarm() {
+    partial_to_remove.store(nullptr);  // before `path` is cleared: the handler never reads a freed string
+    path.clear();
+  }
   ~PartialFile() {
     std::error_code ec;
     if (!path.empty()) std::filesystem::remove(path, ec);
+    disarm();
   }
 };
 
@@ -437,7 +465,7 @@ int main(int argc, char** argv) try {
     if (!folder.empty() && !std::filesystem::is_directory(folder, ec))
       throw std::invalid_argument("--json: cannot write '" + o.json + "': its folder '" + folder.string() + "' " +
                                   (std::filesystem::exists(folder, ec) ? "is not a folder" : "does not exist"));
-    partial.path = o.json + ".partial";
+    partial.arm(o.json + ".partial");
     out.open(partial.path);
     if (!out) throw std::invalid_argument("--json: cannot write '" + o.json + "' (its '.partial' file beside it could not be created)");
   }
@@ -478,7 +506,7 @@ int main(int argc, char** argv) try {
     std::error_code ec;
     std::filesystem::rename(partial.path, o.json, ec);
     if (ec) throw std::runtime_error("--json: cannot replace '" + o.json + "': " + ec.message());
-    partial.path.clear();
+    partial.disarm();
   }
   return 0;
 } catch (const std::bad_alloc&) {
