@@ -221,6 +221,13 @@ def main(argv):
     global TABLES_ONLY
     if len(argv) == 4 and argv[1] == "speedup":
         runs = load(argv[2])  # a bad file is named first; then no matplotlib: no figure, no success
+        # A figure into a folder that does not exist was drawn and then a FileNotFoundError
+        # traceback out of savefig (stop 52's siminput hunt): said before anything is drawn.
+        folder = Path(argv[3]).parent
+        if not folder.is_dir():
+            print(f"plot.py: cannot write {argv[3]}: its folder {folder} "
+                  f"{'is not a folder' if folder.exists() else 'does not exist'}", file=sys.stderr)
+            return 2
         pyplot()
         speedup_figure(runs, argv[3], runs[0]["dag"])
         return 0
