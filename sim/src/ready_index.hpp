@@ -32,6 +32,11 @@ class ReadyIndex {
   // The first i in [lo, hi) whose value is at most t, or npos.
   unsigned first_at_most(unsigned lo, unsigned hi, Time t) const { return find(1, 0, size_, lo, hi, t); }
 
+  // The least value of all, and worker i's own, each one read (no walk): steal_around's check that
+  // nothing is ready anywhere, the common case once a push's one item is taken.
+  Time all() const { return min_[1]; }
+  Time at(unsigned i) const { return min_[size_ + i]; }
+
   // The least value in [lo, hi) (none when empty).
   Time min(unsigned lo, unsigned hi) const {
     Time m = none;

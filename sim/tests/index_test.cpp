@@ -36,6 +36,8 @@ TEST(SimIndex, ReadyIndexIsTheScansAnswer) {
       }
       ASSERT_EQ(index.first_at_most(lo, hi, t), first) << "n " << n << " op " << op;
       ASSERT_EQ(index.min(lo, hi), least) << "n " << n << " op " << op;
+      ASSERT_EQ(index.all(), *std::min_element(value.begin(), value.end())) << "n " << n << " op " << op;
+      ASSERT_EQ(index.at(i), value[i]) << "n " << n << " op " << op;
     }
   }
 }
