@@ -56,20 +56,70 @@ void runtime::execute_stolen(worker& w, worker& victim, frame* t, task_fn fn) {
   }
 }
 
-// A join blocked for about 1 ms with nothing to leapfrog (its thief is descheduled, or blocked in a
-// long task) stops spinning and sleeps until the thief's DONE (SPEC §2: spin briefly, then sleep);
-// under signal delivery without beats, which would only wake it.
-void runtime::park_until_done(worker& w, frame* fr) {
+// A join blocked for about 1 ms with nothing to leapfrog (its thief is descheduled, or blocked in
+// a long task) stops spinning and sleeps until the thief's DONE (SPEC §2: spin briefly, then
+// sleep), or until the thief — or a worker the thief waits for, down the blocked_on chain — makes
+// work stealable,
+// which this join may leapfrog (wake_parked_joiners; until stop 52's idle hunt only DONE woke it:
+// the thief then ran the rest of the stolen task alone, on 2 workers half the pool idle); under
+// signal delivery without beats, which would only wake it.
+//
+// No wake is lost: the joiner stores `parked` (seq_cst; counted in parked_joins_ before), a
+// seq_cst fence, then looks at DONE and at its chain's stealable work; a publisher makes its work
+// visible, a seq_cst fence (notify_work), then reads parked_joins_, `parked` and `blocked_on`.  The
+// two fences are ordered in S: either the joiner's look sees the work, or the publisher's loads see
+// the joiner's stores (each sequenced before the joiner's fence) and wake it — section 4's Dekker
+// pair, for the direct thief.  Further down the chain a hop reads another worker's `blocked_on`,
+// with no such pair: best effort, as leapfrogging's own walk is (the join still ends at DONE).
+void runtime::park_until_done(worker& w, frame* fr, unsigned thief) {
   if (made_before_fork()) [[unlikely]] end_forked_child();  // the thief is no thread of this process
   w.trace_enter(activity::idle);
   if (beats_by_signal()) beat_timer_disarm();
   const std::uint32_t epoch = w.unpark_epoch.load(std::memory_order_acquire);
+  parked_joins_.fetch_add(1, std::memory_order_seq_cst);
   w.parked.store(true, std::memory_order_seq_cst);
   WEFT_CHAOS_POINT();  // announced, DONE not yet checked
-  if (fr->state.load(std::memory_order_seq_cst) != task_state::done) w.unpark_epoch.wait(epoch, std::memory_order_acquire);
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+  if (fr->state.load(std::memory_order_seq_cst) != task_state::done && !chain_has_stealable(w, thief))
+    w.unpark_epoch.wait(epoch, std::memory_order_acquire);
   w.parked.store(false, std::memory_order_relaxed);
+  parked_joins_.fetch_sub(1, std::memory_order_relaxed);
   if (beats_by_signal()) beat_timer_arm(w.beats_requested, cfg.heartbeat);
   w.trace_leave();
+}
+
+// Stealable work on `thief` or down its blocked_on chain: what wait_stolen would leapfrog.
+bool runtime::chain_has_stealable(const worker& w, unsigned thief) const noexcept {
+  int v = int(thief);
+  for (std::size_t hops = 0; v >= 0 && hops < workers.size(); ++hops) {
+    const worker& victim = *workers[std::size_t(v)];
+    if (&victim == &w) return false;
+    if (sched->has_stealable(victim)) return true;
+    v = victim.blocked_on.load(std::memory_order_relaxed);
+  }
+  return false;
+}
+
+// A parked joiner whose blocked_on chain reaches `from` is woken: one wake per park (the exchange
+// clears `parked`; the joiner, running again, leapfrogs for ~1 ms before it may park again), so a
+// thief that pushes at every join costs its parked joiner one futex call, not one per push.  The
+// exchange reads the joiner's `parked` store (release), so the joiner's epoch read, before that
+// store, happens before this bump: its wait returns.  A DONE that comes after it finds `parked`
+// clear and wakes nobody; the joiner is awake already.
+void runtime::wake_parked_joiners(const worker& from) noexcept {
+  for (const auto& v : workers) {
+    if (!v->parked.load(std::memory_order_relaxed)) continue;
+    int t = v->blocked_on.load(std::memory_order_relaxed);
+    bool reaches = false;
+    for (std::size_t hops = 0; t >= 0 && hops < workers.size() && !reaches; ++hops) {
+      reaches = std::size_t(t) == from.index;
+      t = workers[std::size_t(t)]->blocked_on.load(std::memory_order_relaxed);
+    }
+    if (reaches && v->parked.exchange(false, std::memory_order_acq_rel)) {
+      v->unpark_epoch.fetch_add(1, std::memory_order_release);
+      v->unpark_epoch.notify_all();
+    }
+  }
 }
 
 void runtime::wait_stolen(worker& w, frame* fr, unsigned thief) {
@@ -132,7 +182,7 @@ void runtime::wait_stolen(worker& w, frame* fr, unsigned thief) {
     } else if (now_ns() - since < spin_before_sleep_ns) {
       std::this_thread::yield();
     } else {
-      park_until_done(w, fr);
+      park_until_done(w, fr, thief);
       idle = 0;
       since = 0;
     }

@@ -79,14 +79,21 @@ class runtime {
   // Waits until the stolen frame `fr` is DONE, leapfrogging on its thief (and, transitively, on
   // the worker that thief waits for: their work descends from `fr` too).
   void wait_stolen(worker& w, frame* fr, unsigned thief);
-  void park_until_done(worker& w, frame* fr);
+  void park_until_done(worker& w, frame* fr, unsigned thief);
+  // Wakes the blocked joins parked on `from` (their thief, or a thief further down their chain of
+  // blocked_on): `from` made work stealable that they may leapfrog (blocked_join.cpp).
+  void wake_parked_joiners(const worker& from) noexcept;
+  bool chain_has_stealable(const worker& w, unsigned thief) const noexcept;
   // After making work stealable: wake a sleeping worker, unless a worker is awake and looking for
   // work (it sees this work before it may sleep) or a woken one has not run yet (it will look).
   // The caller's publishing store and these loads need store-load order (see sleep(); PROTOCOLS.md
-  // section 4): a fence, as on the sleeper's side.
-  void notify_work() noexcept {
+  // section 4): a fence, as on the sleeper's side.  `from`, the worker whose deque (or Wool window)
+  // got the work, if the caller knows it: a blocked join parked on it is woken whoever else is
+  // looking, for it is the one thread that may leapfrog that work (PROTOCOLS.md section 8).
+  void notify_work(const worker* from = nullptr) noexcept {
     WEFT_CHAOS_POINT();  // work published, sleepers_ not yet read: a sleeper may be checking now
     std::atomic_thread_fence(std::memory_order_seq_cst);
+    if (from != nullptr && parked_joins_.load(std::memory_order_relaxed) != 0) wake_parked_joiners(*from);
     if (searching_.load(std::memory_order_relaxed) != 0) return;
     if (sleepers_.load(std::memory_order_relaxed) != 0) wake_one();
   }
@@ -235,6 +242,8 @@ class runtime {
   // woken but not yet scheduled, made a futex call.
   std::atomic<std::uint32_t> searching_{0};
   std::atomic<bool> wake_pending_{false};
+  // Blocked joins parked now (park_until_done): while none is, a publisher reads this one word only.
+  std::atomic<std::uint32_t> parked_joins_{0};
   std::atomic<bool> stopping_{false};
 
   // trace_pool.cpp

@@ -110,7 +110,7 @@ class deque_scheduler final : public scheduler {
     const std::int64_t left = deque_of(victim).size();
     rt_.end_idle(thief);  // no longer searching: the wake below is not skipped on our account
     if (lazy() && left < threshold_) victim.hot->poll.fetch_or(poll_bit::notify, std::memory_order_seq_cst);
-    if (left > 0) rt_.notify_work();  // more there: let a sleeper come and take it
+    if (left > 0) rt_.notify_work(&victim);  // more there: let a sleeper come and take it
     rt_.execute_stolen(thief, victim, t, task_state::wrapper(s));
     return true;
   }
@@ -125,7 +125,7 @@ class deque_scheduler final : public scheduler {
   bool promote_frame(worker& w, frame* fr) override {
     bool was_empty;
     if (!put_on_deque(deque_of(w), w.ledger, fr, was_empty)) return false;
-    if (was_empty) rt_.notify_work();
+    if (was_empty) rt_.notify_work(&w);
     return true;
   }
 
@@ -281,7 +281,7 @@ class deque_scheduler final : public scheduler {
 }  // namespace
 
 // The eager join's out-of-line parts (eager.hpp).
-void eager_wake(hot_state& h) noexcept { h.self->rt->notify_work(); }
+void eager_wake(hot_state& h) noexcept { h.self->rt->notify_work(h.self); }
 
 void eager_report(hot_state& h, const frame* fr) noexcept { report_promotion(*h.self, fr, promotion_kind::join); }
 

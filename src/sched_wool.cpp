@@ -111,7 +111,7 @@ class wool_scheduler final : public scheduler {
     rt_.end_idle(thief);  // no longer searching: the wake below is not skipped on our account
     if (std::size_t(t - victim.stack.begin()) >= win.trip.load(std::memory_order_relaxed))
       victim.hot->poll.fetch_or(poll_bit::notify, std::memory_order_relaxed);  // the trip wire
-    if (has_stealable(victim)) rt_.notify_work();
+    if (has_stealable(victim)) rt_.notify_work(&victim);
     rt_.execute_stolen(thief, victim, t, task_state::wrapper(s));
     return true;
   }
@@ -131,7 +131,7 @@ class wool_scheduler final : public scheduler {
     fr->state.store(s | task_state::public_tag, std::memory_order_release);
     w.ledger.note_promotion();
     report_promotion(w, fr, promotion_kind::join);
-    rt_.notify_work();
+    rt_.notify_work(&w);
   }
 
   // A thief tripped the wire: make `grow_by` more slots public, including live private tasks in

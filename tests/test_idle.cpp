@@ -92,6 +92,46 @@ TEST_P(Idle, BlockedJoinSleepsWhileItsThiefBlocks) {
       << "CPU used by the joining thread while its join was blocked for 300 ms";
 }
 
+// A parked blocked join wakes for work its thief makes stealable, not only for its DONE: the
+// joiner is the one thread that may leapfrog that work (found by stop 52's idle hunt: on 2 workers
+// the joiner slept on, and the thief ran the rest of the stolen task alone — here a branch that
+// waits for its sibling to run elsewhere waited until the bound, every time).  The stolen branch
+// sleeps 50 ms first, so that its joiner has failed to leapfrog for the ~1 ms it spins and has
+// parked (were it still spinning, it would leapfrog the sibling anyway: the test then passes
+// without testing the wake, it cannot fail wrongly).  The 3 s bound on the wait is the test's
+// watchdog: the sibling takes microseconds to be taken once the joiner is woken.
+TEST_P(Idle, AParkedJoinWakesForWorkItsThiefPushes) {
+  if (wt::runs_on_caller(GetParam()) || wt::uses_fibers(GetParam()))
+    GTEST_SKIP() << "no blocked joins (serial; the fiber engine suspends the joining fiber)";
+  weft::pool p(weft::config{.workers = 2, .policy = GetParam()});
+  for (int rep = 0; rep < 3; ++rep) {
+    std::atomic<bool> first_started{false}, sibling_ran{false};
+    bool stolen = false, gave_up = false;
+    p.run([&] {
+      weft::join(
+          [&] {
+            // Holds its worker until the second branch has been stolen (polls: tiny joins).
+            const auto deadline = std::chrono::steady_clock::now() + 5s;
+            while (!first_started.load() && std::chrono::steady_clock::now() < deadline) weft::join([] {}, [] {});
+            stolen = first_started.load();
+          },
+          [&] {
+            first_started.store(true);
+            std::this_thread::sleep_for(50ms);  // its joiner parks meanwhile
+            const auto deadline = std::chrono::steady_clock::now() + 3s;
+            weft::join(
+                [&] {
+                  while (!sibling_ran.load() && std::chrono::steady_clock::now() < deadline) weft::join([] {}, [] {});
+                  gave_up = !sibling_ran.load();
+                },
+                [&] { sibling_ran.store(true); });
+          });
+    });
+    ASSERT_TRUE(stolen) << "the second branch was not stolen within 5 s";
+    EXPECT_FALSE(gave_up) << "repetition " << rep << ": nobody took the sibling within 3 s (the parked joiner slept on)";
+  }
+}
+
 // The steal backoff (config::steal_backoff, src/idle.cpp).  Small work repeated inside one run at 2
 // workers: every theft the idle loop makes of a task that ran for less than the limit is followed by
 // exactly one wait, so the waits never outnumber the idle loop's thefts (all steals but a blocked
