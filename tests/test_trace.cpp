@@ -421,7 +421,7 @@ TEST(Trace, EnvironmentAndSettings) {
   }
   // A folder itself, named as it is or with a trailing '/': no file can be written there either
   // (it was accepted, and the failure came on stderr when the pool went: stop 43's bug hunt).
-  for (const std::string dir : {fs::temp_directory_path().string(), fs::temp_directory_path().string() + "/"}) {
+  for (const std::string& dir : {fs::temp_directory_path().string(), fs::temp_directory_path().string() + "/"}) {
     try {
       weft::pool bad(weft::config{.workers = 1, .trace_path = dir});
       ADD_FAILURE() << "a trace_path naming a folder was accepted: " << dir;
