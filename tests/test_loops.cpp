@@ -434,6 +434,26 @@ TEST_P(Loops, LvalueBody) {
   EXPECT_EQ(total.load(), 999L * 1000 / 2);
 }
 
+// The index is the body's own copy, whatever the body takes it as: a body taking it by forwarding
+// reference (`auto&&`) and changing it changes no loop's counter.  Until stop 52 the halving
+// policies' leaves (for_tree::leaf) passed their loop variable itself, and such a body under ws and
+// wool with grain 16 ran 512 of 1000 iterations (each skipped the next); the loop-frame policies
+// passed a copy and ran all 1000 (found by stop 52's loopshape hunt).
+TEST_P(Loops, ABodyChangingItsIndexChangesNoLoopCounter) {
+  for (std::size_t g : {std::size_t(1), std::size_t(16)}) {
+    std::vector<std::atomic<int>> hits(1000);
+    pool().run([&] {
+      weft::parallel_for(0, 1000, [&](auto&& i) {
+        hits[std::size_t(i)].fetch_add(1, std::memory_order_relaxed);
+        i += 1;
+      }, weft::grain{g});
+    });
+    std::size_t wrong = 0;
+    for (auto& h : hits) wrong += h.load() != 1;
+    EXPECT_EQ(wrong, 0u) << "grain " << g;
+  }
+}
+
 // ---------------------------------------------------------------------------------------------
 // nqueens, declarative (LS Algorithm 2): every column of every row is a parallel_reduce iteration.
 
