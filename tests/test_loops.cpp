@@ -3,6 +3,7 @@
 #include <array>
 #include <climits>
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <stdexcept>
 #include <string>
@@ -452,6 +453,129 @@ TEST_P(Loops, ABodyChangingItsIndexChangesNoLoopCounter) {
     for (auto& h : hits) wrong += h.load() != 1;
     EXPECT_EQ(wrong, 0u) << "grain " << g;
   }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The shapes of body and map the loops take (loops.hpp, detail::index_callable): anything callable
+// through an lvalue with the index as an rvalue, whatever it returns — and no other (the refused
+// shapes each have a compile-fail probe, tests/compile_fail/loop_*.cpp, range_*_not_callable.cpp,
+// reduce_map_not_callable.cpp, whose error names the rule).  Refused here means refused by overload
+// resolution, so a requires-expression sees the call as ill-formed (stop 52's loopshape hunt).
+
+template <class... A>
+concept for_accepts = requires(A&&... a) { weft::parallel_for(std::forward<A>(a)...); };
+template <class... A>
+concept reduce_accepts = requires(A&&... a) { weft::parallel_reduce(std::forward<A>(a)...); };
+
+long shape_map(const long& i) { return i; }
+static_assert(for_accepts<int, int, void (*)(long)>);
+static_assert(for_accepts<int, int, void (&)(long), weft::grain>);
+static_assert(for_accepts<int, long, std::function<int(long)>>);
+static_assert(!for_accepts<int, int, void (*)(const std::string&)>);
+static_assert(!for_accepts<int, int, void (*)(int&)>);
+static_assert(!for_accepts<int, int, void (*)(int, int)>);
+static_assert(!for_accepts<int, int, void (*)()>);
+static_assert(!for_accepts<int, int, int>);
+static_assert(reduce_accepts<int, int, long, long (*)(const long&), std::plus<>>);
+static_assert(!reduce_accepts<int, int, long, long (*)(long&), std::plus<>>);
+static_assert(!reduce_accepts<int, int, long, std::plus<>, std::plus<>>);
+static_assert(for_accepts<std::vector<int>&, void (*)(int&)>);
+static_assert(for_accepts<const std::vector<int>&, void (*)(const int&)>);
+static_assert(!for_accepts<const std::vector<int>&, void (*)(int&)>);
+static_assert(!reduce_accepts<std::vector<int>&, long, long (*)(std::string), std::plus<>>);
+
+std::vector<long>* shape_out = nullptr;
+void shape_record(long i) { (*shape_out)[std::size_t(i)] = 3 * i + 1; }
+
+// Every accepted shape of body gives what its serial elision gives (`for (I i = lo; i < hi; ++i)
+// body(i);`), with and without a grain (a piece of one iteration, and pieces of several).
+TEST_P(Loops, BodiesOfEveryAcceptedShapeGiveTheSerialResult) {
+  const int n = wt::pick(3000, 600);
+  std::vector<long> out(static_cast<std::size_t>(n)), want(static_cast<std::size_t>(n));
+  shape_out = &out;
+  struct overloaded {
+    std::vector<long>* o;
+    void operator()(int i) const { (*o)[std::size_t(i)] = 7L * i; }
+    void operator()(long i) const { (*o)[std::size_t(i)] = -1; }  // not the best match for an int
+  };
+  const auto check = [&](auto make_body, const char* what) {
+    for (std::size_t g : {std::size_t(1), std::size_t(7)}) {
+      std::fill(out.begin(), out.end(), 0L);
+      {
+        auto body = make_body(&out);
+        for (int i = 0; i < n; ++i) body(i);  // the serial elision
+      }
+      want = out;
+      std::fill(out.begin(), out.end(), 0L);
+      pool().run([&] { weft::parallel_for(0, n, make_body(&out), weft::grain{g}); });
+      EXPECT_EQ(out, want) << what << ", grain " << g;
+      std::fill(out.begin(), out.end(), 0L);
+      auto named = make_body(&out);
+      pool().run([&] { weft::parallel_for(0, n, named, weft::grain{g}); });
+      EXPECT_EQ(out, want) << what << " (named), grain " << g;
+    }
+  };
+  check([](std::vector<long>* o) { return [o](auto i) { (*o)[std::size_t(i)] = 2L * i; }; }, "auto");
+  check([](std::vector<long>* o) { return [o](const long& i) { (*o)[std::size_t(i)] = i + 5; }; }, "const long&");
+  check([](std::vector<long>* o) { return [o](auto&& i) { (*o)[std::size_t(i)] = i * i; }; }, "auto&&");
+  check([](std::vector<long>* o) { return [o](unsigned i) { (*o)[i] = long(i) - 9; }; }, "unsigned, from int");
+  check([](std::vector<long>* o) {
+    return [o](int i) { (*o)[std::size_t(i)] = i; return std::string(std::size_t(i % 5), 'x'); };
+  }, "a body returning a value (discarded, as the serial elision discards it)");
+  check([](std::vector<long>*) { return &shape_record; }, "a function pointer");
+  check([](std::vector<long>* o) { return std::function<void(int)>([o](int i) { (*o)[std::size_t(i)] = 11L * i; }); },
+        "std::function");
+  check([](std::vector<long>* o) { return overloaded{o}; }, "an overloaded call operator");
+  // A function named as itself (a function reference, not a pointer).
+  std::fill(out.begin(), out.end(), 0L);
+  pool().run([&] { weft::parallel_for(0, n, shape_record); });
+  for (int i = 0; i < n; ++i) want[std::size_t(i)] = 3L * i + 1;
+  EXPECT_EQ(out, want) << "a function reference";
+  shape_out = nullptr;
+}
+
+TEST_P(Loops, MapsOfEveryAcceptedShapeGiveTheSerialResult) {
+  const int n = wt::pick(3000, 600);
+  long want = 0;
+  for (int i = 0; i < n; ++i) want += shape_map(i);
+  for (std::size_t g : {std::size_t(1), std::size_t(7)}) {
+    const weft::grain gr{g};
+    EXPECT_EQ(pool().run([&] { return weft::parallel_reduce(0, n, 0L, &shape_map, std::plus<>{}, gr); }), want);
+    EXPECT_EQ(pool().run([&] { return weft::parallel_reduce(0, n, 0L, shape_map, std::plus<>{}, gr); }), want);
+    EXPECT_EQ(pool().run([&] { return weft::parallel_reduce(0, n, 0L, [](auto i) { return i; }, std::plus<>{}, gr); }),
+              want);
+    EXPECT_EQ(pool().run([&] { return weft::parallel_reduce(0, n, 0L, [](auto&& i) { return i; }, std::plus<>{}, gr); }),
+              want);
+    EXPECT_EQ(pool().run([&] {
+                return weft::parallel_reduce(0, n, 0L, std::function<long(long)>(shape_map), std::plus<>{}, gr);
+              }),
+              want);
+  }
+}
+
+// The range forms take a body or map callable with an element: by reference, const reference, value,
+// `auto&&`, a function pointer; a body's result is discarded.
+void shape_double(int& x) { x *= 2; }
+long shape_widen(const int& x) { return long(x); }
+
+TEST_P(Loops, RangeBodiesAndMapsOfEveryAcceptedShapeGiveTheSerialResult) {
+  const int n = wt::pick(3000, 600);
+  std::vector<int> v(static_cast<std::size_t>(n)), want(static_cast<std::size_t>(n));
+  for (int i = 0; i < n; ++i) v[std::size_t(i)] = want[std::size_t(i)] = i - 100;
+  for (int& x : want) shape_double(x);
+  pool().run([&] { weft::parallel_for(v, &shape_double, weft::grain{7}); });
+  EXPECT_EQ(v, want);
+  for (int& x : want) x += 1;
+  pool().run([&] { weft::parallel_for(v, [](auto&& x) { x += 1; return x; }); });
+  EXPECT_EQ(v, want);
+  long sum = 0;
+  for (int x : v) sum += x;
+  const std::vector<int>& cv = v;
+  EXPECT_EQ(pool().run([&] { return weft::parallel_reduce(cv, 0L, &shape_widen, std::plus<>{}); }), sum);
+  EXPECT_EQ(pool().run([&] { return weft::parallel_reduce(v, 0L, [](auto x) { return x; }, std::plus<>{}); }), sum);
+  long seen = 0;
+  pool().run([&] { weft::parallel_for(cv, [&seen](const int& x) { seen += x; }, weft::grain{std::size_t(n)}); });
+  EXPECT_EQ(seen, sum);  // one piece (grain n): no two iterations at once
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -324,10 +324,21 @@ concept loop_bound = std::integral<T> && !std::same_as<std::remove_cv_t<T>, bool
 // What a reduction's partial results need: the pieces' values are moved and assigned.
 template <class T>
 inline constexpr bool reducible_v = std::is_move_constructible_v<T> && std::is_move_assignable_v<T>;
+// A body or map over [lo, hi), as every engine calls it: through an lvalue of the function object,
+// with each iteration's own copy of the index, an rvalue of the bounds' common type (loop_body,
+// for_tree::leaf, measured_loop).  So it may take the index by value (converted to any integer type,
+// as the serial `for` converts), by const reference, by `auto` or `auto&&`, but not by non-const
+// lvalue reference: that could change only a copy, never the loop.  What it returns is discarded
+// (a parallel_for's) or checked by parallel_reduce's static_assert.  Constrained, not asserted, so
+// that a requires-expression sees a wrong body as ill-formed; the deleted overloads at the end of
+// this file name the rule.  Compile time only: no loop's code changes.
+template <class F, class I>
+concept index_callable = std::invocable<std::remove_reference_t<F>&, I>;
 }  // namespace detail
 
 // Runs body(i) for every i in [lo, hi) (any integer types; an empty or reversed range runs nothing).
 template <detail::loop_bound L, detail::loop_bound H, class Body>
+  requires detail::index_callable<Body, std::common_type_t<L, H>>
 void parallel_for(L lo, H hi, Body&& body, grain g = grain{}) {
   if (g.value == 0) [[unlikely]] detail::refuse_grain_zero();
   using I = std::common_type_t<L, H>;
@@ -348,6 +359,7 @@ void parallel_for(L lo, H hi, Body&& body, grain g = grain{}) {
 // combine(init, combine(map(lo), ..., map(hi-1))) with combine applied in index order (it must be
 // associative; it need not be commutative).  An empty range gives init.
 template <detail::loop_bound L, detail::loop_bound H, class T, class Map, class Combine>
+  requires detail::index_callable<Map, std::common_type_t<L, H>>
 T parallel_reduce(L lo, H hi, T init, Map&& map, Combine&& combine, grain g = grain{}) {
   static_assert(detail::reducible_v<T>,
                 "weft::parallel_reduce: the result type must be move-constructible and move-assignable "
@@ -607,7 +619,10 @@ T parallel_reduce(R&& r, T init, Map&& map, Combine&& combine, grain g = grain{}
 // What the loops do not take, named in the error instead of a bare "no matching function": a range
 // that is not random-access (std::list, a filter view: copy it into a vector first), one with no end
 // (an unbounded iota view: give it a bound or take(n) of it), an iterator pair (pass the range, or
-// std::ranges::subrange(first, last)) and bool bounds.  Deleted, not a
+// std::ranges::subrange(first, last)), bool bounds, and a body or map that cannot take an index
+// (index_callable) or an element of the range (before stop 52's loopshape hunt such a body failed
+// deep in the loop engine, "no match for call", and a range loop's gave a bare "no matching
+// function").  Deleted, not a
 // static_assert, so that a requires-expression still sees the call as ill-formed; the compiler's
 // message names the deleted overload and its `Why`.
 namespace detail {
@@ -616,6 +631,10 @@ struct range_must_have_an_end_bound_the_iota_or_take_n_of_it {};
 struct pass_the_range_or_a_subrange_not_an_iterator_pair {};
 struct loop_bounds_are_integers_not_bool {};
 struct loop_bounds_are_at_most_64_bits_wide {};
+struct loop_body_must_take_the_index_by_value_or_const_reference {};
+struct loop_map_must_take_the_index_by_value_or_const_reference {};
+struct loop_body_must_be_callable_with_an_element_of_the_range {};
+struct loop_map_must_be_callable_with_an_element_of_the_range {};
 template <class A, class B>
 concept a_bool_bound = std::same_as<std::remove_cvref_t<A>, bool> || std::same_as<std::remove_cvref_t<B>, bool>;
 // __int128 (an integral type under -std=gnu++20): the loop engine counts iterations, splits and the
@@ -636,6 +655,21 @@ void parallel_for(A, B, Rest&&...) = delete;
 template <class A, class B, class... Rest, class Why = detail::loop_bounds_are_at_most_64_bits_wide>
   requires detail::a_wide_bound<A, B>
 void parallel_reduce(A, B, Rest&&...) = delete;
+template <detail::loop_bound L, detail::loop_bound H, class Body, class... Rest,
+          class Why = detail::loop_body_must_take_the_index_by_value_or_const_reference>
+  requires(!detail::index_callable<Body, std::common_type_t<L, H>>)
+void parallel_for(L, H, Body&&, Rest&&...) = delete;
+template <detail::loop_bound L, detail::loop_bound H, class T, class Map, class... Rest,
+          class Why = detail::loop_map_must_take_the_index_by_value_or_const_reference>
+  requires(!detail::index_callable<Map, std::common_type_t<L, H>>)
+void parallel_reduce(L, H, T&&, Map&&, Rest&&...) = delete;
+template <class R, class Body, class... Rest, class Why = detail::loop_body_must_be_callable_with_an_element_of_the_range>
+  requires(detail::indexable_range<R> && !std::invocable<Body&, std::ranges::range_reference_t<R>>)
+void parallel_for(R&&, Body&&, Rest&&...) = delete;
+template <class R, class T, class Map, class... Rest,
+          class Why = detail::loop_map_must_be_callable_with_an_element_of_the_range>
+  requires(detail::indexable_range<R> && !std::invocable<Map&, std::ranges::range_reference_t<R>>)
+void parallel_reduce(R&&, T&&, Map&&, Rest&&...) = delete;
 template <class R, class... Rest, class Why = detail::range_must_be_random_access_copy_it_into_a_vector>
   requires(std::ranges::range<R> && !std::ranges::random_access_range<R>)
 void parallel_for(R&&, Rest&&...) = delete;
