@@ -484,6 +484,41 @@ static_assert(for_accepts<const std::vector<int>&, void (*)(const int&)>);
 static_assert(!for_accepts<const std::vector<int>&, void (*)(int&)>);
 static_assert(!reduce_accepts<std::vector<int>&, long, long (*)(std::string), std::plus<>>);
 
+// Bounds: integers of up to 64 bits but bool (the other refusals have probes of their own); an
+// enum, a floating-point value or a pointer that is no iterator is refused by a deleted overload
+// naming its kind (compile_fail/loop_*_bounds.cpp) — without refusing a range loop whose second
+// argument is a function pointer or a floating-point init.
+enum shape_color { shape_red, shape_blue };
+enum class shape_level : unsigned char { low, high };
+static_assert(for_accepts<char, char, void (*)(int)>);
+static_assert(for_accepts<int, unsigned, void (*)(unsigned)>);
+static_assert(!for_accepts<shape_color, shape_color, void (*)(int)>);
+static_assert(!for_accepts<int, shape_color, void (*)(int)>);
+static_assert(!for_accepts<shape_level, shape_level, void (*)(shape_level)>);
+static_assert(!for_accepts<double, double, void (*)(double)>);
+static_assert(!for_accepts<int, float, void (*)(int), weft::grain>);
+static_assert(!for_accepts<void*, void*, void (*)(void*)>);
+static_assert(!for_accepts<int, std::nullptr_t, void (*)(int)>);
+static_assert(!reduce_accepts<int, double, long, long (*)(const long&), std::plus<>>);
+static_assert(!reduce_accepts<shape_level, int, long, long (*)(const long&), std::plus<>>);
+static_assert(reduce_accepts<std::vector<int>&, double, double (*)(int), std::plus<>>);
+static_assert(reduce_accepts<std::vector<int>&, double, double (*)(int), std::plus<>, weft::grain>);
+static_assert(for_accepts<int (&)[10], void (*)(int&)>);
+
+// Mixed signedness: the bounds compare as their common type, as the serial `for` compares them
+// (README, "Bounds are"): [-5, 10u) is [UINT_MAX - 4, 10) as unsigned, empty, and the body takes
+// unsigned indices; [-5, 10L) is 15 longs.
+TEST_P(Loops, MixedSignednessComparesAsTheCommonType) {
+  std::atomic<int> calls{0};
+  pool().run([&] { weft::parallel_for(-5, 10u, [&](auto i) { static_assert(std::is_same_v<decltype(i), unsigned>); ++calls; }); });
+  EXPECT_EQ(calls.load(), 0);
+  EXPECT_EQ(pool().run([] { return weft::parallel_reduce(short(-5), 10u, 7L, [](unsigned) { return 1L; }, std::plus<>{}); }), 7L);
+  std::atomic<long> sum{0};
+  pool().run([&] { weft::parallel_for(-5, 10L, [&](long i) { sum += i; calls.fetch_add(1); }); });
+  EXPECT_EQ(calls.load(), 15);
+  EXPECT_EQ(sum.load(), 30L);  // -5 + ... + 9
+}
+
 std::vector<long>* shape_out = nullptr;
 void shape_record(long i) { (*shape_out)[std::size_t(i)] = 3 * i + 1; }
 

@@ -619,7 +619,8 @@ T parallel_reduce(R&& r, T init, Map&& map, Combine&& combine, grain g = grain{}
 // What the loops do not take, named in the error instead of a bare "no matching function": a range
 // that is not random-access (std::list, a filter view: copy it into a vector first), one with no end
 // (an unbounded iota view: give it a bound or take(n) of it), an iterator pair (pass the range, or
-// std::ranges::subrange(first, last)), bool bounds, and a body or map that cannot take an index
+// std::ranges::subrange(first, last)), bool bounds, enum, floating-point and pointer bounds (cast an
+// enum to its underlying type, loop over an integer count, pass a span), and a body or map that cannot take an index
 // (index_callable) or an element of the range (before stop 52's loopshape hunt such a body failed
 // deep in the loop engine, "no match for call", and a range loop's gave a bare "no matching
 // function").  Deleted, not a
@@ -631,6 +632,9 @@ struct range_must_have_an_end_bound_the_iota_or_take_n_of_it {};
 struct pass_the_range_or_a_subrange_not_an_iterator_pair {};
 struct loop_bounds_are_integers_not_bool {};
 struct loop_bounds_are_at_most_64_bits_wide {};
+struct loop_bounds_are_integers_not_enums_static_cast_them_to_the_underlying_type {};
+struct loop_bounds_are_integers_not_floating_point_loop_over_an_integer_count {};
+struct loop_bounds_are_integers_not_pointers_pass_a_span_or_a_subrange {};
 struct loop_body_must_take_the_index_by_value_or_const_reference {};
 struct loop_map_must_take_the_index_by_value_or_const_reference {};
 struct loop_body_must_be_callable_with_an_element_of_the_range {};
@@ -642,7 +646,33 @@ concept a_bool_bound = std::same_as<std::remove_cvref_t<A>, bool> || std::same_a
 template <class A, class B>
 concept a_wide_bound = (std::integral<std::remove_cvref_t<A>> && sizeof(A) > 8) ||
                        (std::integral<std::remove_cvref_t<B>> && sizeof(B) > 8);
+// A scalar that is no loop bound: an enum (it has no ++: its serial `for` does not compile either;
+// an unscoped one would convert, but to which type is the caller's to say), a floating-point value
+// (a loop counts whole iterations) or a pointer that is no iterator (void*, nullptr, a function
+// pointer; an object pointer pair is an iterator pair, refused above).  One overload for all three,
+// its Why chosen by kind, and only where both bounds are scalars (integers or these): a range's
+// loop, whose second argument may be a function pointer or a floating-point init, never reaches it,
+// nor do bool, wide or iterator bounds, which have overloads of their own (two deleted overloads
+// that both fit would make the call ambiguous and hide the Why).
+template <class T>
+concept non_integer_scalar = std::is_enum_v<T> || std::is_floating_point_v<T> || std::is_pointer_v<T> ||
+                             std::is_null_pointer_v<T>;
+template <class A, class B>
+concept a_non_integer_bound = (loop_bound<A> || non_integer_scalar<A>) && (loop_bound<B> || non_integer_scalar<B>) &&
+                              (non_integer_scalar<A> || non_integer_scalar<B>) && !std::input_or_output_iterator<A>;
+template <class A, class B>
+using non_integer_bound_why = std::conditional_t<
+    std::is_enum_v<A> || std::is_enum_v<B>, loop_bounds_are_integers_not_enums_static_cast_them_to_the_underlying_type,
+    std::conditional_t<std::is_floating_point_v<A> || std::is_floating_point_v<B>,
+                       loop_bounds_are_integers_not_floating_point_loop_over_an_integer_count,
+                       loop_bounds_are_integers_not_pointers_pass_a_span_or_a_subrange>>;
 }  // namespace detail
+template <class A, class B, class... Rest, class Why = detail::non_integer_bound_why<A, B>>
+  requires detail::a_non_integer_bound<A, B>
+void parallel_for(A, B, Rest&&...) = delete;
+template <class A, class B, class... Rest, class Why = detail::non_integer_bound_why<A, B>>
+  requires detail::a_non_integer_bound<A, B>
+void parallel_reduce(A, B, Rest&&...) = delete;
 template <class A, class B, class... Rest, class Why = detail::loop_bounds_are_integers_not_bool>
   requires detail::a_bool_bound<A, B>
 void parallel_for(A, B, Rest&&...) = delete;
