@@ -6,6 +6,7 @@
 #include <atomic>
 #include <concepts>
 #include <cstddef>
+#include <cstdlib>
 #include <functional>
 #include <iterator>
 #include <limits>
@@ -334,6 +335,15 @@ inline constexpr bool reducible_v = std::is_move_constructible_v<T> && std::is_m
 // this file name the rule.  Compile time only: no loop's code changes.
 template <class F, class I>
 concept index_callable = std::invocable<std::remove_reference_t<F>&, I>;
+// Everything parallel_reduce's static_asserts check (result type, map's result, combine's shape),
+// over the index type I or a range's reference type: where it fails, the reduction instantiates
+// nothing past its static_asserts, so their message is the only error.  Instantiated on, the engine
+// added its own on the same misuse ("no match for call", "cannot bind non-const lvalue reference")
+// — over a std::vector<bool>, whose blocks fold in loops.hpp, before weft's message (stop 52's
+// loopshape hunt).
+template <class T, class M, class C, class I>
+inline constexpr bool reduce_shapes_ok =
+    reducible_v<T> && std::is_invocable_r_v<T, M&, I> && std::is_invocable_r_v<T, C&, T, T>;
 }  // namespace detail
 
 // Runs body(i) for every i in [lo, hi) (any integer types; an empty or reversed range runs nothing).
@@ -376,19 +386,23 @@ T parallel_reduce(L lo, H hi, T init, Map&& map, Combine&& combine, grain g = gr
   static_assert(std::is_invocable_r_v<T, C&, T, T>,
                 "weft::parallel_reduce: combine is called with two partial results as rvalues, combine(T&&, T&&), "
                 "and must return a value convertible to T: take its arguments by value, const T& or T&&, not T&");
-  if (g.value == 0) [[unlikely]] detail::refuse_grain_zero();
-  if (!(I(lo) < I(hi))) return init;
-  if constexpr (std::is_lvalue_reference_v<Map> && detail::copy_behaves_same<M, I>) {
-    return parallel_reduce(lo, hi, std::move(init), detail::called_in_place<M>{std::addressof(map)},
-                           std::forward<Combine>(combine), g);
+  if constexpr (!detail::reduce_shapes_ok<T, M, C, I>) {
+    std::abort();  // never compiled into a program: a static_assert above has failed
+  } else {
+    if (g.value == 0) [[unlikely]] detail::refuse_grain_zero();
+    if (!(I(lo) < I(hi))) return init;
+    if constexpr (std::is_lvalue_reference_v<Map> && detail::copy_behaves_same<M, I>) {
+      return parallel_reduce(lo, hi, std::move(init), detail::called_in_place<M>{std::addressof(map)},
+                             std::forward<Combine>(combine), g);
+    }
+    if (detail::tls_hot.loops_run_as == detail::loop_style::loop_frame) [[likely]] {
+      detail::loop_body<T, M, I> each{map};
+      detail::value_combine<T, C> both{combine};
+      std::optional<T> rest = detail::reduce_loop_frame<T>(I(lo), I(hi), each, both, g.value);
+      return combine(std::move(init), std::move(*rest));
+    }
+    return detail::parallel_reduce_off_fast_path<I, T, M, C>(I(lo), I(hi), std::move(init), map, combine, g);
   }
-  if (detail::tls_hot.loops_run_as == detail::loop_style::loop_frame) [[likely]] {
-    detail::loop_body<T, M, I> each{map};
-    detail::value_combine<T, C> both{combine};
-    std::optional<T> rest = detail::reduce_loop_frame<T>(I(lo), I(hi), each, both, g.value);
-    return combine(std::move(init), std::move(*rest));
-  }
-  return detail::parallel_reduce_off_fast_path<I, T, M, C>(I(lo), I(hi), std::move(init), map, combine, g);
 }
 
 namespace detail {
@@ -577,8 +591,12 @@ T parallel_reduce(R&& r, T init, Map&& map, Combine&& combine, grain g = grain{}
   static_assert(std::is_invocable_r_v<T, Map&, std::ranges::range_reference_t<R>>,
                 "weft::parallel_reduce: map(x) must return a value convertible to the result type (the type of "
                 "init): each is made one before it is combined");
+  // The rest is checked by the index form this one calls (its static_asserts, with the combine's
+  // message); the vector<bool> blocks below are not instantiated without them (reduce_shapes_ok).
+  constexpr bool shapes_ok = detail::reduce_shapes_ok<T, std::remove_reference_t<Map>, std::remove_reference_t<Combine>,
+                                                      std::ranges::range_reference_t<R>>;
   const detail::element_at<std::ranges::iterator_t<R>> at{std::ranges::begin(r)};
-  if constexpr (detail::bit_vector_v<std::remove_reference_t<R>>) {
+  if constexpr (detail::bit_vector_v<std::remove_reference_t<R>> && shapes_ok) {
     // A (non-const) std::vector<bool>: the map gets a proxy reference and may write through it, as
     // parallel_for's body may, so the elements run in whole-word blocks here too (parallel_for over
     // a vector<bool>, above; the work/span mode runs its serial elision).  Run element by element,
