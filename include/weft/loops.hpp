@@ -638,12 +638,11 @@ T parallel_reduce(R&& r, T init, Map&& map, Combine&& combine, grain g = grain{}
 // that is not random-access (std::list, a filter view: copy it into a vector first), one with no end
 // (an unbounded iota view: give it a bound or take(n) of it), an iterator pair (pass the range, or
 // std::ranges::subrange(first, last)), bool bounds, enum, floating-point and pointer bounds (cast an
-// enum to its underlying type, loop over an integer count, pass a span), and a body or map that cannot take an index
-// (index_callable) or an element of the range (before stop 52's loopshape hunt such a body failed
-// deep in the loop engine, "no match for call", and a range loop's gave a bare "no matching
-// function").  Deleted, not a
-// static_assert, so that a requires-expression still sees the call as ill-formed; the compiler's
-// message names the deleted overload and its `Why`.
+// enum to its underlying type, loop over an integer count, pass a span), and a body or map that
+// cannot take an index (index_callable) or an element of the range (before stop 52's loopshape hunt
+// such a body failed deep in the loop engine, "no match for call", and a range loop's gave a bare
+// "no matching function").  Deleted, not a static_assert, so that a requires-expression still sees
+// the call as ill-formed; the compiler's message names the deleted overload and its `Why`.
 namespace detail {
 struct range_must_be_random_access_copy_it_into_a_vector {};
 struct range_must_have_an_end_bound_the_iota_or_take_n_of_it {};
@@ -667,7 +666,7 @@ concept a_wide_bound = (std::integral<std::remove_cvref_t<A>> && sizeof(A) > 8) 
 // A scalar that is no loop bound: an enum (it has no ++: its serial `for` does not compile either;
 // an unscoped one would convert, but to which type is the caller's to say), a floating-point value
 // (a loop counts whole iterations) or a pointer that is no iterator (void*, nullptr, a function
-// pointer; an object pointer pair is an iterator pair, refused above).  One overload for all three,
+// pointer; an object pointer pair is an iterator pair, refused below).  One overload for all three,
 // its Why chosen by kind, and only where both bounds are scalars (integers or these): a range's
 // loop, whose second argument may be a function pointer or a floating-point init, never reaches it,
 // nor do bool, wide or iterator bounds, which have overloads of their own (two deleted overloads
@@ -711,7 +710,8 @@ template <detail::loop_bound L, detail::loop_bound H, class T, class Map, class.
           class Why = detail::loop_map_must_take_the_index_by_value_or_const_reference>
   requires(!detail::index_callable<Map, std::common_type_t<L, H>>)
 void parallel_reduce(L, H, T&&, Map&&, Rest&&...) = delete;
-template <class R, class Body, class... Rest, class Why = detail::loop_body_must_be_callable_with_an_element_of_the_range>
+template <class R, class Body, class... Rest,
+          class Why = detail::loop_body_must_be_callable_with_an_element_of_the_range>
   requires(detail::indexable_range<R> && !std::invocable<Body&, std::ranges::range_reference_t<R>>)
 void parallel_for(R&&, Body&&, Rest&&...) = delete;
 template <class R, class T, class Map, class... Rest,
