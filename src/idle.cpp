@@ -7,6 +7,7 @@
 
 #include "beat_signal.hpp"
 #include "config_resolve.hpp"
+#include "native_thread.hpp"
 #include "weft/detail/chaos.hpp"
 #include "pool_runtime.hpp"
 #include "weft/detail/checks.hpp"
@@ -223,6 +224,14 @@ void fork_checked_mutex::lock_slow() {
 // Under signal delivery the thread's beat timer stops before it sleeps and restarts once it holds
 // its slot again (PROTOCOLS.md section 6b).
 void runtime::sleep(worker& w) {
+  // The native stack pages a deep run committed go back before the thread sleeps (README, "Deep
+  // nesting's costs"): this thread is at its shallowest here (worker_main's frame and this one),
+  // nothing of its own is live below, and no other thread reads its stack while it is outside
+  // every join.  No system call unless the run went below the margin since the last trim (the
+  // canary, native_stack::trim_below: a page of it, ~110 ns beside a sleep's futex calls, so that
+  // frames up to 4 KiB are seen).  Before it announces itself: a publisher meanwhile sees
+  // it searching (or not sleeping) and the check after the announcement finds its work.
+  w.thread.stack().trim_below(__builtin_frame_address(0), 4096);
   w.trace_enter(activity::idle);
   if (beats_by_signal()) beat_timer_disarm();  // SPEC §2: a sleeping worker takes no beats
   const std::uint32_t epoch = wake_epoch_.load(std::memory_order_acquire);

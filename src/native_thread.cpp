@@ -46,6 +46,49 @@ void native_stack::unmap() noexcept {
   unregister_guard(guard_handle_);
   ::munmap(mapping_, mapping_bytes_);
   mapping_ = nullptr;
+  canary_ = 0;
+}
+
+namespace {
+
+// The canary: a word no frame is likely to write in every slot it touches, repeated.  Read and
+// written below the stack pointer, where the sanitizers may still hold a returned frame's state
+// (ASan's poisoned redzones after an exception, TSan's last accesses): not instrumented.
+constexpr std::uint64_t canary_word = 0x7e57'ca7a'0dd5'eed5ULL;
+
+__attribute__((no_sanitize("address", "thread"))) void write_canary(std::uintptr_t at, std::size_t bytes) noexcept {
+  auto* w = reinterpret_cast<std::uint64_t*>(at);
+  for (std::size_t i = 0; i < bytes / sizeof(std::uint64_t); ++i) w[i] = canary_word;
+}
+
+__attribute__((no_sanitize("address", "thread"))) bool canary_intact(std::uintptr_t at, std::size_t bytes) noexcept {
+  const auto* w = reinterpret_cast<const std::uint64_t*>(at);
+  std::uint64_t diff = 0;  // one pass without branches: a compare in vector registers
+  for (std::size_t i = 0; i < bytes / sizeof(std::uint64_t); ++i) diff |= w[i] ^ canary_word;
+  return diff == 0;
+}
+
+}  // namespace
+
+// The region given back lies wholly below the caller's frame less the margin, on a stack the
+// caller alone uses: nothing live is there, and no other thread reads it (a thief reads a join's
+// closure on its owner's native stack only while the owner is inside that join, above its sp).
+// A signal handler that runs on the stack meanwhile writes above the canary (it would need 256
+// KiB), or, deeper, merely spoils it and the next trim gives back its pages too.
+void native_stack::trim_below(const void* sp, std::size_t canary_bytes) noexcept {
+  if (mapping_ == nullptr) return;
+  const auto lo = reinterpret_cast<std::uintptr_t>(lowest());
+  const auto at = reinterpret_cast<std::uintptr_t>(sp);
+  if (at <= lo || at > lo + usable_) return;  // not on this stack (a fiber's, a sanitizer's fake stack)
+  if (at - lo < stack_trim_margin + 2 * page) return;  // nothing below the margin to give back
+  const std::uintptr_t kept = (at - stack_trim_margin) & ~std::uintptr_t(page - 1);  // the canary's page ends here
+  const std::uintptr_t canary = kept - canary_bytes;
+  // Intact where the last trim left it: nothing below the margin has been written since.
+  if (canary == canary_ && canary_intact(canary, canary_bytes)) return;
+  // Failure (EINVAL, EAGAIN) leaves the pages committed as they were: nothing to report.
+  ::madvise(reinterpret_cast<void*>(lo), kept - page - lo, MADV_DONTNEED);
+  write_canary(canary, canary_bytes);
+  canary_ = canary;
 }
 
 native_stack::~native_stack() { unmap(); }

@@ -182,9 +182,12 @@ void runtime::run_on_caller(root_job& job) {
       std::lock_guard lk(serial_mu_);
       ctx.hot = &as.hot();
     }
-    if (WEFT_SWITCH_STACKS)
+    if (WEFT_SWITCH_STACKS) {
       run_root_on(ctx.run_stack, job);
-    else
+      // Nothing runs on the context's stack now: what a deep run committed below the margin goes
+      // back (a 512-byte compare when nothing went that deep; native_stack::trim_unused).
+      ctx.run_stack.trim_unused();
+    } else
       run_root_here(job);
     std::lock_guard lk(serial_mu_);
     ctx.retire_counts(as.hot());
@@ -260,6 +263,7 @@ bool runtime::run_on_idle_slot(root_job& job) {
     WEFT_CHAOS_POINT();  // the slot is ours, the job not yet started
     w.trace_enter(activity::work);  // on the slot's lane, above the sleeping worker's idle (PROTOCOLS 11b)
     run_root_on(w.run_stack, job);
+    w.run_stack.trim_unused();  // as a serial context's (run_on_caller), while the slot is ours
     w.trace_leave();
     if (beats_by_signal())
       beat_timer_disarm(true);  // before the slot goes back: no beat of ours counts in it after
