@@ -2,8 +2,10 @@
 // leapfrogging (WOOL §I.b).  Shared by the deque and Wool mechanisms (the fiber engine suspends a
 // blocked join's fiber instead: sched_fibers.cpp).
 #include <thread>
+#include <utility>
 
 #include "beat_signal.hpp"
+#include "eh_state.hpp"
 #include "weft/detail/chaos.hpp"
 #include "pool_runtime.hpp"
 
@@ -30,9 +32,19 @@ void runtime::execute_stolen(worker& w, worker& victim, frame* t, task_fn fn) {
   const std::uint64_t waited_before = w.waited_ns, started = now_ns();
   {
     // A stolen task run while this thread unwinds (a blocked join or handle waiting for its thief
-    // from inside an exception's cleanup): the task's own scopes and handles are not unwinding.
+    // from inside an exception's cleanup: a join whose first branch threw waits so, in
+    // first_branch_cleanup) is none of the code that exception unwinds: it runs as on a thief, with
+    // no exception in flight — std::uncaught_exceptions() reads 0, and user code that follows the
+    // rule weft's own scope follows does not take itself for unwinding (it did since stop 52, when
+    // that wait moved out of a catch (...) handler: stop 52's exc2 hunt).  The wrapper catches the
+    // task's exception into t->error, so the task leaves the count as it found it, 0; the guard,
+    // made after the count is set aside, counts the task's own exceptions from there, whatever
+    // base an enclosing task had.
+    eh_state* const eh = thread_eh_state();
+    const unsigned int in_flight = std::exchange(eh->uncaught, 0u);
     const unwinding_base_guard nested;
-    fn(t);  // the wrapper catches the task's exception into t->error
+    fn(t);
+    eh->uncaught = in_flight;
   }
   // For the idle loop's steal backoff (idle.cpp): the task's own work, without the time its joins
   // spent waiting for their thieves (wait_stolen): that is no work the theft brought.

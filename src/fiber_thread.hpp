@@ -16,6 +16,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "eh_state.hpp"
 #include "weft/detail/fiber_join.hpp"
 #include "weft/detail/slow_path.hpp"
 
@@ -43,21 +44,6 @@
 namespace weft::detail {
 
 struct worker;
-
-// The C++ runtime's per-thread exception state (the Itanium ABI's __cxa_eh_globals, as libstdc++ and
-// libc++ lay it out: the exceptions being handled, innermost first, and the count
-// std::uncaught_exceptions() reads).  It belongs to the code that runs, not to the OS thread: a
-// fiber that switches out inside a catch handler or while an exception unwinds (a join in a
-// destructor) and resumes on another worker must take it along, or both workers' states go wrong
-// for good — later scopes took themselves for unwinding and dropped their tasks' errors (stop 40's
-// bug hunt: 39-190 of 200 errors lost under adf, dfd, fifo).  resume_thread swaps it.
-struct eh_state {
-  void* caught = nullptr;
-  unsigned int uncaught = 0;
-};
-// This OS thread's state.  Out of line and opaque to the optimizer (abi::__cxa_get_globals is
-// declared `const`, so a call could be reused across a switch).
-eh_state* thread_eh_state() noexcept;
 
 struct fiber_thread {
   enum class state : std::uint8_t { ready, running, blocked };

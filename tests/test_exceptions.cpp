@@ -1,5 +1,6 @@
 // Exceptions (SPEC §2): an exception thrown in any branch propagates out of the join / loop /
 // scope / run that owns it, after every sibling branch has finished; the pool stays usable.
+#include <exception>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -530,6 +531,70 @@ TEST_P(Exceptions, CodeInsideAHandlerSeesTheHandledException) {
       EXPECT_EQ(pool().run([] { return object_of(std::current_exception()); }), &e)
           << "a pool::run job did not see the caller's handled exception (rep " << rep << ")";
     }
+  }
+  check_usable();
+}
+
+}  // namespace
+
+namespace {
+
+// A task that a join leapfrogs while it waits for its thief runs as a thief runs it: with no
+// exception in flight (std::uncaught_exceptions() == 0), also while the waiting join's first
+// branch's exception passes through it — the count is the thread's, and the task is none of the
+// code that exception unwinds.  User code that reads the count (oneTBB's task_group rule, the rule
+// weft's own scope follows) took itself for unwinding there.
+// Regression test (found by stop 52's exc2 hunt): since stop 52 the join waits in a cleanup that
+// runs as the exception passes (detail::first_branch_cleanup), not inside a catch (...) handler,
+// and the leapfrogged task read 1; weft's scopes were right (unwinding_base_guard), user code not.
+// On 2 workers the leapfrog is certain: the owner's first branch throws once its second branch has
+// been stolen, and the thief's own join holds its first branch (polling) until its second branch
+// has run — and the only worker that can run it is the owner, waiting in the join.  The waits are
+// bounded (5 s each: each takes microseconds once the other side is there) so that a failure
+// ends the test, not the run.
+TEST_P(Exceptions, ATaskLeapfroggedWhileTheFirstBranchThrowsHasNoExceptionInFlight) {
+  if (!can_steal() || wt::uses_fibers(policy()) || workers() != 2)
+    GTEST_SKIP() << "needs 2 workers and blocked joins that leapfrog (not serial, not the fiber engine)";
+  for (int rep = 0; rep < wt::pick(8, 4); ++rep) {
+    std::atomic<bool> second_started{false}, sibling_ran{false};
+    std::atomic<std::thread::id> sibling_thread{};
+    std::atomic<int> sibling_in_flight{-1};
+    bool stolen = false, gave_up = false;
+    std::thread::id owner;
+    try {
+      pool().run([&] {
+        owner = std::this_thread::get_id();
+        weft::join(
+            [&] {
+              const auto deadline = std::chrono::steady_clock::now() + 5s;
+              while (!second_started.load() && std::chrono::steady_clock::now() < deadline) weft::join([] {}, [] {});
+              stolen = second_started.load();
+              throw std::runtime_error("first");
+            },
+            [&] {
+              second_started.store(true);
+              const auto deadline = std::chrono::steady_clock::now() + 5s;
+              weft::join(
+                  [&] {
+                    while (!sibling_ran.load() && std::chrono::steady_clock::now() < deadline) weft::join([] {}, [] {});
+                    gave_up = !sibling_ran.load();
+                  },
+                  [&] {
+                    sibling_thread.store(std::this_thread::get_id());
+                    sibling_in_flight.store(std::uncaught_exceptions());
+                    sibling_ran.store(true);
+                  });
+            });
+      });
+      ADD_FAILURE() << "no exception";
+    } catch (const std::runtime_error& e) {
+      EXPECT_STREQ(e.what(), "first");
+    }
+    ASSERT_TRUE(stolen) << "the second branch was not stolen within 5 s";
+    ASSERT_FALSE(gave_up) << "nobody ran the thief's second branch within 5 s";
+    ASSERT_EQ(sibling_thread.load(), owner) << "on 2 workers only the waiting owner can have run it";
+    EXPECT_EQ(sibling_in_flight.load(), 0) << "repetition " << rep
+                                           << ": std::uncaught_exceptions() in a task leapfrogged by an unwinding join";
   }
   check_usable();
 }
