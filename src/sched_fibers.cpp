@@ -512,6 +512,13 @@ void fiber_scheduler::fork(worker& w, fiber_child& c) {
     ++w.dummy_threads;
   } else {
     c.handled = std::current_exception();  // the parent's, as it runs here: fiber_child::handled
+    // The branch is a call of the parent's in the serial elision, and part of any cleanup the
+    // parent is in: it starts counting the parent's exceptions in flight, as every other policy's
+    // inline first branch does.  A new fiber's count was 0, and a join made by a destructor during
+    // unwinding had scopes in its first branch rethrow their tasks' errors out of the destructor,
+    // under adf, dfd and fifo alone (stop 52's exc2 hunt).  The count stays the fiber's own (its
+    // throws and catches leave it as they found it) and ends with it.
+    child->eh.uncaught = thread_eh_state()->uncaught;
     w.ledger.count_promotion();
     report_promotion(w, w.stack.begin(), promotion_kind::join);  // the trace's instant, the test hook
   }

@@ -600,3 +600,70 @@ TEST_P(Exceptions, ATaskLeapfroggedWhileTheFirstBranchThrowsHasNoExceptionInFlig
 }
 
 }  // namespace
+
+namespace {
+
+// A join made by a destructor that runs while an exception unwinds: its branches are part of that
+// cleanup, as the serial elision's calls are (README, weft::scope: "a task that cleanup code runs
+// inline — a join's branch ... is part of that cleanup", a thief's is not) — std::uncaught_exceptions()
+// reads the destructor's count in them, and a scope there drops its task's error, the exception in
+// flight winning.
+// Regression test (found by stop 52's exc2 hunt): under adf, dfd and fifo the first branch runs on a
+// new fiber, whose exception state started empty — the count read 0 there, the scope rethrew its
+// task's error out of the join, and out of the destructor (std::terminate for a noexcept one; this
+// destructor catches it to report it).  Every other policy runs the first branch inline.
+struct joins_in_its_destructor {
+  int& in_first;
+  int& in_second;
+  int& in_destructor;
+  bool& scope_threw;
+  bool& second_on_a_thief;
+  ~joins_in_its_destructor() {
+    in_destructor = std::uncaught_exceptions();
+    const std::thread::id here = std::this_thread::get_id();
+    try {
+      weft::join(
+          [&] {
+            in_first = std::uncaught_exceptions();
+            weft::scope s;
+            s.spawn([] { throw std::out_of_range("the scope's task"); });
+          },
+          [&] {
+            in_second = std::uncaught_exceptions();
+            second_on_a_thief = std::this_thread::get_id() != here;
+          });
+    } catch (const std::out_of_range&) {
+      scope_threw = true;
+    }
+  }
+};
+
+TEST_P(Exceptions, AJoinInADestructorDuringUnwindingRunsBothBranchesAsPartOfIt) {
+  for (int rep = 0; rep < wt::pick(8, 4); ++rep) {
+    int in_first = -1, in_second = -1, in_destructor = -1;
+    bool scope_threw = false, second_on_a_thief = false;
+    try {
+      pool().run([&] {
+        joins_in_its_destructor d{in_first, in_second, in_destructor, scope_threw, second_on_a_thief};
+        throw std::runtime_error("in flight");
+      });
+      ADD_FAILURE() << "no exception";
+    } catch (const std::runtime_error& e) {
+      EXPECT_STREQ(e.what(), "in flight");
+    }
+    EXPECT_GT(in_destructor, 0);
+    EXPECT_EQ(in_first, in_destructor) << "repetition " << rep << ": std::uncaught_exceptions() in the first branch";
+    // A second branch a thief took is none of the cleanup (README); under the fiber engine it runs
+    // on the parent's fiber, whose count moves with it to whichever worker resumes it.
+    if (wt::uses_fibers(policy()) || !second_on_a_thief)
+      EXPECT_EQ(in_second, in_destructor)
+          << "repetition " << rep << ": std::uncaught_exceptions() in the second branch";
+    else
+      EXPECT_EQ(in_second, 0) << "repetition " << rep << ": std::uncaught_exceptions() in a stolen second branch";
+    EXPECT_FALSE(scope_threw) << "repetition " << rep
+                              << ": a scope in the first branch rethrew its task's error during unwinding";
+  }
+  check_usable();
+}
+
+}  // namespace
