@@ -118,8 +118,13 @@ long chain(long n, bottom& b) {
     b.thread = std::this_thread::get_id();
     return 0;
   }
+  // Each level's frame padded by 256 bytes, so that what the chain touches does not hang on the
+  // build's frame sizes: CI's sanitizer builds (-O1) made frames of ~80 bytes, and 10^4 levels
+  // touched 0.8 MB, under the floor asserted below (stop 52's CI rehearsal).
+  volatile char pad[256];
+  pad[0] = char(n);
   auto [x, y] = weft::join([&] { return chain(n - 1, b); }, [&] { return n & 1; });
-  return x + y;
+  return x + y + pad[0] - char(n);
 }
 }  // namespace trim
 
@@ -135,8 +140,8 @@ INSTANTIATE_TEST_SUITE_P(All, NestingTrim, testing::ValuesIn([] {
 TEST_P(NestingTrim, ADeepRunsNativeStackIsGivenBackWhenIdle) {
   if (wt::sanitized && wt::runs_on_caller(GetParam()))
     GTEST_SKIP() << "a sanitized serial run stays on the caller's stack (root_jobs.cpp, WEFT_SWITCH_STACKS)";
-  // Under the sanitizers 10^4 levels (their shadow call stacks; AMillionNestedJoins), several MB of
-  // their larger frames; 2*10^5 otherwise, some 20-40 MB.
+  // Under the sanitizers 10^4 levels (their shadow call stacks; AMillionNestedJoins), 2*10^5
+  // otherwise; each level's frame padded (trim::chain).
   const long depth = wt::sanitized ? 10'000 : 200'000;
   weft::pool p(weft::config{.workers = 1, .policy = GetParam()});
   const std::thread::id caller = std::this_thread::get_id();
@@ -163,7 +168,7 @@ TEST_P(NestingTrim, ADeepRunsNativeStackIsGivenBackWhenIdle) {
               depth / 2);
     (b.thread == caller ? on_caller : on_worker) = true;
     const long touched = long(b.sp);
-    // Some 1.1 MB under ThreadSanitizer (112 bytes a level), 20-40 MB otherwise.
+    // Some 3.5-4 MB under the sanitizers (10^4 levels of 350-400 bytes), 70-80 MB otherwise.
     ASSERT_GT(touched, wt::sanitized ? 1L << 20 : 4L << 20) << "the recursion should touch megabytes of native stack";
     // The trim keeps 256 KiB below the stack pointer (stack_trim_margin): the rest must go, 3/4 of
     // it at least in the resident set; 1/2 under the sanitizers, whose runtimes commit memory of
