@@ -639,10 +639,14 @@ TEST_P(Scope, ErrorsLeaveTheDestructorInACatchHandlerAndSyncDuringUnwinding) {
 // the same sync freed that record.  Now such a sync throws std::logic_error naming the misuse
 // wherever a record of the scope is running on this thread; elsewhere (a small closure's task, or
 // the fiber engine's spawns, which run at once) it runs the older tasks and returns, as before.
-// Either way every task runs once, its captures intact.
+// Either way every task runs once, its captures intact.  On one worker, so that the task runs on
+// the scope's own thread: run by a thief, its sc.sync() reads the scope's fields while the owner's
+// sync writes them — a data race of the misuse itself, which ThreadSanitizer reported once in 3 CI
+// rehearsals (stop 52); a check that made it race-free would cost every sync a load (README, Known
+// issues, "A scope::sync() away from its spawns' level").
 TEST_P(Scope, SyncFromInsideItsOwnTaskIsRefusedWhereItWouldFreeTheTask) {
   for (const bool measured : {false, true}) {
-    weft::pool p(weft::config{.workers = workers(), .policy = policy(),
+    weft::pool p(weft::config{.workers = 1, .policy = policy(),
                               .work_span = measured ? weft::work_span_unit::calls : weft::work_span_unit::off});
     std::atomic<int> older{0}, inner{0}, intact{0};
     std::string error;
