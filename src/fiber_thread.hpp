@@ -63,6 +63,7 @@ struct fiber_thread {
   fiber_child* waits_for = nullptr;  // request::block: the child it waits for
   bool dummy = false;                // one of NAR's dummy threads (counted apart)
   worker* maker = nullptr;           // a forked thread: the worker it was forked on (its live count)
+  const root_job* job_of = nullptr;  // the pool::run job it is part of (a borrower runs its own only)
   // adf: neighbours in R, the list of every live thread in serial depth-first order (NAR §5.3);
   // fifo: neighbours in the ready queue.
   fiber_thread* left = nullptr;

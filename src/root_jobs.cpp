@@ -225,18 +225,22 @@ void runtime::return_slot(worker& w) noexcept {
 }
 
 bool runtime::run_on_idle_slot(root_job& job) {
-  // serial: submit runs it on a serial context; the fiber engine: every job is a root thread, which
-  // only the pool's workers run (the caller's thread has no scheduler loop).
-  if (runs_on_caller || uses_fibers || !WEFT_SWITCH_STACKS) return false;
+  // serial: submit runs it on a serial context.  The fiber engine runs the job on a fiber of its own
+  // and the scheduler loop on this thread's stack, so it switches no native stack and lends slots in
+  // sanitized builds too.
+  if (runs_on_caller || (!uses_fibers && !WEFT_SWITCH_STACKS)) return false;
   check_fork_generation();
   if (beats_by_signal() && !beat_timer_prepare()) return false;  // no timer for this thread: queue the run
   worker* slot = borrow_slot();
   if (slot == nullptr) return false;
   worker& w = *slot;
-  if (!w.run_stack.map_once(cfg.stack_bytes)) {
+  if (!uses_fibers && !w.run_stack.map_once(cfg.stack_bytes)) {
     return_slot(w);  // no memory for the stack: a worker runs the job (queued) instead
     return false;
   }
+  // Under the fiber engine the job's root thread may move to another worker at any join: the
+  // caller's handled exception goes with it, as with a queued job (submit).
+  if (uses_fibers) job.handled = std::current_exception();
   end_idle(w);  // the slot is busy from now on (its idle time is the slot's, whoever holds it)
   {
     acting_as as(w, sched->idle_poll_bits(w), traits_of(cfg.policy).loops, sched->eager_deque(w));
@@ -261,10 +265,16 @@ bool runtime::run_on_idle_slot(root_job& job) {
       wake_heartbeat();
     }
     WEFT_CHAOS_POINT();  // the slot is ours, the job not yet started
-    w.trace_enter(activity::work);  // on the slot's lane, above the sleeping worker's idle (PROTOCOLS 11b)
-    run_root_on(w.run_stack, job);
-    w.run_stack.trim_unused();  // as a serial context's (run_on_caller), while the slot is ours
-    w.trace_leave();
+    // On the slot's lane, above the sleeping worker's idle (PROTOCOLS 11b).
+    if (uses_fibers) {
+      // The scheduler loop on this stack (it marks the lane's work), the job on a fiber.
+      sched->serve_borrowed(w, job);
+    } else {
+      w.trace_enter(activity::work);
+      run_root_on(w.run_stack, job);
+      w.run_stack.trim_unused();  // as a serial context's (run_on_caller), while the slot is ours
+      w.trace_leave();
+    }
     if (beats_by_signal())
       beat_timer_disarm(true);  // before the slot goes back: no beat of ours counts in it after
     else if (heartbeat_bits != 0) {
@@ -279,6 +289,10 @@ bool runtime::run_on_idle_slot(root_job& job) {
   }
   w.idle_since.store(now_ns(), std::memory_order_relaxed);
   return_slot(w);
+  if (uses_fibers) {
+    wait_for(job);  // done (serve_borrowed returns then): the lock orders finish_root's last writes
+    return true;
+  }
   job.done = true;  // this thread is the only one that reads it
   job.done_hint.store(true, std::memory_order_relaxed);
   return true;

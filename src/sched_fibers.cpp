@@ -26,6 +26,8 @@
 // Access to R and R' is serialized by one lock, as in NAR §5.3 and §7.1.
 #include <boost/context/fiber.hpp>
 
+#include <algorithm>
+#include <chrono>
 #include <cstddef>
 #include <deque>
 #include <memory>
@@ -70,6 +72,8 @@ struct fiber_state final : mechanism_state {
   fiber_thread* current = nullptr;  // the thread this worker runs now (its loop's)
   thread_deque* own = nullptr;      // dfd: the deque it owns
   std::size_t quota_left = 0;       // dfd: bytes left of the quota of its last steal
+  // A pool::run caller on this slot (serve_borrowed): the job whose threads alone it runs.
+  const root_job* serving = nullptr;
 };
 
 fiber_state& state_of(const worker& w) noexcept { return static_cast<fiber_state&>(*w.mechanism); }
@@ -79,7 +83,10 @@ fiber_state& state_of(const worker& w) noexcept { return static_cast<fiber_state
 // of the waiting thread's fiber.  That loop starts with no deque and no quota of its own (dfd, NAR
 // Fig 6.4: currS = NULL), and the waiting thread gets its deque and quota back when it ends.  The
 // deque set aside stays in R', owned and often empty, while its owner steals: the engine counts it
-// (fiber_scheduler::set_aside_, steal_attempt's window).
+// (fiber_scheduler::set_aside_, steal_attempt's window).  On a borrowed slot that loop serves the
+// whole pool, not the borrower's job alone (serve_borrowed): in a.run -> b.run -> a.run entered by a
+// caller holding a's only slot, the inner a.run's threads have no one else to run them.  They are
+// part of the wait that keeps the caller's job from ending.
 class nested_loop {
  public:
   explicit nested_loop(fiber_state& s) noexcept;
@@ -91,6 +98,7 @@ class nested_loop {
   fiber_state& s_;
   thread_deque* const own_;
   const std::size_t quota_left_;
+  const root_job* const serving_;
 };
 
 // A doubly linked list through fiber_thread::left/right (adf's R, fifo's queue).
@@ -102,6 +110,12 @@ struct thread_list {
     t->left = pos->left;
     (pos->left ? pos->left->right : head) = t;
     pos->left = t;
+  }
+  void push_front(fiber_thread* t) noexcept {
+    t->left = nullptr;
+    t->right = head;
+    (head ? head->left : tail) = t;
+    head = t;
   }
   void push_back(fiber_thread* t) noexcept {
     t->left = tail;
@@ -142,15 +156,70 @@ class fiber_scheduler final : public scheduler {
   // Ready threads exist (the sleep protocol's check: read after the sleeper's fence, PROTOCOLS §4).
   bool has_stealable(const worker&) const override { return ready_.load(std::memory_order_seq_cst) != 0; }
 
-  // The idle loop's attempt: adf and fifo take the first ready thread, dfd makes one steal attempt
-  // (NAR Fig 6.4 steal(): one iteration of its loop).  Then the worker runs from it.
-  bool steal(worker& w, worker&) override {
+  bool steal(worker& w, worker&) override { return take_ready(w); }
+
+  bool start_root(worker& w, root_job& job) override {
+    const nested_loop nested(state_of(w));
+    fiber_thread* t = root_thread(w, job);
+    if (t == nullptr) return true;  // no stack: the job failed (make_thread)
+    rt_.end_idle(w);
+    run_from(w, t);
+    return true;
+  }
+
+  // pool::run's caller on a sleeping worker's slot (runtime::run_on_idle_slot): before this, every
+  // job was queued for a woken worker, 70-76 us on an idle pool where a borrowed slot of the other
+  // engines takes 3-5 (issue 9, item 3: <= 20).  The caller runs its root thread at once, then, as
+  // the slot's worker, the threads of its own job that the policy gives it (its root may block at a
+  // join whose child another worker runs, and move at a join), until the job is done; with none of
+  // its job's threads ready it spins a little, then sleeps on the job in waits that grow to 1 ms,
+  // looking again after each (runtime::wait_serving's pattern).
+  //
+  // Why its own job's threads only, and the slot held to the end: compiled code may keep the address
+  // of a thread_local (tls_hot among them) in a register across a call, so a fiber that ran on this
+  // thread and moved may still read, or bump a count in, this thread's hot state.  Until the job is
+  // done that state is the slot's, as on any worker, and every such fiber is the job's: when run
+  // returns, none of them runs any more, and the caller's thread may restore its state or exit.  A
+  // thread of another job taken here could touch it after that.  (A TBB arena's master thread, too,
+  // runs only its arena's tasks.)
+  void serve_borrowed(worker& w, root_job& job) override {
+    using namespace std::chrono_literals;
+    fiber_state& s = state_of(w);
+    WEFT_ASSERT(s.current == nullptr && s.own == nullptr, "a lent slot that runs a thread or owns a deque");
+    s.serving = &job;
+    if (fiber_thread* t = root_thread(w, job)) run_from(w, t);
+    unsigned idle = 0;
+    std::chrono::microseconds pause = 50us;
+    while (!job.done_hint.load(std::memory_order_acquire)) {
+      if (has_stealable(w)) {
+        bump(w.steal_attempts);  // as the idle loop's look (runtime::find_work)
+        if (take_ready(w)) {
+          idle = 0;
+          pause = 50us;
+          continue;
+        }
+      }
+      if (++idle < 64) {
+        cpu_relax();
+        continue;
+      }
+      std::unique_lock lk(job.m);
+      if (job.cv.wait_for(lk, pause, [&] { return job.done; })) break;
+      pause = std::min<std::chrono::microseconds>(pause * 2, 1ms);
+    }
+    s.serving = nullptr;
+  }
+
+ private:
+  // The idle loop's attempt (and a borrower's): adf and fifo take the first ready thread, dfd makes
+  // one steal attempt (NAR Fig 6.4 steal(): one iteration of its loop).  Then the worker runs from it.
+  bool take_ready(worker& w) {
     const nested_loop nested(state_of(w));
     fiber_thread* t;
     std::uint32_t victim = no_victim;
     {
       std::lock_guard lk(mu_);
-      t = policy_ == policy::dfd ? steal_attempt(w, victim) : next_ready();
+      t = policy_ == policy::dfd ? steal_attempt(w, victim) : next_ready(w);
     }
     if (t == nullptr) return false;
     // Under dfd a worker serving its pool while its thread waits for another pool's job (nested_loop)
@@ -168,27 +237,26 @@ class fiber_scheduler final : public scheduler {
     return true;
   }
 
-  bool start_root(worker& w, root_job& job) override {
-    const nested_loop nested(state_of(w));
-    fiber_thread* t = make_thread(nullptr, &job);  // no stack: the job fails as if it threw
-    if (t == nullptr) return true;
-    {
-      std::lock_guard lk(mu_);
-      rt_.live.add();
-      t->st = fiber_thread::state::running;
-      t->quota_left = quota_;
-      if (policy_ == policy::adf) r_.push_back(t);  // the newest root has the lowest priority
-      if (policy_ == policy::dfd) {
-        fiber_state& s = state_of(w);
-        s.own = new_deque(int(w.index), deques_tail_);
-        s.quota_left = quota_;
-      }
+  // `job`'s root thread, running on `w` (dfd: in a new deque of w's at the right end of R'); nullptr
+  // when it got no stack (make_thread: the job failed as if it threw).
+  fiber_thread* root_thread(worker& w, root_job& job) {
+    fiber_thread* t = make_thread(nullptr, &job);
+    if (t == nullptr) return nullptr;
+    t->job_of = &job;
+    std::lock_guard lk(mu_);
+    rt_.live.add();
+    t->st = fiber_thread::state::running;
+    t->quota_left = quota_;
+    if (policy_ == policy::adf) r_.push_back(t);  // the newest root has the lowest priority
+    if (policy_ == policy::dfd) {
+      fiber_state& s = state_of(w);
+      s.own = new_deque(int(w.index), deques_tail_);
+      s.quota_left = quota_;
     }
-    rt_.end_idle(w);
-    run_from(w, t);
-    return true;
+    return t;
   }
 
+ public:
   std::uint64_t fiber_stack_peak_bytes() const override { return stacks_.peak() * stacks_.stack_bytes(); }
   void reset_peaks() override { stacks_.reset_peak(); }
 
@@ -210,7 +278,7 @@ class fiber_scheduler final : public scheduler {
   fiber_thread* on_terminate(worker& w, fiber_thread* t, bool& made_ready);
   fiber_thread* on_preempt(worker& w, fiber_thread* t);
   fiber_thread* next_for(worker& w);
-  fiber_thread* next_ready();
+  fiber_thread* next_ready(const worker& w);
   fiber_thread* steal_attempt(worker& w, std::uint32_t& victim_owner);
   void make_ready(fiber_thread* t) noexcept;
   // A forked thread starts or ends: its maker's live count (worker::fibers_live), under mu_.
@@ -236,8 +304,10 @@ class fiber_scheduler final : public scheduler {
   std::atomic<std::size_t> set_aside_{0};
 };
 
-nested_loop::nested_loop(fiber_state& s) noexcept : s_(s), own_(s.own), quota_left_(s.quota_left) {
+nested_loop::nested_loop(fiber_state& s) noexcept
+    : s_(s), own_(s.own), quota_left_(s.quota_left), serving_(s.serving) {
   s.own = nullptr;
+  if (s.current != nullptr) s.serving = nullptr;  // a loop on top of a running thread
   if (own_ != nullptr) s.engine->set_aside_.fetch_add(1, std::memory_order_relaxed);
 }
 
@@ -245,6 +315,7 @@ nested_loop::~nested_loop() {
   if (own_ != nullptr) s_.engine->set_aside_.fetch_sub(1, std::memory_order_relaxed);
   s_.own = own_;
   s_.quota_left = quota_left_;
+  s_.serving = serving_;
 }
 
 fiber_thread* fiber_scheduler::running_thread() const noexcept {
@@ -364,7 +435,7 @@ fiber_thread* fiber_scheduler::on_fork(worker& w, fiber_thread* t) {
 // deque, gives the deque up and steals (NAR Fig 6.4 case "mem quota exhausted").
 fiber_thread* fiber_scheduler::on_preempt(worker& w, fiber_thread* t) {
   make_ready(t);
-  if (policy_ == policy::adf) return next_ready();
+  if (policy_ == policy::adf) return next_ready(w);
   fiber_state& s = state_of(w);
   s.own->threads.push_back(t);
   s.own->owner = -1;
@@ -418,7 +489,7 @@ fiber_thread* fiber_scheduler::on_terminate(worker& w, fiber_thread* t, bool& ma
 // After a block or a termination that woke nobody: adf and fifo take the first ready thread; dfd
 // pops the top of its own deque, or deletes the empty deque and goes stealing.
 fiber_thread* fiber_scheduler::next_for(worker& w) {
-  if (policy_ != policy::dfd) return next_ready();
+  if (policy_ != policy::dfd) return next_ready(w);
   fiber_state& s = state_of(w);
   if (s.own->threads.empty()) {
     delete_deque(s.own);
@@ -432,13 +503,16 @@ fiber_thread* fiber_scheduler::next_for(worker& w) {
   return t;
 }
 
-// adf: the leftmost ready thread of R, granted K bytes; fifo: the head of the queue.
-fiber_thread* fiber_scheduler::next_ready() {
+// adf: the leftmost ready thread of R, granted K bytes; fifo: the head of the queue.  For a
+// borrower (serve_borrowed), the leftmost or first one of its own job.
+fiber_thread* fiber_scheduler::next_ready(const worker& w) {
+  const root_job* const only = state_of(w).serving;
   fiber_thread* t = r_.head;
   if (policy_ == policy::adf) {
-    while (t != nullptr && t->st != fiber_thread::state::ready) t = t->right;
-  } else if (t != nullptr) {
-    r_.remove(t);
+    while (t != nullptr && (t->st != fiber_thread::state::ready || (only != nullptr && t->job_of != only))) t = t->right;
+  } else {
+    while (t != nullptr && only != nullptr && t->job_of != only) t = t->right;
+    if (t != nullptr) r_.remove(t);
   }
   if (t == nullptr) return nullptr;
   ready_.fetch_sub(1, std::memory_order_relaxed);
@@ -457,13 +531,20 @@ fiber_thread* fiber_scheduler::next_ready() {
 // preempted by the quota into an unowned deque right of it, was never taken again (a hang, stop
 // 47's fiber hunt; test Fibers.QuotaPreemptionInsideAPoolCycle).
 fiber_thread* fiber_scheduler::steal_attempt(worker& w, std::uint32_t& victim_owner) {
-  w.rng ^= w.rng << 13;
-  w.rng ^= w.rng >> 7;
-  w.rng ^= w.rng << 17;
-  std::size_t m = std::size_t(w.rng % (rt_.workers.size() + set_aside_.load(std::memory_order_relaxed)));
   thread_deque* victim = deques_head_;
-  while (victim != nullptr && m-- > 0) victim = victim->right;
-  if (victim == nullptr || victim->threads.empty()) return nullptr;
+  if (const root_job* const only = state_of(w).serving) {
+    // A borrower: the leftmost deque whose bottom thread is of its own job (serve_borrowed).
+    while (victim != nullptr && (victim->threads.empty() || victim->threads.front()->job_of != only))
+      victim = victim->right;
+    if (victim == nullptr) return nullptr;
+  } else {
+    w.rng ^= w.rng << 13;
+    w.rng ^= w.rng >> 7;
+    w.rng ^= w.rng << 17;
+    std::size_t m = std::size_t(w.rng % (rt_.workers.size() + set_aside_.load(std::memory_order_relaxed)));
+    while (victim != nullptr && m-- > 0) victim = victim->right;
+    if (victim == nullptr || victim->threads.empty()) return nullptr;
+  }
   fiber_thread* t = victim->threads.front();
   victim->threads.pop_front();
   ready_.fetch_sub(1, std::memory_order_relaxed);
@@ -506,6 +587,7 @@ void fiber_scheduler::fork(worker& w, fiber_child& c) {
   // stats hunt: a fifo loop out of stacks read 2^64 - 13,256 joins).
   if (!c.dummy) ++w.hot->joins;
   fiber_thread* child = make_thread(&c, nullptr);  // may throw: nothing forked
+  child->job_of = self->job_of;
   child->dummy = c.dummy;
   child->maker = &w;
   if (c.dummy) {

@@ -12,6 +12,7 @@
 #include "weft/config.hpp"
 #include "weft/detail/policy_table.hpp"
 #include "weft/detail/frame.hpp"
+#include "weft/detail/checks.hpp"
 #include "weft/detail/slow_path.hpp"
 
 namespace weft::detail {
@@ -47,6 +48,11 @@ class scheduler {
   // Runs a root job taken by `w` as this mechanism's own root thread, when it has those (the fiber
   // engine); false: the runtime runs it on the worker's stack.
   virtual bool start_root(worker&, root_job&) { return false; }
+  // The fiber engine only: pool::run's caller, acting as `w` (a sleeping worker's slot it borrowed,
+  // runtime::run_on_idle_slot), starts `job` as a root thread and serves the pool as `w` would until
+  // the job is done or nothing has been ready for a while; the job may still run on other workers
+  // when it returns.
+  virtual void serve_borrowed(worker&, root_job&) { fatal("internal error: serve_borrowed outside the fiber engine"); }
   // The fiber engine's stacks at their peak (counters::fiber_stack_peak_bytes), and its reset.
   virtual std::uint64_t fiber_stack_peak_bytes() const { return 0; }
   virtual void reset_peaks() {}

@@ -269,6 +269,12 @@ bool poll_until(const Flag& happened, std::chrono::nanoseconds bound = event_bou
 // Tells whether a join's second branch ran on another thread than its first branch, while the
 // first was still running: the first branch calls first_entered() then wait_for_steal(); the
 // second calls second_entered().
+// The calling thread's id, read anew at every call.  glibc declares pthread_self (which
+// std::this_thread::get_id calls) `const`, so the compiler may reuse one call's result for a later
+// one in the same function — across a join in between, after which a fiber-engine task may run on
+// another thread.  noipa: neither inlined nor analysed into a const function itself.
+__attribute__((noipa)) inline std::thread::id thread_now() { return std::this_thread::get_id(); }
+
 struct steal_probe {
   std::atomic<int> stolen{0};
   std::atomic<int> first_waiting{0};

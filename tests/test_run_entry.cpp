@@ -2,14 +2,18 @@
 // thread that is no worker borrows the slot of a sleeping worker and runs the job on the calling
 // thread.  What must hold there: the job runs on the caller; its forked work is still stolen by the
 // workers (heartbeat: the beats reach the borrower); counters land in the pool; exceptions and
-// cross-pool cycles behave as before.
+// cross-pool cycles behave as before.  Under the fiber engine (adf, dfd, fifo) the caller runs the
+// job's root thread and the policy's scheduler loop on the slot (sched_fibers.cpp serve_borrowed):
+// the root may end on a worker, and the caller serves other jobs' threads until its own is done.
 
 #include <atomic>
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <stdexcept>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "common.hpp"
 
@@ -17,11 +21,17 @@ namespace {
 
 using namespace std::chrono_literals;
 
-class RunEntry : public testing::TestWithParam<weft::policy> {};
-// Not the fiber engine's policies: there every job is a root thread that the workers run (a caller's
-// thread has no scheduler loop to switch fibers), so no slot is ever lent (root_jobs.cpp).
+class RunEntry : public testing::TestWithParam<weft::policy> {
+ protected:
+  // Sanitized builds lend no slot to a job that runs on the slot's native stack (root_jobs.cpp: no
+  // stack switch there); the fiber engine's borrower switches no native stack and lends there too.
+  static bool lends_slots() { return !wt::sanitized || wt::uses_fibers(GetParam()); }
+  // fib's size for a run: fifo holds a thread (a fiber stack) per join made (common.hpp).
+  static unsigned fib_size(unsigned n) { return wt::breadth_first(GetParam()) ? std::min(n, 14u) : n; }
+};
+// Every policy with workers, the fiber engine's among them (fifo too, at its sizes).
 INSTANTIATE_TEST_SUITE_P(All, RunEntry, testing::ValuesIn(wt::implemented_where([](const auto& row) {
-                           return !wt::runs_on_caller(row.value) && !wt::uses_fibers(row.value);
+                           return !wt::runs_on_caller(row.value);
                          })),
                          wt::policy_name);
 
@@ -40,10 +50,10 @@ bool run_until_on_caller(weft::pool& p, Body body) {
 }
 
 TEST_P(RunEntry, IdlePoolRunsTheJobOnTheCaller) {
-  if (wt::sanitized) GTEST_SKIP() << "sanitized builds do not lend slots (root_jobs.cpp: no stack switch there)";
+  if (!lends_slots()) GTEST_SKIP() << "sanitized builds do not lend slots (root_jobs.cpp: no stack switch there)";
   for (unsigned workers : {1u, 2u}) {
     weft::pool p(weft::config{.workers = workers, .policy = GetParam()});
-    const unsigned n = wt::pick(20u, 14u);
+    const unsigned n = fib_size(wt::pick(20u, 14u));
     p.reset_stats();
     int runs = 0;
     std::uint64_t last = 0;
@@ -66,40 +76,153 @@ TEST_P(RunEntry, IdlePoolRunsTheJobOnTheCaller) {
   }
 }
 
-// The borrower's promoted work reaches the workers: the first branch polls until the second has
-// started on another thread (wt::poll_until: bounded by wt::event_bound).  Under heartbeat this also
-// shows that the beats reach the borrower's poll word (it promotes only at beats).
+// The borrower's forked work reaches the workers: the two branches of a join made on the borrowed
+// slot wait for each other (the first polls, so the lazy and heartbeat policies promote there; each
+// wait bounded by wt::event_bound), which only two threads at once can satisfy.  Under heartbeat this
+// also shows that the beats reach the borrower's poll word (it promotes only at beats); under fifo,
+// whose fork queues the child, that a worker takes it while the borrower runs the parent.
 TEST_P(RunEntry, ForkedWorkOfACallerRunIsStolen) {
-  if (wt::sanitized) GTEST_SKIP() << "sanitized builds do not lend slots (root_jobs.cpp: no stack switch there)";
+  if (!lends_slots()) GTEST_SKIP() << "sanitized builds do not lend slots (root_jobs.cpp: no stack switch there)";
   weft::pool p(weft::config{.workers = 2, .policy = GetParam()});
-  const unsigned n = wt::pick(22u, 16u);
+  const unsigned n = fib_size(wt::pick(22u, 16u));
   p.reset_stats();
-  bool stolen = false;
+  bool met = false;
   std::uint64_t sum = 0;
   const bool on_caller = run_until_on_caller(p, [&](bool here) {
     if (!here) return false;
-    const auto me = std::this_thread::get_id();
-    std::atomic<int> started{0};
+    std::atomic<int> first_in{0}, second_in{0};
     auto [a, b] = weft::join(
         [&] {
-          stolen = wt::poll_until(started);
+          first_in.store(1);
+          met = wt::poll_until(second_in);
           return wt::fib(n);
         },
         [&] {
-          if (std::this_thread::get_id() != me) started.store(1);
+          second_in.store(1);
+          wt::wait_until([&] { return first_in.load() != 0; },
+                         std::chrono::duration_cast<std::chrono::milliseconds>(wt::event_bound));
           return wt::fib(n);
         });
     sum = a + b;
     return true;
   });
   ASSERT_TRUE(on_caller);
-  EXPECT_TRUE(stolen) << "the second branch of a join made on a borrowed slot never ran on a worker";
+  EXPECT_TRUE(met) << "the branches of a join made on a borrowed slot never ran at the same time";
   EXPECT_EQ(sum, 2 * wt::fib_serial(n));
   EXPECT_GT(p.stats().total.steals, 0u);
 }
 
+// Under the fiber engine the job's root thread may end on a worker: here the branch that runs on a
+// worker (the two meet first, so each runs on a thread of its own) sleeps 5 ms while the caller's
+// returns at once, so the caller runs out of its job's ready threads and waits on the job (holding
+// its slot: serve_borrowed), and the worker that ends the branch goes on with the root (adf and
+// fifo take it as the first ready thread, dfd continues with the woken parent, NAR Fig 6.4) under
+// the same lock.  The run still returns the job's result, on the caller.
+TEST_P(RunEntry, AFiberJobsRootEndsOnAWorkerWhileTheCallerWaits) {
+  if (!wt::uses_fibers(GetParam())) GTEST_SKIP() << "a root thread that moves: the fiber engine's";
+  weft::pool p(weft::config{.workers = 2, .policy = GetParam()});
+  const auto caller = std::this_thread::get_id();
+  std::thread::id ended_on{};
+  int result = 0;
+  const bool on_caller = run_until_on_caller(p, [&](bool here) {
+    if (!here) return false;
+    std::atomic<int> met{0};
+    const auto branch = [&](int v) {
+      met.fetch_add(1);
+      if (!wt::wait_until([&] { return met.load() == 2; }, std::chrono::duration_cast<std::chrono::milliseconds>(wt::event_bound)))
+        return -1;  // the two never ran at once
+      if (wt::thread_now() != caller) std::this_thread::sleep_for(5ms);
+      return v;
+    };
+    auto [a, b] = weft::join([&] { return branch(1); }, [&] { return branch(2); });
+    result = 10 * a + b;
+    ended_on = wt::thread_now();  // not get_id(): see thread_now
+    return true;
+  });
+  ASSERT_TRUE(on_caller);
+  EXPECT_EQ(result, 12) << "-1: the branches never ran at the same time";
+  EXPECT_NE(ended_on, caller) << "the root ended on the caller's borrowed slot, which should have gone back";
+  EXPECT_EQ(p.run([&] { return wt::fib(12); }), wt::fib_serial(12));
+}
+
+// A borrower runs only its own job's threads (serve_borrowed: a thread of another job could keep
+// the address of the caller's thread-local state after the caller's run returned).  The caller's job
+// waits, its two branches met on two threads, while the branch that is not on the caller waits for
+// another thread's job: a tree of joins whose threads stand ready in the pool's structure while the
+// caller looks for work of its own.  None of that job's code may run on the caller's thread.
+TEST_P(RunEntry, ACallerServesOnlyItsOwnJobsThreads) {
+  if (!wt::uses_fibers(GetParam())) GTEST_SKIP() << "the fiber engine's borrower";
+  weft::pool p(weft::config{.workers = 3, .policy = GetParam()});
+  const auto caller = wt::thread_now();
+  const auto bound = std::chrono::duration_cast<std::chrono::milliseconds>(wt::event_bound);
+  std::atomic<int> other_ran_on_caller{0}, other_done{0};
+  std::uint64_t other_result = 0;
+  std::thread other;
+  bool met = false;
+  const bool on_caller = run_until_on_caller(p, [&](bool here) {
+    if (!here) return false;
+    other = std::thread([&] {
+      std::function<std::uint64_t(unsigned)> tree = [&](unsigned n) -> std::uint64_t {
+        if (wt::thread_now() == caller) other_ran_on_caller.fetch_add(1);
+        if (n < 2) {
+          const auto until = std::chrono::steady_clock::now() + 5us;  // a leaf's work
+          while (std::chrono::steady_clock::now() < until) {
+          }
+          return n;
+        }
+        auto [a, b] = weft::join([&] { return tree(n - 1); }, [&] { return tree(n - 2); });
+        return a + b;
+      };
+      other_result = p.run([&] { return tree(fib_size(13)); });
+      other_done.store(1);
+    });
+    std::atomic<int> in{0};
+    const auto branch = [&] {
+      in.fetch_add(1);
+      const bool both = wt::wait_until([&] { return in.load() == 2; }, bound);
+      if (wt::thread_now() != caller) wt::wait_until([&] { return other_done.load() != 0; }, bound);
+      return both;
+    };
+    auto [a, b] = weft::join(branch, branch);
+    met = a && b;
+    return true;
+  });
+  if (other.joinable()) other.join();
+  ASSERT_TRUE(on_caller);
+  EXPECT_TRUE(met) << "the caller's branches never ran at once";
+  EXPECT_EQ(other_result, wt::fib_serial(fib_size(13)));
+  EXPECT_EQ(other_ran_on_caller.load(), 0) << "another job's threads ran on a caller's borrowed slot";
+}
+
+// Callers of run on several threads at once, each borrowing a slot when one sleeps, the rest queued;
+// under the fiber engine a borrower runs its own job's threads only (serve_borrowed), and the
+// workers every other one.  Every job's result and the pool's join count come out as the serial
+// elision's; a lost thread would hang the test (ctest's timeout).
+TEST_P(RunEntry, ConcurrentCallersEachGetTheirOwnResult) {
+  const unsigned workers = 2, callers = 4, runs = wt::pick(40u, 10u);
+  weft::pool p(weft::config{.workers = workers, .policy = GetParam()});
+  const unsigned n = fib_size(wt::pick(16u, 12u));
+  p.reset_stats();
+  std::atomic<unsigned> wrong{0};
+  std::vector<std::thread> threads;
+  for (unsigned c = 0; c < callers; ++c)
+    threads.emplace_back([&, c] {
+      for (unsigned r = 0; r < runs; ++r) {
+        if ((r + c) % 3 == 0) std::this_thread::sleep_for(2ms);  // let workers sleep: slots to borrow
+        const unsigned m = n - (r + c) % 3;
+        if (p.run([&] { return wt::fib(m); }) != wt::fib_serial(m)) wrong.fetch_add(1);
+      }
+    });
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(wrong.load(), 0u);
+  std::uint64_t joins = 0;
+  for (unsigned c = 0; c < callers; ++c)
+    for (unsigned r = 0; r < runs; ++r) joins += wt::fib_joins(n - (r + c) % 3);
+  EXPECT_EQ(p.stats().total.joins, joins);
+}
+
 TEST_P(RunEntry, ExceptionsLeaveACallerRun) {
-  if (wt::sanitized) GTEST_SKIP() << "sanitized builds do not lend slots (root_jobs.cpp: no stack switch there)";
+  if (!lends_slots()) GTEST_SKIP() << "sanitized builds do not lend slots (root_jobs.cpp: no stack switch there)";
   weft::pool p(weft::config{.workers = 2, .policy = GetParam()});
   bool threw_on_caller = false;
   const bool on_caller = run_until_on_caller(p, [&](bool here) {
@@ -137,6 +260,7 @@ TEST_P(RunEntry, CrossPoolCycleFromACallerRun) {
 // the calling thread's 1 MiB.
 TEST_P(RunEntry, ACallerRunHasThePoolsNativeStack) {
   if (wt::sanitized) GTEST_SKIP() << "sanitized builds do not lend slots (root_jobs.cpp: no stack switch there)";
+  if (wt::uses_fibers(GetParam())) GTEST_SKIP() << "a fiber-engine job runs on a fiber stack (config::fiber_stack_bytes: test_fibers.cpp)";
   weft::pool p(weft::config{.workers = 1, .policy = GetParam()});
   long got = -1;
   bool on_caller = false;
@@ -153,6 +277,7 @@ TEST_P(RunEntry, ACallerRunHasThePoolsNativeStack) {
 // And its overflow is reported like a worker's, naming the setting.
 TEST_P(RunEntry, ACallerRunsStackOverflowNamesTheSetting) {
   if (wt::sanitized) GTEST_SKIP() << "sanitized builds do not lend slots (root_jobs.cpp: no stack switch there)";
+  if (wt::uses_fibers(GetParam())) GTEST_SKIP() << "a fiber-engine job runs on a fiber stack (config::fiber_stack_bytes: test_fibers.cpp)";
   GTEST_FLAG_SET(death_test_style, "threadsafe");
   EXPECT_DEATH(([&] {
                  weft::pool p(weft::config{.workers = 1, .policy = GetParam(), .stack_bytes = 256 << 10});
