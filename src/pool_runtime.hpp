@@ -8,7 +8,9 @@
 //   stats.cpp         counters (SPEC §6)
 #pragma once
 
+#include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstddef>
 #include <cstdint>
@@ -375,6 +377,32 @@ void keep_undestroyed(std::unique_ptr<runtime> rt) noexcept;
 // a load and a store, no locked instruction.
 inline void bump(std::atomic<std::uint64_t>& c, std::uint64_t by = 1) noexcept {
   c.store(c.load(std::memory_order_relaxed) + by, std::memory_order_relaxed);
+}
+
+// A thread that waits for `job` and may serve its pool meanwhile: `look()` tries once (true: it ran
+// something); after 64 empty looks in a row it sleeps on the job in waits growing from 50 us to
+// 1 ms, looking again after each, so work that appears meanwhile waits at most that long for it.
+// Returns once `done_hint` (acquire) or `done` (under the job's mutex) says the job is done
+// (runtime::wait_serving; the fiber engine's borrower, serve_borrowed).
+template <class Look>
+void serve_until_done(root_job& job, Look look) {
+  using namespace std::chrono_literals;
+  unsigned idle = 0;
+  std::chrono::microseconds pause = 50us;
+  while (!job.done_hint.load(std::memory_order_acquire)) {
+    if (look()) {
+      idle = 0;
+      pause = 50us;
+      continue;
+    }
+    if (++idle < 64) {
+      cpu_relax();
+      continue;
+    }
+    std::unique_lock lk(job.m);
+    if (job.cv.wait_for(lk, pause, [&] { return job.done; })) return;
+    pause = std::min<std::chrono::microseconds>(pause * 2, 1ms);
+  }
 }
 
 // SPEC §2: an idle worker uses no CPU after about 1 ms without work.

@@ -7,9 +7,7 @@
 #include "measure.hpp"
 #include "pool_runtime.hpp"
 
-#include <algorithm>
 #include <cerrno>
-#include <chrono>
 #include <stdexcept>
 
 namespace weft::detail {
@@ -345,29 +343,13 @@ void wait_for(root_job& job) {
 // jobs of that worker's pool (the first in the serial_caller chain that is no serial context) and
 // runs them here, inline and serially, as runs_in has an a.run made inside s's run itself run.
 void runtime::wait_serving(worker& w, root_job& job) {
-  using namespace std::chrono_literals;
   runtime* entered_from = nullptr;
   if (runs_on_caller) {
     const worker* c = w.serial_caller;
     while (c != nullptr && c->rt->runs_on_caller) c = c->serial_caller;
     if (c != nullptr) entered_from = c->rt;
   }
-  unsigned idle = 0;
-  std::chrono::microseconds pause = 50us;
-  while (!job.done_hint.load(std::memory_order_acquire)) {
-    if (entered_from != nullptr ? entered_from->run_root_inline() : find_work(w)) {
-      idle = 0;
-      pause = 50us;
-      continue;
-    }
-    if (++idle < 64) {
-      cpu_relax();
-      continue;
-    }
-    std::unique_lock lk(job.m);
-    if (job.cv.wait_for(lk, pause, [&] { return job.done; })) break;
-    pause = std::min<std::chrono::microseconds>(pause * 2, 1ms);
-  }
+  serve_until_done(job, [&] { return entered_from != nullptr ? entered_from->run_root_inline() : find_work(w); });
   std::unique_lock lk(job.m);
   job.cv.wait(lk, [&] { return job.done; });
 }

@@ -26,8 +26,6 @@
 // Access to R and R' is serialized by one lock, as in NAR §5.3 and §7.1.
 #include <boost/context/fiber.hpp>
 
-#include <algorithm>
-#include <chrono>
 #include <cstddef>
 #include <deque>
 #include <memory>
@@ -183,30 +181,15 @@ class fiber_scheduler final : public scheduler {
   // thread of another job taken here could touch it after that.  (A TBB arena's master thread, too,
   // runs only its arena's tasks.)
   void serve_borrowed(worker& w, root_job& job) override {
-    using namespace std::chrono_literals;
     fiber_state& s = state_of(w);
     WEFT_ASSERT(s.current == nullptr && s.own == nullptr, "a lent slot that runs a thread or owns a deque");
     s.serving = &job;
     if (fiber_thread* t = root_thread(w, job)) run_from(w, t);
-    unsigned idle = 0;
-    std::chrono::microseconds pause = 50us;
-    while (!job.done_hint.load(std::memory_order_acquire)) {
-      if (has_stealable(w)) {
-        bump(w.steal_attempts);  // as the idle loop's look (runtime::find_work)
-        if (take_ready(w)) {
-          idle = 0;
-          pause = 50us;
-          continue;
-        }
-      }
-      if (++idle < 64) {
-        cpu_relax();
-        continue;
-      }
-      std::unique_lock lk(job.m);
-      if (job.cv.wait_for(lk, pause, [&] { return job.done; })) break;
-      pause = std::min<std::chrono::microseconds>(pause * 2, 1ms);
-    }
+    serve_until_done(job, [&] {
+      if (!has_stealable(w)) return false;
+      bump(w.steal_attempts);  // as the idle loop's look (runtime::find_work)
+      return take_ready(w);
+    });
     s.serving = nullptr;
   }
 
