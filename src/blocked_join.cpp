@@ -102,14 +102,13 @@ void runtime::park_until_done(worker& w, frame* fr, unsigned thief) {
 
 // Stealable work on `thief` or down its blocked_on chain: what wait_stolen would leapfrog.
 bool runtime::chain_has_stealable(const worker& w, unsigned thief) const noexcept {
-  int v = int(thief);
-  for (std::size_t hops = 0; v >= 0 && hops < workers.size(); ++hops) {
-    const worker& victim = *workers[std::size_t(v)];
-    if (&victim == &w) return false;
-    if (sched->has_stealable(victim)) return true;
-    v = victim.blocked_on.load(std::memory_order_relaxed);
-  }
-  return false;
+  bool found = false;
+  walk_blocked_chain(int(thief), [&](const worker& victim) {
+    if (&victim == &w) return true;  // back at the joiner: a stale chain
+    found = sched->has_stealable(victim);
+    return found;
+  });
+  return found;
 }
 
 // A parked joiner whose blocked_on chain reaches `from` is woken: one wake per park (the exchange
@@ -121,12 +120,8 @@ bool runtime::chain_has_stealable(const worker& w, unsigned thief) const noexcep
 void runtime::wake_parked_joiners(const worker& from) noexcept {
   for (const auto& v : workers) {
     if (!v->parked.load(std::memory_order_relaxed)) continue;
-    int t = v->blocked_on.load(std::memory_order_relaxed);
-    bool reaches = false;
-    for (std::size_t hops = 0; t >= 0 && hops < workers.size() && !reaches; ++hops) {
-      reaches = std::size_t(t) == from.index;
-      t = workers[std::size_t(t)]->blocked_on.load(std::memory_order_relaxed);
-    }
+    const bool reaches = walk_blocked_chain(v->blocked_on.load(std::memory_order_relaxed),
+                                            [&](const worker& t) { return &t == &from; });
     if (reaches && v->parked.exchange(false, std::memory_order_acq_rel)) {
       v->unpark_epoch.fetch_add(1, std::memory_order_release);
       v->unpark_epoch.notify_all();
@@ -167,15 +162,17 @@ void runtime::wait_stolen(worker& w, frame* fr, unsigned thief) {
     // on: their stealable work descends from `fr` unless `blocked_on` is stale, which the DONE
     // check before each hop makes rare.
     bool got = false;
-    int v = int(thief);
-    for (std::size_t hops = 0; may_leapfrog && v >= 0 && hops < workers.size() && !got; ++hops) {
-      if (hops > 0 && fr->state.load(std::memory_order_acquire) == task_state::done) break;
-      worker& victim = *workers[std::size_t(v)];
-      if (&victim == &w) break;
-      WEFT_CHAOS_POINT();  // a hop chosen from a blocked_on that may be stale by now
-      bump(w.steal_attempts);
-      got = sched->steal(w, victim);
-      if (!got) v = victim.blocked_on.load(std::memory_order_relaxed);
+    if (may_leapfrog) {
+      bool first_hop = true;
+      walk_blocked_chain(int(thief), [&](worker& victim) {
+        if (!std::exchange(first_hop, false) && fr->state.load(std::memory_order_acquire) == task_state::done)
+          return true;
+        if (&victim == &w) return true;  // back at this joiner: a stale chain
+        WEFT_CHAOS_POINT();  // a hop chosen from a blocked_on that may be stale by now
+        bump(w.steal_attempts);
+        got = sched->steal(w, victim);
+        return got;
+      });
     }
     if (got) {
       ++w.leapfrogs;

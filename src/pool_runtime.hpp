@@ -86,6 +86,22 @@ class runtime {
   // blocked_on): `from` made work stealable that they may leapfrog (blocked_join.cpp).
   void wake_parked_joiners(const worker& from) noexcept;
   bool chain_has_stealable(const worker& w, unsigned thief) const noexcept;
+  // Visits the workers down a blocked_on chain: `first`, the worker it waits for (its
+  // `blocked_on`), and so on, until `visit(worker&)` returns true (then true), the chain ends (-1)
+  // or it made one hop per worker (then false): read hop by hop, relaxed, a chain may be stale and
+  // even loop, so the walk is bounded.  The blocked join's leapfrogs (wait_stolen), the parked
+  // join's check before it sleeps (chain_has_stealable) and the wake for new work
+  // (wake_parked_joiners) each walk one.
+  template <class Visit>
+  bool walk_blocked_chain(int first, Visit visit) const {
+    int v = first;
+    for (std::size_t hops = 0; v >= 0 && hops < workers.size(); ++hops) {
+      worker& at = *workers[std::size_t(v)];
+      if (visit(at)) return true;
+      v = at.blocked_on.load(std::memory_order_relaxed);
+    }
+    return false;
+  }
   // After making work stealable: wake a sleeping worker, unless a worker is awake and looking for
   // work (it sees this work before it may sleep) or a woken one has not run yet (it will look).
   // The caller's publishing store and these loads need store-load order (see sleep(); PROTOCOLS.md
