@@ -109,12 +109,6 @@ struct thread_list {
     (pos->left ? pos->left->right : head) = t;
     pos->left = t;
   }
-  void push_front(fiber_thread* t) noexcept {
-    t->left = nullptr;
-    t->right = head;
-    (head ? head->left : tail) = t;
-    head = t;
-  }
   void push_back(fiber_thread* t) noexcept {
     t->left = tail;
     t->right = nullptr;
