@@ -103,6 +103,9 @@ struct given_stack {
   void deallocate(boost::context::stack_context&) noexcept {}
 };
 
+
+}  // namespace
+
 // The calling thread's alternate signal stack for the overflow handler, made on first use and kept
 // until the thread exits; none when the thread has one of its own (it is left alone).
 void ensure_alternate_signal_stack() {
@@ -114,8 +117,6 @@ void ensure_alternate_signal_stack() {
   if (::sigaltstack(nullptr, &current) == 0 && !(current.ss_flags & SS_DISABLE)) return;
   mine = std::make_unique<alternate_signal_stack>();
 }
-
-}  // namespace
 
 // A Boost.Context fiber on the given stack, resumed once: it runs fn(arg) and switches back.  Until
 // stop 38 this was ucontext's makecontext/swapcontext, whose two switches save and restore the signal

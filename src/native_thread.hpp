@@ -66,6 +66,12 @@ inline constexpr std::size_t stack_trim_margin = std::size_t(256) << 10;
 // an alternate signal stack (once, unless it has one) so that an overflow of `stack` is reported.
 void run_on_stack(native_stack& stack, void (*fn)(void*), void* arg);
 
+// The calling thread's alternate signal stack for the overflow handler (stack_guard.cpp), made on
+// first use and kept until the thread exits; none when the thread has one of its own.  Called by
+// run_on_stack, and by a caller that runs fiber-engine threads on a borrowed slot (their stacks'
+// overflow is reported on it).
+void ensure_alternate_signal_stack();
+
 class native_thread {
  public:
   native_thread() = default;

@@ -229,6 +229,9 @@ bool runtime::run_on_idle_slot(root_job& job) {
   if (runs_on_caller || (!uses_fibers && !WEFT_SWITCH_STACKS)) return false;
   check_fork_generation();
   if (beats_by_signal() && !beat_timer_prepare()) return false;  // no timer for this thread: queue the run
+  // The fiber engine's threads run on this thread too: their stacks' overflow is reported on its
+  // alternate signal stack, as on a worker's (before the slot is ours: it may allocate).
+  if (uses_fibers) ensure_alternate_signal_stack();
   worker* slot = borrow_slot();
   if (slot == nullptr) return false;
   worker& w = *slot;
@@ -265,7 +268,7 @@ bool runtime::run_on_idle_slot(root_job& job) {
     WEFT_CHAOS_POINT();  // the slot is ours, the job not yet started
     // On the slot's lane, above the sleeping worker's idle (PROTOCOLS 11b).
     if (uses_fibers) {
-      // The scheduler loop on this stack (it marks the lane's work), the job on a fiber.
+      // The scheduler loop on this stack (it marks the lane's work), the job on fibers.
       sched->serve_borrowed(w, job);
     } else {
       w.trace_enter(activity::work);

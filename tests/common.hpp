@@ -269,6 +269,15 @@ bool poll_until(const Flag& happened, std::chrono::nanoseconds bound = event_bou
 // Tells whether a join's second branch ran on another thread than its first branch, while the
 // first was still running: the first branch calls first_entered() then wait_for_steal(); the
 // second calls second_entered().
+// Plain recursion with a frame of 256 bytes or more per level (the volatile keeps it from being
+// folded into a loop; not joins, whose branches get stacks of their own under the fiber engine):
+// deep enough, it overflows the stack it runs on.
+inline long deep_recursion(long n) {
+  volatile char pad[256];
+  pad[0] = char(n);
+  return n == 0 ? 0 : deep_recursion(n - 1) + pad[0];
+}
+
 // The calling thread's id, read anew at every call.  glibc declares pthread_self (which
 // std::this_thread::get_id calls) `const`, so the compiler may reuse one call's result for a later
 // one in the same function — across a join in between, after which a fiber-engine task may run on

@@ -21,14 +21,6 @@ namespace {
 
 using weft::policy;
 
-// Plain recursion with a frame of 256 bytes or more per level (the volatile keeps it from being
-// folded into a loop).
-long deep(long n) {
-  volatile char pad[256];
-  pad[0] = char(n);
-  return n == 0 ? 0 : deep(n - 1) + pad[0];
-}
-
 struct fiber_param {
   policy p;
   unsigned workers;
@@ -382,7 +374,7 @@ TEST(FibersLimits, FiberStackOverflowNamesTheSetting) {
       ([] {
         weft::pool pool(weft::config{.workers = 1, .policy = policy::adf, .fiber_stack_bytes = 64 << 10});
         pool.run([] {
-          weft::join([] { return deep(1 << 20); }, [] { return 0L; });
+          weft::join([] { return wt::deep_recursion(1 << 20); }, [] { return 0L; });
         });
       }()),
       "fiber's stack \\(65536 bytes\\) overflowed.*WEFT_FIBER_STACK_BYTES");

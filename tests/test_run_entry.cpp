@@ -289,6 +289,24 @@ TEST_P(RunEntry, ACallerRunsStackOverflowNamesTheSetting) {
                "native stack \\(262144 bytes\\) overflowed.*WEFT_STACK_BYTES");
 }
 
+// Under the fiber engine the job runs on fiber stacks, on the caller's thread too, and an overflow
+// of one there is reported as on a worker, naming the setting: the caller's thread needs the
+// alternate signal stack the message is written on (stop 53's second CI rehearsal died without the
+// message, FibersLimits.FiberStackOverflowNamesTheSetting, where the run happened to borrow a slot).
+TEST_P(RunEntry, AFiberStackOverflowOnTheCallerNamesTheSetting) {
+  if (!wt::uses_fibers(GetParam())) GTEST_SKIP() << "the fiber engine's stacks";
+  if (wt::sanitized) GTEST_SKIP() << "the sanitizers handle SIGSEGV themselves";
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_DEATH(([&] {
+                 weft::pool p(weft::config{.workers = 1, .policy = GetParam(), .fiber_stack_bytes = 64 << 10});
+                 run_until_on_caller(p, [](bool here) {
+                   if (here) wt::deep_recursion(1 << 20);
+                   return here;
+                 });
+               }()),
+               "fiber's stack \\(65536 bytes\\) overflowed.*WEFT_FIBER_STACK_BYTES");
+}
+
 // Under `serial` every run is the caller's, and it too gets the native stack the pool promises: a
 // chain of 400,000 joins from a thread whose own stack is 1 MiB (until stop 38 it ran on that
 // stack: a bare SIGSEGV), and an overflow of config.stack_bytes names the setting.
