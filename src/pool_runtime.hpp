@@ -397,11 +397,12 @@ inline void bump(std::atomic<std::uint64_t>& c, std::uint64_t by = 1) noexcept {
 
 // A thread that waits for `job` and may serve its pool meanwhile: `look()` tries once (true: it ran
 // something); after 64 empty looks in a row it sleeps on the job in waits growing from 50 us to
-// 1 ms, looking again after each, so work that appears meanwhile waits at most that long for it.
-// Returns once `done_hint` (acquire) or `done` (under the job's mutex) says the job is done
-// (runtime::wait_serving; the fiber engine's borrower, serve_borrowed).
-template <class Look>
-void serve_until_done(root_job& job, Look look) {
+// 1 ms, looking again after each, so work that appears meanwhile waits at most that long for it;
+// `before_sleep()` is called before each of those waits.  Returns once `done_hint` (acquire) or
+// `done` (under the job's mutex) says the job is done (runtime::wait_serving; the fiber engine's
+// borrower, serve_borrowed).
+template <class Look, class BeforeSleep>
+void serve_until_done(root_job& job, Look look, BeforeSleep before_sleep) {
   using namespace std::chrono_literals;
   unsigned idle = 0;
   std::chrono::microseconds pause = 50us;
@@ -415,10 +416,15 @@ void serve_until_done(root_job& job, Look look) {
       cpu_relax();
       continue;
     }
+    before_sleep();
     std::unique_lock lk(job.m);
     if (job.cv.wait_for(lk, pause, [&] { return job.done; })) return;
     pause = std::min<std::chrono::microseconds>(pause * 2, 1ms);
   }
+}
+template <class Look>
+void serve_until_done(root_job& job, Look look) {
+  serve_until_done(job, look, [] {});
 }
 
 // SPEC §2: an idle worker uses no CPU after about 1 ms without work.

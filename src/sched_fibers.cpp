@@ -179,11 +179,20 @@ class fiber_scheduler final : public scheduler {
     WEFT_ASSERT(s.current == nullptr && s.own == nullptr, "a lent slot that runs a thread or owns a deque");
     s.serving = &job;
     if (fiber_thread* t = root_thread(w, job)) run_from(w, t);
-    serve_until_done(job, [&] {
-      if (!has_stealable(w)) return false;
-      bump(w.steal_attempts);  // as the idle loop's look (runtime::find_work)
-      return take_ready(w);
-    });
+    // In the child of a fork() called inside a task of this job, this thread is the pool's only one
+    // there: none of the job's threads can become ready again, and it would wait for ever (a worker
+    // ends the same way before it sleeps, runtime::worker_main).  Found by stop 53's fiberlend hunt:
+    // a branch that forked on the caller and returned in the child hung it.
+    serve_until_done(
+        job,
+        [&] {
+          if (!has_stealable(w)) return false;
+          bump(w.steal_attempts);  // as the idle loop's look (runtime::find_work)
+          return take_ready(w);
+        },
+        [&] {
+          if (rt_.made_before_fork()) [[unlikely]] runtime::end_forked_child();
+        });
     s.serving = nullptr;
   }
 

@@ -8,12 +8,17 @@
 
 #include <atomic>
 #include <chrono>
+#include <csignal>
+#include <cstdio>
 #include <functional>
 #include <memory>
 #include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
+
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "common.hpp"
 
@@ -305,6 +310,59 @@ TEST_P(RunEntry, AFiberStackOverflowOnTheCallerNamesTheSetting) {
                  });
                }()),
                "fiber's stack \\(65536 bytes\\) overflowed.*WEFT_FIBER_STACK_BYTES");
+}
+
+// A fork() inside a task run on the caller's borrowed slot, while another thread of the pool runs
+// the job's other branch: the child has only the caller's thread, which, once the forking branch
+// returns, can never see the job end (its other thread is not in the child).  As on a worker
+// (README, "Pools and processes"), the child ends with a message saying so (SIGABRT); the fiber
+// engine's borrower waited for ever in serve_borrowed (found by stop 53's fiberlend hunt).  The
+// branch on the caller forks once the other has started on another thread (bounded: 10 s; a steal
+// takes microseconds), and that one waits until the parent has reaped the child (bounded: 60 s).
+// The child arms alarm(10): hung, it dies of SIGALRM.
+TEST_P(RunEntry, AForkChildWhoseBranchReturnsOnTheCallerSaysSo) {
+  if (!wt::uses_fibers(GetParam())) GTEST_SKIP() << "the fiber engine's borrower";
+  // ThreadSanitizer reports races in the child between the parent's fiber switches (README, "Left
+  // by stop 49's space hunt"; Fibers.AForkChildNeverWaitsForTheStackLockOfAGoneThread skips too).
+  if (wt::sanitized) GTEST_SKIP() << "the sanitizers do not follow forks made while workers switch fibers";
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(
+      ([&] {
+        ::alarm(120);
+        weft::pool p(weft::config{.workers = 2, .policy = GetParam()});
+        const auto caller = wt::thread_now();
+        pid_t child = -1;
+        int status = 0;
+        run_until_on_caller(p, [&](bool here) {
+          if (!here) return false;
+          std::atomic<bool> other_started{false}, reaped{false};
+          const auto branch = [&] {
+            if (wt::thread_now() != caller) {
+              other_started = true;
+              wt::wait_until([&] { return reaped.load(); }, std::chrono::milliseconds(60'000));
+              return;
+            }
+            if (!wt::wait_until([&] { return other_started.load(); }, std::chrono::milliseconds(10'000))) return;
+            child = ::fork();
+            if (child == 0) {
+              ::alarm(10);
+              return;  // in the child: the branch returns, its job's other thread is not there
+            }
+            if (child > 0) ::waitpid(child, &status, 0);
+            reaped = true;
+          };
+          weft::join(branch, branch);
+          return true;
+        });
+        if (child <= 0) std::_Exit(6);  // both branches ran on the caller: nothing tested
+        if (!WIFSIGNALED(status) || WTERMSIG(status) != SIGABRT) {
+          std::fprintf(stderr, "child: %s %d\n", WIFSIGNALED(status) ? "signal" : "exit",
+                       WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
+          std::_Exit(5);
+        }
+        std::_Exit(0);
+      }()),
+      testing::ExitedWithCode(0), "a worker thread has nothing left that it can do.*End the child inside the task");
 }
 
 // Under `serial` every run is the caller's, and it too gets the native stack the pool promises: a
