@@ -122,15 +122,20 @@ TEST_P(RunEntry, ForkedWorkOfACallerRunIsStolen) {
 // returns at once, so the caller runs out of its job's ready threads and waits on the job (holding
 // its slot: serve_borrowed), and the worker that ends the branch goes on with the root (adf and
 // fifo take it as the first ready thread, dfd continues with the woken parent, NAR Fig 6.4) under
-// the same lock.  The run still returns the job's result, on the caller.
+// the same lock.  The run still returns the job's result, on the caller.  A caller descheduled for
+// more than those 5 ms (a loaded machine) ends its branch after the worker's, and then goes on with
+// the root itself (the same rules, on its side): each run's result is checked, and runs are
+// repeated until one root ended on a worker (bounded: run_until_on_caller's wt::event_bound).  Until
+// stop 53's fiberlend hunt one run decided, and the test failed in about 1 of 30 repetitions on the
+// loaded 2-core machine.
 TEST_P(RunEntry, AFiberJobsRootEndsOnAWorkerWhileTheCallerWaits) {
   if (!wt::uses_fibers(GetParam())) GTEST_SKIP() << "a root thread that moves: the fiber engine's";
   weft::pool p(weft::config{.workers = 2, .policy = GetParam()});
   const auto caller = std::this_thread::get_id();
-  std::thread::id ended_on{};
-  int result = 0;
-  const bool on_caller = run_until_on_caller(p, [&](bool here) {
+  int runs = 0, wrong = 0;
+  const bool ended_on_a_worker = run_until_on_caller(p, [&](bool here) {
     if (!here) return false;
+    ++runs;
     std::atomic<int> met{0};
     const auto branch = [&](int v) {
       met.fetch_add(1);
@@ -140,13 +145,11 @@ TEST_P(RunEntry, AFiberJobsRootEndsOnAWorkerWhileTheCallerWaits) {
       return v;
     };
     auto [a, b] = weft::join([&] { return branch(1); }, [&] { return branch(2); });
-    result = 10 * a + b;
-    ended_on = wt::thread_now();  // not get_id(): see thread_now
-    return true;
+    if (10 * a + b != 12) ++wrong;    // -1: the branches never ran at the same time
+    return wt::thread_now() != caller;  // not get_id(): see thread_now
   });
-  ASSERT_TRUE(on_caller);
-  EXPECT_EQ(result, 12) << "-1: the branches never ran at the same time";
-  EXPECT_NE(ended_on, caller) << "the root ended on the caller's borrowed slot, which should have gone back";
+  ASSERT_TRUE(ended_on_a_worker) << "in " << runs << " runs on the caller no root ended on a worker";
+  EXPECT_EQ(wrong, 0) << "of " << runs << " runs on the caller";
   EXPECT_EQ(p.run([&] { return wt::fib(12); }), wt::fib_serial(12));
 }
 
