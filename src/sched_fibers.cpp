@@ -83,8 +83,8 @@ fiber_state& state_of(const worker& w) noexcept { return static_cast<fiber_state
 // deque set aside stays in R', owned and often empty, while its owner steals: the engine counts it
 // (fiber_scheduler::set_aside_, steal_attempt's window).  On a borrowed slot that loop serves the
 // whole pool, not the borrower's job alone (serve_borrowed): in a.run -> b.run -> a.run entered by a
-// caller holding a's only slot, the inner a.run's threads have no one else to run them.  They are
-// part of the wait that keeps the caller's job from ending.
+// caller holding a's only slot, the inner a.run's threads have no one else to run them.  It takes
+// other jobs' threads as well (PROTOCOLS.md §9a: the one place a borrower does).
 class nested_loop {
  public:
   explicit nested_loop(fiber_state& s) noexcept;
