@@ -165,13 +165,9 @@ bool runtime::find_work(worker& w) {
     w.stolen_task_ns = worker::none_stolen;  // a root job is no steal (its leapfrogs may have set it)
     return true;
   }
-  if (uses_fibers) {
-    // One ready structure for all (sched_fibers.cpp): no victim to choose, and no attempt while it
-    // holds nothing ready.
-    if (!sched->has_stealable(w)) return false;
-    bump(w.steal_attempts);
-    return sched->steal(w, w);
-  }
+  // One ready structure for all under the fiber engine (sched_fibers.cpp take_ready): no victim to
+  // choose, and no attempt, counted or made, while it holds nothing ready.
+  if (uses_fibers) return sched->steal(w, w);
   const std::size_t n = workers.size();
   if (n < 2) return false;
   w.rng ^= w.rng << 13;

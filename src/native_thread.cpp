@@ -103,7 +103,6 @@ struct given_stack {
   void deallocate(boost::context::stack_context&) noexcept {}
 };
 
-
 }  // namespace
 
 // The calling thread's alternate signal stack for the overflow handler, made on first use and kept

@@ -184,12 +184,7 @@ class fiber_scheduler final : public scheduler {
     // ends the same way before it sleeps, runtime::worker_main).  Found by stop 53's fiberlend hunt:
     // a branch that forked on the caller and returned in the child hung it.
     serve_until_done(
-        job,
-        [&] {
-          if (!has_stealable(w)) return false;
-          bump(w.steal_attempts);  // as the idle loop's look (runtime::find_work)
-          return take_ready(w);
-        },
+        job, [&] { return take_ready(w); },
         [&] {
           if (rt_.made_before_fork()) [[unlikely]] runtime::end_forked_child();
         });
@@ -197,9 +192,12 @@ class fiber_scheduler final : public scheduler {
   }
 
  private:
-  // The idle loop's attempt (and a borrower's): adf and fifo take the first ready thread, dfd makes
-  // one steal attempt (NAR Fig 6.4 steal(): one iteration of its loop).  Then the worker runs from it.
+  // The idle loop's attempt (and a borrower's): none while nothing is ready; else, counted as a
+  // steal attempt, adf and fifo take the first ready thread, dfd makes one steal attempt (NAR Fig
+  // 6.4 steal(): one iteration of its loop).  Then the worker runs from it.
   bool take_ready(worker& w) {
+    if (!has_stealable(w)) return false;
+    bump(w.steal_attempts);
     const nested_loop nested(state_of(w));
     fiber_thread* t;
     std::uint32_t victim = no_victim;
