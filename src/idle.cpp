@@ -170,10 +170,7 @@ bool runtime::find_work(worker& w) {
   if (uses_fibers) return sched->steal(w, w);
   const std::size_t n = workers.size();
   if (n < 2) return false;
-  w.rng ^= w.rng << 13;
-  w.rng ^= w.rng >> 7;
-  w.rng ^= w.rng << 17;
-  std::size_t v = std::size_t(w.rng % (n - 1));
+  std::size_t v = w.random_below(n - 1);
   if (v >= w.index) ++v;
   bump(w.steal_attempts);
   return sched->steal(w, *workers[v]);

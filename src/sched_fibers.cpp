@@ -522,10 +522,7 @@ fiber_thread* fiber_scheduler::steal_attempt(worker& w, std::uint32_t& victim_ow
       victim = victim->right;
     if (victim == nullptr) return nullptr;
   } else {
-    w.rng ^= w.rng << 13;
-    w.rng ^= w.rng >> 7;
-    w.rng ^= w.rng << 17;
-    std::size_t m = std::size_t(w.rng % (rt_.workers.size() + set_aside_.load(std::memory_order_relaxed)));
+    std::size_t m = w.random_below(rt_.workers.size() + set_aside_.load(std::memory_order_relaxed));
     while (victim != nullptr && m-- > 0) victim = victim->right;
     if (victim == nullptr || victim->threads.empty()) return nullptr;
   }

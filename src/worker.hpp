@@ -126,7 +126,15 @@ struct worker {
   // Counters written by the idle loop while a stats() reader may be running.
   std::atomic<std::uint64_t> steal_attempts{0}, idle_ns{0}, steal_backoffs{0};
 
+  // A victim choice (the idle loop's random victim; dfd's steal among the leftmost p deques, NAR
+  // Fig 6.4): xorshift's 64-bit generator (shifts 13, 7, 17), owner-private, uniform enough for a choice among a few.
   std::uint64_t rng;
+  std::size_t random_below(std::size_t n) noexcept {
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return std::size_t(rng % n);
+  }
   native_thread thread;  // its own native stack of config::stack_bytes
   // The native stack a borrower of this slot runs its job on, or, a serial context, the serial
   // policy's caller (config::stack_bytes, mapped on first use; owner-private: used by whoever
