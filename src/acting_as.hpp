@@ -32,20 +32,29 @@ class acting_as {
     w.base = h_.top;
   }
   ~acting_as() {
-    WEFT_ASSERT(h_.top == w_.base, "a root job returned with frames left on its task stack");
-    w_.base = saved_base_;
-    w_.retire_counts(h_);
+    if (!left_) leave_slot();
     h_.self = saved_self_;
     h_.top = saved_top_;
     h_.scan_base = nullptr;
     h_.joins = saved_joins_;
     h_.loop_iterations = saved_iters_;
     // Keeps bits others set meanwhile, and gives back the other pool's beats the run put aside.
-    h_.poll.fetch_or(saved_poll_ | std::exchange(w_.deferred_poll_bits, 0u), std::memory_order_relaxed);
+    h_.poll.fetch_or(saved_poll_ | deferred_poll_bits_, std::memory_order_relaxed);
     h_.loops_run_as = saved_loops_;
     h_.eager_deque = saved_eager_deque_;
     h_.eager_ledger = saved_eager_ledger_;
     h_.spawn_limit = saved_spawn_limit_;
+  }
+  // Done with `w` before the thread's state is restored (the fiber engine's borrower that gives its
+  // slot back while its job runs on: run_on_idle_slot): what the run leaves in `w` is settled now,
+  // while the caller still holds the slot, and the destructor touches only this thread's state.
+  // The thread must run no job of the pool meanwhile.
+  void leave_slot() noexcept {
+    WEFT_ASSERT(h_.top == w_.base, "a root job returned with frames left on its task stack");
+    w_.base = saved_base_;
+    w_.retire_counts(h_);
+    deferred_poll_bits_ = std::exchange(w_.deferred_poll_bits, 0u);
+    left_ = true;
   }
   acting_as(const acting_as&) = delete;
   acting_as& operator=(const acting_as&) = delete;
@@ -63,6 +72,8 @@ class acting_as {
   chase_lev_deque* const saved_eager_deque_;
   promotion_ledger* const saved_eager_ledger_;
   frame* const saved_spawn_limit_;
+  std::uint32_t deferred_poll_bits_ = 0;  // another pool's bits put aside on `w` (leave_slot)
+  bool left_ = false;
 };
 
 }  // namespace weft::detail

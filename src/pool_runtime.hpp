@@ -230,6 +230,9 @@ class runtime {
   // work_span.cpp: the work/span figures of every worker and serial context.
   work_span_report collect_work_span() const;
 
+  // A queued root job or a ready thread anywhere (the sleep protocol's check; a fiber borrower's
+  // reason to give its slot back, serve_borrowed).
+  bool work_visible() const;
   // Is this the child of a fork() made after this pool?  (pool::~pool keeps such a pool.)
   bool made_before_fork() const noexcept;
   // A thread of this pool in the child of a fork() that can never be given anything to do (idle.cpp).
@@ -250,7 +253,6 @@ class runtime {
   std::atomic<bool> promotion_held_{false};    // a lazy check promoted nothing for that reason
   const std::uint64_t small_theft_ns_;  // a stolen task's own work below this is a small theft
   void sleep(worker& w);
-  bool work_visible() const;
   void take_back_slot(worker& w);
   std::atomic<std::uint32_t> wake_epoch_{0};
   std::atomic<std::uint32_t> sleepers_{0};
@@ -395,14 +397,19 @@ inline void bump(std::atomic<std::uint64_t>& c, std::uint64_t by = 1) noexcept {
   c.store(c.load(std::memory_order_relaxed) + by, std::memory_order_relaxed);
 }
 
+// Waits for `job`, serving nothing: a short spin on done_hint, then the job's condition variable
+// (wait_for on a thread that is no worker; a fiber borrower that gave its slot back).
+void wait_idle_for(root_job& job);
+
 // A thread that waits for `job` and may serve its pool meanwhile: `look()` tries once (true: it ran
 // something); after 64 empty looks in a row it sleeps on the job in waits growing from 50 us to
-// 1 ms, looking again after each, so work that appears meanwhile waits at most that long for it;
-// `before_sleep()` is called before each of those waits.  Returns once `done_hint` (acquire) or
-// `done` (under the job's mutex) says the job is done (runtime::wait_serving; the fiber engine's
-// borrower, serve_borrowed).
+// 1 ms, looking again after each, so work that appears meanwhile waits at most that long for it.
+// `before_sleep()` is called before each of those waits: false stops the serving there (the fiber
+// engine's borrower gives its slot back, serve_borrowed).  Returns true once `done_hint` (acquire)
+// or `done` (under the job's mutex) says the job is done, false when before_sleep stopped it
+// (runtime::wait_serving; the fiber engine's borrower, serve_borrowed).
 template <class Look, class BeforeSleep>
-void serve_until_done(root_job& job, Look look, BeforeSleep before_sleep) {
+bool serve_until_done(root_job& job, Look look, BeforeSleep before_sleep) {
   using namespace std::chrono_literals;
   unsigned idle = 0;
   std::chrono::microseconds pause = 50us;
@@ -416,15 +423,16 @@ void serve_until_done(root_job& job, Look look, BeforeSleep before_sleep) {
       cpu_relax();
       continue;
     }
-    before_sleep();
+    if (!before_sleep()) return false;
     std::unique_lock lk(job.m);
-    if (job.cv.wait_for(lk, pause, [&] { return job.done; })) return;
+    if (job.cv.wait_for(lk, pause, [&] { return job.done; })) return true;
     pause = std::min<std::chrono::microseconds>(pause * 2, 1ms);
   }
+  return true;
 }
 template <class Look>
 void serve_until_done(root_job& job, Look look) {
-  serve_until_done(job, look, [] {});
+  serve_until_done(job, look, [] { return true; });
 }
 
 // SPEC §2: an idle worker uses no CPU after about 1 ms without work.

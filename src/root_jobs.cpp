@@ -267,9 +267,10 @@ bool runtime::run_on_idle_slot(root_job& job) {
     }
     WEFT_CHAOS_POINT();  // the slot is ours, the job not yet started
     // On the slot's lane, above the sleeping worker's idle (PROTOCOLS 11b).
+    bool done = true;
     if (uses_fibers) {
       // The scheduler loop on this stack (it marks the lane's work), the job on fibers.
-      sched->serve_borrowed(w, job);
+      done = sched->serve_borrowed(w, job);
     } else {
       w.trace_enter(activity::work);
       run_root_on(w.run_stack, job);
@@ -282,11 +283,26 @@ bool runtime::run_on_idle_slot(root_job& job) {
       lent_slots_.fetch_sub(1, std::memory_order_seq_cst);
       if (beats_from_spare()) wake_heartbeat();  // one awake thread fewer: a core may be spare
     }
-    std::lock_guard lk(lend_mu_);
-    // The run's counts retire under the lock too, before `hot` goes back: retired by ~acting_as
-    // after it, a read in between missed them.
-    w.retire_counts(as.hot());
-    w.hot = own;
+    {
+      std::lock_guard lk(lend_mu_);
+      // The run's counts retire under the lock too, before `hot` goes back: retired by ~acting_as
+      // after it, a read in between missed them.
+      w.retire_counts(as.hot());
+      w.hot = own;
+    }
+    if (!done) {
+      // The fiber borrower stopped with its job still running and other work waiting for the slot
+      // (serve_borrowed): the slot goes back now, woken to look for that work, and this thread
+      // keeps acting as `w` — its hot state untouched — until the job is done, because a fiber of
+      // the job that ran here may still read or bump it (PROTOCOLS.md §9a).  It runs nothing
+      // meanwhile.
+      as.leave_slot();
+      w.idle_since.store(now_ns(), std::memory_order_relaxed);
+      return_slot(w);
+      notify_work();
+      wait_idle_for(job);  // not wait_for: this thread still reads as `w`'s, which it no longer is
+      return true;  // ~acting_as after the job's last fiber ended: restores this thread's state
+    }
   }
   w.idle_since.store(now_ns(), std::memory_order_relaxed);
   return_slot(w);
@@ -327,6 +343,10 @@ void wait_for(root_job& job) {
     w->rt->wait_serving(*w, job);
     return;
   }
+  wait_idle_for(job);
+}
+
+void wait_idle_for(root_job& job) {
   for (int i = 0; i < 4000 && !job.done_hint.load(std::memory_order_acquire); ++i) cpu_relax();
   std::unique_lock lk(job.m);
   job.cv.wait(lk, [&] { return job.done; });

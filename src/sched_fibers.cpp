@@ -167,28 +167,38 @@ class fiber_scheduler final : public scheduler {
   // its job's threads ready it spins a little, then sleeps on the job in waits that grow to 1 ms,
   // looking again after each (runtime::wait_serving's pattern).
   //
-  // Why its own job's threads only, and the slot held to the end: compiled code may keep the address
-  // of a thread_local (tls_hot among them) in a register across a call, so a fiber that ran on this
-  // thread and moved may still read, or bump a count in, this thread's hot state.  Until the job is
-  // done that state is the slot's, as on any worker, and every such fiber is the job's: when run
-  // returns, none of them runs any more, and the caller's thread may restore its state or exit.  A
-  // thread of another job taken here could touch it after that.  (A TBB arena's master thread, too,
-  // runs only its arena's tasks.)
-  void serve_borrowed(worker& w, root_job& job) override {
+  // Why its own job's threads only: compiled code may keep the address of a thread_local (tls_hot
+  // among them) in a register across a call, so a fiber that ran on this thread and moved may still
+  // read, or bump a count in, this thread's hot state.  Every such fiber is the job's: when the job
+  // is done none of them runs any more, and the caller's thread may restore its state or exit (it
+  // keeps it until then, also where it gave the slot back: run_on_idle_slot).  A thread of another
+  // job taken here could touch it after that.  (A TBB arena's master thread, too, runs only its
+  // arena's tasks.)
+  //
+  // Why it gives the slot back when it would sleep while other work waits (a queued job, another
+  // job's ready thread): holding an idle slot it may not use, it kept that work from the slot's
+  // thread, and if the job waited for that work — a task blocking its worker until another
+  // thread's pool::run returns, queued for want of a slot — nothing ever ran it (found by stop 53's
+  // fiberlend hunt: 5 hangs in 15 runs under adf).  Given back, the slot's thread runs it, and the
+  // caller only waits.
+  bool serve_borrowed(worker& w, root_job& job) override {
     fiber_state& s = state_of(w);
     WEFT_ASSERT(s.current == nullptr && s.own == nullptr, "a lent slot that runs a thread or owns a deque");
     s.serving = &job;
     if (fiber_thread* t = root_thread(w, job)) run_from(w, t);
-    // In the child of a fork() called inside a task of this job, this thread is the pool's only one
-    // there: none of the job's threads can become ready again, and it would wait for ever (a worker
-    // ends the same way before it sleeps, runtime::worker_main).  Found by stop 53's fiberlend hunt:
-    // a branch that forked on the caller and returned in the child hung it.
-    serve_until_done(
+    const bool done = serve_until_done(
         job, [&] { return take_ready(w); },
         [&] {
+          // In the child of a fork() called inside a task of this job, this thread is the pool's
+          // only one there: none of the job's threads can become ready again, and it would wait for
+          // ever (a worker ends the same way before it sleeps, runtime::worker_main).  Found by stop
+          // 53's fiberlend hunt: a branch that forked on the caller and returned in the child hung it.
           if (rt_.made_before_fork()) [[unlikely]] runtime::end_forked_child();
+          return !rt_.work_visible();
         });
+    WEFT_ASSERT(s.current == nullptr && s.own == nullptr, "a borrower between threads that runs one or owns a deque");
     s.serving = nullptr;
+    return done;
   }
 
  private:

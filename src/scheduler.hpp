@@ -49,10 +49,10 @@ class scheduler {
   // engine); false: the runtime runs it on the worker's stack.
   virtual bool start_root(worker&, root_job&) { return false; }
   // The fiber engine only: pool::run's caller, acting as `w` (a sleeping worker's slot it borrowed,
-  // runtime::run_on_idle_slot), starts `job` as a root thread and serves the pool as `w` would until
-  // the job is done or nothing has been ready for a while; the job may still run on other workers
-  // when it returns.
-  virtual void serve_borrowed(worker&, root_job&) { fatal("internal error: serve_borrowed outside the fiber engine"); }
+  // runtime::run_on_idle_slot), starts `job` as a root thread and runs the threads of that job the
+  // policy gives `w` until the job is done (true), or until none of them is ready while work it may
+  // not take waits (false: the slot goes back to its thread, and the job runs on without it).
+  virtual bool serve_borrowed(worker&, root_job&) { fatal("internal error: serve_borrowed outside the fiber engine"); }
   // The fiber engine's stacks at their peak (counters::fiber_stack_peak_bytes), and its reset.
   virtual std::uint64_t fiber_stack_peak_bytes() const { return 0; }
   virtual void reset_peaks() {}
