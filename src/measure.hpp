@@ -18,9 +18,10 @@ struct measure_state {
   double work = 0;               // every strand so far (all jobs)
   double span = 0, burdened = 0; // the current path, from the start of the innermost open branch
   // The innermost open branch's id (a branch, region or job opened: a new one; closed: the one it was
-  // opened from again), from `paths`, which counts up and never repeats: a scope's spawn is at the
-  // scope's own level when it runs on the path the scope expects (scope.cpp, measured_spawn_begin).
-  std::uint64_t path = 0, paths = 0;
+  // opened from again), from a per-thread count that never repeats on the thread (work_span.cpp,
+  // new_path): a scope's spawn is at the scope's own level when it runs on the path the scope
+  // expects (scope.cpp, measured_spawn_begin).
+  std::uint64_t path = 0;
   std::uint64_t strand_start = 0;  // ns (unit ns)
   work_span_figures total;       // of the finished jobs
   std::uint64_t jobs = 0;

@@ -15,6 +15,16 @@ namespace {
 
 measure_state& state_of(hot_state& h) noexcept { return *h.self->measure; }
 
+// The id of a newly opened path.  Counted per thread, not per state: a scope compares the ids of
+// paths on its own thread only (scope::spawn_measured checks the owner first), but one thread can
+// measure in several states — a `serial` pool's run inside a measured job runs on the caller, in
+// that pool's state.  Numbered per state, that pool's first job had the id of the outer job's first
+// path, and a spawn from it into a scope the outer job made there was taken for one at the scope's
+// level: forked in the inner state, joined at the outer sync into the outer job's figures (found by
+// stop 54's workspan hunt).
+thread_local std::uint64_t paths_opened = 0;
+std::uint64_t new_path() noexcept { return ++paths_opened; }
+
 // The strand running since the last event ends here: its cost goes to the work and to the path.
 void close_strand(measure_state& st) noexcept {
   if (st.unit != work_span_unit::ns) return;
@@ -39,7 +49,7 @@ void open_branch(measure_state& st, measure_saved& s, bool is_call) noexcept {
   close_strand(st);
   s = measure_saved{st.span, st.burdened, st.work, st.path};
   st.span = st.burdened = 0;
-  st.path = ++st.paths;
+  st.path = new_path();
   if (is_call) count_call(st);
 }
 
@@ -111,7 +121,7 @@ measured_root::measured_root(hot_state& h) : h_(h) {
   h.spawn_limit = nullptr;  // every spawn runs at once, measured as a join (spawn_limit_for)
   work0_ = st_->work;
   st_->span = st_->burdened = 0;
-  st_->path = ++st_->paths;
+  st_->path = new_path();
   st_->strand_start = now_ns();
   count_call(*st_);
 }

@@ -559,6 +559,43 @@ TEST(WorkSpanNested, AJobServedWhileWaitingIsAJobOfItsOwn) {
   }
 }
 
+// A spawn into a scope of the job from inside a job of another pool that runs on this same thread
+// (a `serial` pool: its run is on the caller) is a spawn from a task opened since the scope's
+// latest spawn: a serial call of that job, which measures it in its own state.  The scope told its
+// level by the id of the measured path it was made on, and each pool's state numbered its paths
+// from 1, so the serial pool's first job had the id of the outer job's: the spawn was taken for one
+// at the scope's level, forked in the serial pool's state and joined at the outer sync into the
+// outer job's (the serial pool's span 0, the outer job's span 5 for 3).  Found by stop 54's
+// workspan hunt.
+TEST(WorkSpanNested, AScopeSpawnFromAnotherPoolsJobOnThisThreadIsASerialCallThere) {
+  wt::clean_env clean;
+  for (weft::policy p : {weft::policy::ws, weft::policy::lazy_bf, weft::policy::wool, weft::policy::adf, weft::policy::serial}) {
+    if (!weft::detail::traits_of(p).implemented || (wt::sanitized && wt::uses_fibers(p))) continue;
+    SCOPED_TRACE(std::string(weft::to_string(p)));
+    weft::pool a(weft::config{.workers = 1, .policy = p, .work_span = work_span_unit::calls});
+    weft::pool b(weft::config{.workers = 1, .policy = weft::policy::serial, .work_span = work_span_unit::calls});
+    std::uint64_t x = 0, y = 0;
+    a.run([&] {
+      weft::scope s;
+      b.run([&] { s.spawn([&] { x = wt::fib(4); }); });
+      y = wt::fib(3);
+      s.sync();
+    });
+    EXPECT_EQ(x + y, wt::fib_serial(4) + wt::fib_serial(3));
+    const weft::work_span_report ra = a.work_span(), rb = b.work_span();
+    // a: its job's call and fib(3) called (fib_calls(3) - 1 calls, span 2); nothing of b's job.
+    EXPECT_EQ(ra.jobs, 1u);
+    EXPECT_EQ(ra.total.work, double(fib_calls(3)));
+    EXPECT_EQ(ra.total.span, 3.0);
+    EXPECT_EQ(ra.total.burdened_span, 3.0);
+    // b: its job's call, then the task, a serial call (fib(4) as a branch: fib_calls(4), span 4).
+    EXPECT_EQ(rb.jobs, 1u);
+    EXPECT_EQ(rb.total.work, 1.0 + double(fib_calls(4)));
+    EXPECT_EQ(rb.total.span, 1.0 + 4);
+    EXPECT_EQ(rb.total.burdened_span, 1.0 + fib_burdened(4, 0));
+  }
+}
+
 // Timed: fib has far more work than span; joins in sequence have parallelism at most 2 (each join
 // adds the longer of its two branches to the span), however the strands were timed.
 TEST(WorkSpanTimed, ParallelismOfFibAndOfAChain) {
