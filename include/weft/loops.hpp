@@ -555,30 +555,37 @@ void parallel_for(R&& r, Body&& body, grain g = grain{}) {
   const detail::element_at<std::ranges::iterator_t<R>> at{std::ranges::begin(r)};
   const std::size_t n = detail::size_of(r);
   if constexpr (detail::bit_vector_v<std::remove_reference_t<R>>) {
-    // The work/span mode runs the loop as its serial elision on this one thread (no two elements
-    // written at once): there every element is an iteration, one call in `calls`, as in any other
-    // range, below.  In blocks a block was one call: 2,000 elements measured 4 calls of work and the
-    // burdened span of 4 leaves (stop 47's seeing-inside hunt).
-    if (detail::tls_hot.loops_run_as != detail::loop_style::measured) {
-      // Blocks of whole words (bit_vector_v); the grain, in elements, rounded up to blocks (0 stays
-      // 0: refused by the index loop).  The loop counts a block as one iteration; its other
-      // elements are added here, so that loop_iterations still counts elements.
-      constexpr std::size_t b = detail::bits_per_block;
-      grain blocks;
-      blocks.value = g.value / b + (g.value % b != 0);
-      parallel_for(std::size_t(0), n / b + (n % b != 0), [at, &body, n](std::size_t k) {
-        const std::size_t first = k * b, last = std::min(n, first + b);
-        std::size_t i = first;
-        try {
+    // Blocks of whole words (bit_vector_v); the grain, in elements, rounded up to blocks (0 stays
+    // 0: refused by the index loop).  The loop counts a block as one iteration; its other elements
+    // are added here, so that loop_iterations still counts elements.  The work/span mode measures
+    // the blocks as they run, each on one thread, with every element an iteration, one call: the
+    // loop's own measure counts a block's first element, and its others are counted here, one
+    // after the other on the block's path.  Until stop 54's workspan hunt the
+    // mode split the elements down to single ones instead: 2,000 elements, never on more than 4
+    // threads, measured span 2; and before stop 47's seeing-inside hunt a block was one call.
+    constexpr std::size_t b = detail::bits_per_block;
+    grain blocks;
+    blocks.value = g.value / b + (g.value % b != 0);
+    parallel_for(std::size_t(0), n / b + (n % b != 0), [at, &body, n](std::size_t k) {
+      const std::size_t first = k * b, last = std::min(n, first + b);
+      const bool measured = detail::tls_hot.loops_run_as == detail::loop_style::measured;
+      std::size_t i = first;
+      try {
+        if (!measured) [[likely]] {
           for (; i < last; ++i) std::invoke(body, at(i));
-        } catch (...) {  // the block is no iteration run; the elements before i each are
-          detail::tls_hot.loop_iterations += i - first;
-          throw;
+        } else {
+          for (; i < last; ++i) {
+            if (i != first) detail::measure_call(detail::tls_hot);
+            std::invoke(body, at(i));
+          }
         }
-        detail::tls_hot.loop_iterations += last - first - 1;
-      }, blocks);
-      return;
-    }
+      } catch (...) {  // the block is no iteration run; the elements before i each are
+        detail::tls_hot.loop_iterations += i - first;
+        throw;
+      }
+      detail::tls_hot.loop_iterations += last - first - 1;
+    }, blocks);
+    return;
   }
   parallel_for(std::size_t(0), n, [at, &body](std::size_t i) { std::invoke(body, at(i)); }, g);
 }
@@ -599,32 +606,34 @@ T parallel_reduce(R&& r, T init, Map&& map, Combine&& combine, grain g = grain{}
   if constexpr (detail::bit_vector_v<std::remove_reference_t<R>> && shapes_ok) {
     // A (non-const) std::vector<bool>: the map gets a proxy reference and may write through it, as
     // parallel_for's body may, so the elements run in whole-word blocks here too (parallel_for over
-    // a vector<bool>, above; the work/span mode runs its serial elision).  Run element by element,
-    // a map that set each bit lost writes: ~400 of 10,000,000 under adf at 4 and 8 workers, ~20
-    // under wool at 8 (a bug hunt of the loop API).  A block is one partial value, its elements
-    // folded in order, so the result is the serial elision's left fold regrouped (combine is
-    // associative); the loop counts a block as one iteration, its other elements are added here.
-    if (detail::tls_hot.loops_run_as != detail::loop_style::measured) {
-      constexpr std::size_t b = detail::bits_per_block;
-      const std::size_t n = detail::size_of(r);
-      grain blocks;
-      blocks.value = g.value / b + (g.value % b != 0);
-      const auto one = [&at, &map](std::size_t i) -> T { return std::invoke(map, at(i)); };
-      detail::value_combine<T, std::remove_reference_t<Combine>> both{combine};
-      return parallel_reduce(std::size_t(0), n / b + (n % b != 0), std::move(init), [&one, &both, n](std::size_t k) -> T {
-        const std::size_t first = k * b, last = std::min(n, first + b);
-        std::size_t i = first;
-        try {
-          T acc = one(i);
-          for (++i; i < last; ++i) acc = both(std::move(acc), one(i));
-          detail::tls_hot.loop_iterations += last - first - 1;
-          return acc;
-        } catch (...) {  // the block is no iteration run; the elements before i each are
-          detail::tls_hot.loop_iterations += i - first;
-          throw;
+    // a vector<bool>, above, which the work/span mode measures as it runs too).  Run element by
+    // element, a map that set each bit lost writes: ~400 of 10,000,000 under adf at 4 and 8
+    // workers, ~20 under wool at 8 (a bug hunt of the loop API).  A block is one partial value, its
+    // elements folded in order, so the result is the serial elision's left fold regrouped (combine
+    // is associative); the loop counts a block as one iteration, its other elements are added here.
+    constexpr std::size_t b = detail::bits_per_block;
+    const std::size_t n = detail::size_of(r);
+    grain blocks;
+    blocks.value = g.value / b + (g.value % b != 0);
+    const auto one = [&at, &map](std::size_t i) -> T { return std::invoke(map, at(i)); };
+    detail::value_combine<T, std::remove_reference_t<Combine>> both{combine};
+    return parallel_reduce(std::size_t(0), n / b + (n % b != 0), std::move(init), [&one, &both, n](std::size_t k) -> T {
+      const std::size_t first = k * b, last = std::min(n, first + b);
+      const bool measured = detail::tls_hot.loops_run_as == detail::loop_style::measured;
+      std::size_t i = first;
+      try {
+        T acc = one(i);
+        for (++i; i < last; ++i) {
+          if (measured) detail::measure_call(detail::tls_hot);  // as parallel_for's blocks, above
+          acc = both(std::move(acc), one(i));
         }
-      }, combine, blocks);
-    }
+        detail::tls_hot.loop_iterations += last - first - 1;
+        return acc;
+      } catch (...) {  // the block is no iteration run; the elements before i each are
+        detail::tls_hot.loop_iterations += i - first;
+        throw;
+      }
+    }, combine, blocks);
   }
   // Made a T here, as the index form makes each map(i) one: a map such as std::identity returns a
   // reference to its argument, which for a view of values (iota, transform) is a temporary that
