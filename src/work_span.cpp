@@ -4,12 +4,17 @@
 // began; a join combines its branches' chains, and a region or a job moves its figures to totals.
 #include <algorithm>
 #include <cstdio>
+#include <stdexcept>
 
 #include "measure.hpp"
 #include "weft/detail/platform.hpp"
 #include "pool_runtime.hpp"
 
 namespace weft::detail {
+
+void predicted_speedup_of_no_workers() {
+  throw std::invalid_argument("weft: work_span_figures::predicted_speedup(P) given P = 0; accepted: a worker count, 1 or more");
+}
 
 namespace {
 

@@ -678,6 +678,28 @@ TEST(WorkSpanReport, ToStringRowsAreWholeAndSayTheUnit) {
   EXPECT_NE(weft::to_string(r).find("unit: off"), std::string::npos) << weft::to_string(r);
 }
 
+// predicted_speedup(P) = T1 / (T1/P + burdened T-inf) (README, "Work and span").  P = 0 is no
+// count of workers: it returned 0 (T1/0 is infinite), a figure that reads as "no speedup", until
+// stop 54's workspan hunt; now it is refused naming the argument.
+TEST(WorkSpanReport, PredictedSpeedupAndItsWorkerCount) {
+  const weft::work_span_figures f{.work = 100, .span = 10, .burdened_span = 20};
+  EXPECT_EQ(f.predicted_speedup(1), 100.0 / (100.0 + 20));
+  EXPECT_EQ(f.predicted_speedup(4), 100.0 / (25.0 + 20));
+  EXPECT_EQ(weft::work_span_figures{}.predicted_speedup(4), 0.0);  // nothing measured
+  try {
+    const double s = f.predicted_speedup(0);
+    ADD_FAILURE() << "predicted_speedup(0) accepted, as " << s;
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("predicted_speedup"), std::string::npos) << e.what();
+  }
+  // A measured program: fib(12) with C = 3.
+  wt::clean_env clean;
+  weft::pool pl(weft::config{.workers = 1, .work_span = work_span_unit::calls, .work_span_burden = 3});
+  pl.run([] { return wt::fib(12); });
+  const weft::work_span_figures t = pl.work_span().total;
+  EXPECT_EQ(t.predicted_speedup(8), double(fib_calls(12)) / (double(fib_calls(12)) / 8 + fib_burdened(12, 3)));
+}
+
 TEST(WorkSpanConfig, OffEnvironmentAndBadValues) {
   wt::clean_env clean;
   weft::pool off(weft::config{.workers = 1});

@@ -41,6 +41,10 @@
 
 namespace weft {
 
+namespace detail {
+[[noreturn]] void predicted_speedup_of_no_workers();  // throws std::invalid_argument (work_span.cpp)
+}  // namespace detail
+
 struct work_span_figures {
   double work = 0;           // T1
   double span = 0;           // T∞
@@ -48,8 +52,10 @@ struct work_span_figures {
   double parallelism() const noexcept { return span > 0 ? work / span : 0; }
   double burdened_parallelism() const noexcept { return burdened_span > 0 ? work / burdened_span : 0; }
   // Greedy-scheduler bounds on P workers (Brent): T1/P <= T_P <= T1/P + T∞.  The speedup the
-  // burdened figures predict: T1 / (T1/P + burdened T∞).
-  double predicted_speedup(unsigned p) const noexcept {
+  // burdened figures predict: T1 / (T1/P + burdened T∞).  P = 0 throws std::invalid_argument: it
+  // returned 0 (T1/0 is infinite), read as "no speedup" (stop 54's workspan hunt).
+  double predicted_speedup(unsigned p) const {
+    if (p == 0) detail::predicted_speedup_of_no_workers();
     return work > 0 ? work / (work / p + burdened_span) : 0;
   }
 };
