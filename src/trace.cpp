@@ -153,9 +153,9 @@ struct stolen_from {  // a steal, mirrored on the victim's lane
 };
 
 // One lane: its activities as complete events, then its instants, each in time order.
-void write_lane(json_out& out, unsigned tid, const trace_buffer& b, const tick_converter& cv, double end_us,
-                std::vector<std::vector<stolen_from>>& victims) {
-  const std::size_t n = b.published();
+// `n`: the lane's events in the cut (write_trace_file), all recorded before `end_us`.
+void write_lane(json_out& out, unsigned tid, const trace_buffer& b, std::size_t n, const tick_converter& cv,
+                double end_us, std::vector<std::vector<stolen_from>>& victims) {
   const trace_event* ev = b.events();
   bool open = false;
   activity cur = activity::startup;
@@ -169,9 +169,10 @@ void write_lane(json_out& out, unsigned tid, const trace_buffer& b, const tick_c
   // A lane's events are in the order its worker recorded them, but the cycle counters of two CPUs
   // may disagree a little (a VM's especially), and a worker that migrated between two events can
   // read a smaller count for the later one: times are clamped to never go backwards within a lane,
-  // so an activity is never dropped or reordered for it.
+  // so an activity is never dropped or reordered for it.  For the same reason they are clamped to
+  // the end time: every event of the cut was published before it was taken.
   std::vector<double> at(n);
-  for (std::size_t i = 0; i < n; ++i) at[i] = std::max(cv.us(ev[i].tick), i ? at[i - 1] : 0.0);
+  for (std::size_t i = 0; i < n; ++i) at[i] = std::min(std::max(cv.us(ev[i].tick), i ? at[i - 1] : 0.0), end_us);
   for (std::size_t i = 0; i < n; ++i) {
     const double t = at[i];
     if (ev[i].kind == trace_kind::enter) {
@@ -183,7 +184,7 @@ void write_lane(json_out& out, unsigned tid, const trace_buffer& b, const tick_c
       close(t);
     }
   }
-  close(std::max(end_us, n ? at[n - 1] : 0.0));
+  close(end_us);
   for (std::size_t i = 0; i < n; ++i) {
     const trace_event& e = ev[i];
     const double t = at[i];
@@ -254,6 +255,20 @@ int trace_file_unwritable(const std::string& path) {
 std::uint64_t write_trace_file(const std::string& path, const std::vector<trace_lane>& lanes, const trace_clock& start,
                                const std::string& meta) {
   const std::lock_guard one_at_a_time(trace_files_mutex);  // trace.hpp, lock_trace_files
+  // One cut of every lane, then the end time: a worker that records while the file is written (a
+  // snapshot of a running pool, or of one whose workers are going to sleep after a run) adds nothing
+  // to it.  Read lane by lane as the writing reached them, after the end time, a snapshot's lanes
+  // ran past its duration_us and its dropped_events (summed first) differed from dropped_per_lane
+  // (read last) (stop 54's trace hunt).  The acquire loads of the sizes come before the clock read
+  // in program order; a cycle counter read early or skewed across CPUs is covered by write_lane's
+  // clamp to the end time.
+  struct lane_cut {
+    std::size_t events;
+    std::uint64_t dropped;
+  };
+  std::vector<lane_cut> cut;
+  cut.reserve(lanes.size());
+  for (const trace_lane& l : lanes) cut.push_back(lane_cut{l.buffer->published(), l.buffer->dropped() + l.dropped_promotions});
   const trace_clock end = trace_clock::now();
   const double ns_per_tick =
       end.tick0 > start.tick0 ? double(end.ns0 - start.ns0) / double(end.tick0 - start.tick0) : 1.0;
@@ -268,13 +283,12 @@ std::uint64_t write_trace_file(const std::string& path, const std::vector<trace_
   json_out out(f);
   std::uint64_t dropped = 0;
   for (unsigned tid = 0; tid < lanes.size(); ++tid) {
-    const trace_buffer& b = *lanes[tid].buffer;
-    dropped += b.dropped() + lanes[tid].dropped_promotions;
+    dropped += cut[tid].dropped;
     out.event(R"({"name":"thread_name","ph":"M","pid":1,"tid":%u,"args":{"name":"%s"}})", tid, lanes[tid].name.c_str());
     out.event(R"({"name":"thread_sort_index","ph":"M","pid":1,"tid":%u,"args":{"sort_index":%u}})", tid, tid);
   }
   std::vector<std::vector<stolen_from>> victims(lanes.size());
-  for (unsigned tid = 0; tid < lanes.size(); ++tid) write_lane(out, tid, *lanes[tid].buffer, cv, end_us, victims);
+  for (unsigned tid = 0; tid < lanes.size(); ++tid) write_lane(out, tid, *lanes[tid].buffer, cut[tid].events, cv, end_us, victims);
   // A victim's stolen-from instants come from every thief's lane, one thief after the other: in
   // time order on the victim's lane, as every other instant of a lane (with three workers or more
   // they went back in time where a second thief's list began: stop 43's bug hunt).
@@ -287,8 +301,7 @@ std::uint64_t write_trace_file(const std::string& path, const std::vector<trace_
   std::fprintf(f, "\n],\"otherData\":{%s,\"dropped_events\":%llu,\"dropped_per_lane\":[", meta.c_str(),
                (unsigned long long)dropped);
   for (unsigned tid = 0; tid < lanes.size(); ++tid)
-    std::fprintf(f, "%s%llu", tid ? "," : "",
-                 (unsigned long long)(lanes[tid].buffer->dropped() + lanes[tid].dropped_promotions));
+    std::fprintf(f, "%s%llu", tid ? "," : "", (unsigned long long)cut[tid].dropped);
   std::fprintf(f, "],\"events_per_lane_capacity\":%zu,\"duration_us\":%.3f}}\n",
                lanes.empty() ? std::size_t(0) : lanes[0].buffer->capacity(), end_us);
   const bool ok = std::ferror(f) == 0;

@@ -2,12 +2,16 @@
 // hold the WOOL Fig. 6 activities where they must be, its instants agree with the pool's counters,
 // per-lane time never goes backwards, and a full buffer drops what it says it dropped.
 #include <nlohmann/json.hpp>
+#include <fcntl.h>
+#include <poll.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -641,4 +645,71 @@ TEST(TraceFile, StolenFromInTimeOrderWithSeveralThieves) {
   for (const json& e : events(t, 0, "i", "stolen-from")) thieves.push_back(e["args"]["thief"].get<int>());
   EXPECT_EQ(thieves, (std::vector<int>{1, 2, 1, 2}));
   expect_monotone(t, 3);
+}
+
+// A snapshot is one cut of every lane, taken before the file's end time: a worker that records while
+// the file is written (pool::write_trace on a running pool, or right after a run, as its workers go
+// to sleep) adds nothing to it.  Found by stop 54's trace hunt: each lane was read as the writing
+// reached it, after the end time was taken, so a snapshot's lanes ran past otherData.duration_us
+// (by the time the lanes before took to write: milliseconds under adf), and dropped_events, summed
+// before the lanes were written, differed from dropped_per_lane, read after.  Made deterministic
+// with a FIFO as the file: the writer takes its end time, opens the FIFO and blocks on lane 0 (far
+// more than a pipe holds) until this thread reads; meanwhile lane 1 records an activity and a
+// dropped instant.
+TEST(TraceFile, ASnapshotIsOneCutBeforeItsEndTime) {
+  using namespace weft::detail;
+  const fs::path fifo = fs::temp_directory_path() / ("weft_trace_" + std::to_string(::getpid()) + "_cut.fifo");
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0) << std::strerror(errno);
+  const int rd = ::open(fifo.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);  // so that the writer's open does not wait
+  ASSERT_GE(rd, 0) << std::strerror(errno);
+  const trace_clock start = trace_clock::now();
+  // ~0.6 MB of JSON in lane 0: ten times a pipe's 64 KiB and the stream's buffer (50,000 events took
+  // 68 s under ThreadSanitizer).
+  trace_buffer big(8192), live(16);
+  big.replace(activity::work);
+  for (int i = 0; i < 5000; ++i) ASSERT_TRUE(big.instant(trace_kind::promotion, 1, 0));
+  live.replace(activity::stealing);
+  while (live.instant(trace_kind::steal, 0, 0)) {
+  }  // past 7/8: the next instant is dropped
+  const std::uint64_t dropped_before = live.dropped();
+  std::string text;
+  char buf[1 << 16];
+  auto read_some = [&](int timeout_ms) {
+    pollfd p{rd, POLLIN, 0};
+    if (::poll(&p, 1, timeout_ms) <= 0) return ssize_t(-1);
+    const ssize_t got = ::read(rd, buf, sizeof buf);
+    if (got > 0) text.append(buf, std::size_t(got));
+    return got;
+  };
+  std::thread writer([&] {
+    write_trace_file(fifo.string(), {trace_lane{&big, "worker 0"}, trace_lane{&live, "worker 1"}}, start,
+                     "\"policy\":\"ws\"");
+  });
+  // The first bytes: the writer has taken its end time (bounded at 60 s: it needs nothing but the
+  // files' lock, free here, and the FIFO's open, which a reader makes immediate).
+  ASSERT_GT(read_some(60000), 0);
+  let_time_pass(50);                   // later than the end time, on any clock
+  live.replace(activity::idle);        // what the worker does after the cut
+  EXPECT_FALSE(live.instant(trace_kind::steal, 0, 0));
+  ASSERT_EQ(live.dropped(), dropped_before + 1);
+  // The rest; each wait bounded (60 s: the writer only formats and writes).  0 is the end of file.
+  ssize_t got;
+  while ((got = read_some(60000)) > 0) {
+  }
+  writer.join();
+  ::close(rd);
+  fs::remove(fifo);
+  ASSERT_EQ(got, 0) << "the writer stalled";
+  const json t = json::parse(text);
+  const double end = t["otherData"]["duration_us"];
+  for (const json& e : t["traceEvents"]) {
+    if (e["ph"] == "X") EXPECT_LE(e["ts"].get<double>() + e["dur"].get<double>(), end) << e.dump();
+    if (e["ph"] == "i") EXPECT_LE(e["ts"].get<double>(), end) << e.dump();
+  }
+  EXPECT_TRUE(events(t, 1, "X", "idle").empty()) << "lane 1 has an activity recorded after the cut";
+  std::uint64_t per_lane = 0;
+  for (const json& d : t["otherData"]["dropped_per_lane"]) per_lane += d.get<std::uint64_t>();
+  EXPECT_EQ(t["otherData"]["dropped_events"].get<std::uint64_t>(), per_lane);
+  EXPECT_EQ(t["otherData"]["dropped_per_lane"][1].get<std::uint64_t>(), dropped_before);
+  expect_monotone(t, 2);
 }
