@@ -389,6 +389,15 @@ void resolve_nesting(config& out) {
       throw std::invalid_argument(
           "weft: config.trace_events / WEFT_TRACE_EVENTS is set but no trace is written (trace_path / WEFT_TRACE is empty)");
     out.trace_events = 0;
+  } else if (traits_of(out.policy).runs_on == mechanism::caller) {
+    // Nor with a trace on the caller: a serial pool's file has no worker lanes and no timer lane,
+    // so no buffer for the setting to size (accepted and ignored before stop 54's trace hunt).
+    if (events_given)
+      throw std::invalid_argument("weft: config.trace_events / WEFT_TRACE_EVENTS is set but policy \"" +
+                                  std::string(to_string(out.policy)) +
+                                  "\" runs on the caller and records no lanes (its trace has the run's metadata "
+                                  "only); unset it");
+    out.trace_events = 0;
   }
 }
 

@@ -552,6 +552,37 @@ TEST(Trace, SerialPoolWritesOnDestruction) {
   EXPECT_LT(t["otherData"]["duration_us"].get<double>(), 600e6) << "the pool's life, from its own start";
 }
 
+// A serial pool has no worker lanes (nor a timer lane), so it has no buffers for trace_events to
+// size: the setting, given in code or in the environment, is refused naming it, as every setting a
+// policy has no use for is (README, "Configuration").  Found by stop 54's trace hunt: it was
+// accepted and ignored.  Left unset it stays 0, so that the pool's config() makes it again.
+TEST(Trace, SerialPoolRefusesTraceEvents) {
+  wt::clean_env clean;
+  temp_path tp("serial_events");
+  auto expect_refused = [&](const weft::config& c, const char* what) {
+    try {
+      weft::pool pl(c);
+      ADD_FAILURE() << what << ": accepted";
+    } catch (const std::invalid_argument& e) {
+      const std::string m = e.what();
+      EXPECT_NE(m.find("config.trace_events / WEFT_TRACE_EVENTS"), std::string::npos) << m;
+      EXPECT_NE(m.find("serial"), std::string::npos) << m;
+    }
+  };
+  expect_refused(weft::config{.workers = 1, .policy = weft::policy::serial, .trace_path = tp.path.string(),
+                              .trace_events = 4096},
+                 "in code");
+  {
+    wt::env_guard c("WEFT_TRACE_EVENTS", "4096");
+    expect_refused(weft::config{.workers = 1, .policy = weft::policy::serial, .trace_path = tp.path.string()},
+                   "from the environment");
+  }
+  weft::pool pl(weft::config{.workers = 1, .policy = weft::policy::serial, .trace_path = tp.path.string()});
+  EXPECT_EQ(pl.config().trace_events, 0u);
+  weft::pool again(pl.config());
+  EXPECT_EQ(again.run([] { return wt::fib(10); }), 55u);
+}
+
 // The global pool is never destroyed: its trace is written at exit.  In a child process (fork), so
 // that this process's global pool, if any, is not the one traced: the child forgets it (SPEC §2,
 // fork) and makes a new one from its environment.
