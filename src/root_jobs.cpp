@@ -297,6 +297,7 @@ bool runtime::run_on_idle_slot(root_job& job) {
       // the job that ran here may still read or bump it (PROTOCOLS.md §9a).  It runs nothing
       // meanwhile.
       as.leave_slot();
+      end_idle(w);  // the borrower's wait between threads (serve_borrowed)
       w.idle_since.store(now_ns(), std::memory_order_relaxed);
       return_slot(w);
       notify_work();
@@ -304,6 +305,7 @@ bool runtime::run_on_idle_slot(root_job& job) {
       return true;  // ~acting_as after the job's last fiber ended: restores this thread's state
     }
   }
+  if (uses_fibers) end_idle(w);  // the borrower's wait between threads (serve_borrowed)
   w.idle_since.store(now_ns(), std::memory_order_relaxed);
   return_slot(w);
   if (uses_fibers) {

@@ -186,8 +186,17 @@ class fiber_scheduler final : public scheduler {
     WEFT_ASSERT(s.current == nullptr && s.own == nullptr, "a lent slot that runs a thread or owns a deque");
     s.serving = &job;
     if (fiber_thread* t = root_thread(w, job)) run_from(w, t);
+    // Between threads it runs, the borrower waits for work as the slot's worker would look for it:
+    // idle time of the slot (counters::idle_ns; its trace lane shows it so), from the end of each
+    // thread it ran until the next (take_ready's end_idle) or the end (run_on_idle_slot's).
+    w.idle_since.store(now_ns(), std::memory_order_relaxed);
     const bool done = serve_until_done(
-        job, [&] { return take_ready(w); },
+        job,
+        [&] {
+          if (!take_ready(w)) return false;
+          w.idle_since.store(now_ns(), std::memory_order_relaxed);
+          return true;
+        },
         [&] {
           // In the child of a fork() called inside a task of this job, this thread is the pool's
           // only one there: none of the job's threads can become ready again, and it would wait for

@@ -654,6 +654,52 @@ TEST(StatsLentSlot, CountsNeitherDropNorSurviveAResetWhileASlotIsLent) {
   }
 }
 
+// Under the fiber engine a `run` caller on a borrowed slot runs its job's threads as the slot's
+// worker and waits between them (sched_fibers.cpp serve_borrowed): that wait is the slot's idle
+// time, as a worker's looking for work is, and its trace lane showed it so, but idle_ns counted
+// none of it until stop 54.  The job's two branches meet on two threads (each waits up to 10 s for
+// the other: a steal takes microseconds); the one on the other worker sleeps 200 ms, while the
+// caller, its own branch done, has nothing of its job to run.  The pool's idle time over the run
+// is then at least those 200 ms less the caller's own work (an idle wall-time interval only grows
+// on a loaded machine); before, it was the other worker's few microseconds of looking.  Runs
+// repeat until one met so (bounded by run_until_on_caller's pattern: wt::event_bound).
+TEST(StatsLentSlot, AFiberBorrowersWaitIsTheSlotsIdleTime) {
+  const auto fibers = wt::implemented_where([](const weft::detail::policy_traits& row) { return wt::uses_fibers(row.value); });
+  for (const weft::policy p : fibers) {
+    SCOPED_TRACE(std::string(weft::to_string(p)));
+    weft::pool pool(weft::config{.workers = 2, .policy = p});
+    const auto caller = wt::thread_now();
+    std::uint64_t idle = 0;
+    const bool met = wt::wait_until(
+        [&] {
+          std::this_thread::sleep_for(std::chrono::milliseconds(5));  // the workers fall asleep
+          pool.reset_stats();
+          bool on_caller = false, apart = false;
+          pool.run([&] {
+            on_caller = wt::thread_now() == caller;
+            if (!on_caller) return;
+            std::atomic<int> in{0};
+            std::atomic<bool> elsewhere{false};
+            const auto branch = [&] {
+              in.fetch_add(1);
+              if (!wt::wait_until([&] { return in.load() == 2; }, std::chrono::milliseconds(10'000))) return;
+              if (wt::thread_now() == caller) return;
+              elsewhere = true;
+              std::this_thread::sleep_for(std::chrono::milliseconds(200));
+            };
+            weft::join(branch, branch);
+            apart = elsewhere.load();
+          });
+          if (!on_caller || !apart) return false;
+          idle = pool.stats().total.idle_ns;
+          return true;
+        },
+        wt::event_bound);
+    ASSERT_TRUE(met) << "no run borrowed a slot with its branches on two threads within " << wt::event_bound.count() << " s";
+    EXPECT_GE(idle, std::uint64_t(150'000'000)) << "the borrower's 200 ms wait is missing from idle_ns";
+  }
+}
+
 // A spawn from a thread that is no worker into the scope of a pool's task runs at once on that
 // thread, in no pool (scope::spawn_slow): it counts nowhere, as a weft::spawn made there does, and
 // its task's joins count in the global pool, as every join on that thread does.  Stop 51's stats
