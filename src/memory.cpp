@@ -133,7 +133,14 @@ void unlock_heap_registry() noexcept { registry().mu.unlock(); }
 }  // namespace detail
 
 void* malloc(std::size_t bytes) {
-  if (detail::worker* w = detail::tls_hot.self; w != nullptr && w->rt->quota_applies) {
+  // The quota's scheduling point, except in the work/span mode: that runs the job as its serial
+  // elision on this thread, whose hot state holds the mode (the `measure` bit, set and cleared by
+  // this thread alone, so the relaxed load reads this thread's own write).  Preempted there, the
+  // job's fiber went on on another worker that measured nothing, and its dummy threads were forks
+  // the serial elision does not make (stop 54's fibertls hunt).
+  if (detail::worker* w = detail::tls_hot.self;
+      w != nullptr && w->rt->quota_applies &&
+      !(detail::tls_hot.poll.load(std::memory_order_relaxed) & detail::poll_bit::measure)) {
     if (bytes > w->rt->cfg.quota_bytes && !could_allocate(bytes)) throw std::bad_alloc();
     detail::fiber_before_alloc(bytes);  // may preempt: this thread may run on another worker after it
   }

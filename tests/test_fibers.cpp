@@ -204,6 +204,35 @@ TEST_P(Fibers, QuotaPreemptsAndForksDummyThreads) {
   EXPECT_EQ(s.joins, (1u << d) - 1) << "dummy threads are no joins";
 }
 
+// The work/span mode runs a job as its serial elision on the thread that started it, whose
+// hot state holds the mode (the `measure` poll bit, the measured loop style, the measure state):
+// an allocation there is no scheduling point.  Before stop 54's fibertls hunt the quota still
+// forked its dummy threads and preempted the job's fiber, which could then go on on another
+// worker, where nothing was measured any more: its joins forked fibers (promotions), and a probe
+// under adf on four workers measured a fib-shaped tree of 465 calls as 37 in some runs.  The dummy
+// threads were counted on every run, whether the fiber moved or not: the test does not depend on
+// timing.
+TEST_P(Fibers, WorkSpanModeAllocationsAreNoSchedulingPoints) {
+  if (GetParam().p == policy::fifo) GTEST_SKIP() << "fifo has no quota";
+  weft::config c = cfg(1000);
+  c.work_span = weft::work_span_unit::calls;
+  weft::pool pool(c);
+  const int d = 6;  // 64 leaves of 3500 bytes, each over the quota of 1000
+  for (int rep = 0; rep < 3; ++rep) {
+    pool.reset_stats();
+    EXPECT_EQ(pool.run([&] { return alloc_tree(d, 100, 3500); }), 64);
+    const auto s = pool.stats().total;
+    EXPECT_EQ(s.dummy_threads, 0u) << "the serial elision forks nothing";
+    EXPECT_EQ(s.quota_preemptions, 0u);
+    EXPECT_EQ(s.promotions, 0u) << "every join measured, none forked";
+    EXPECT_EQ(s.joins, (1u << d) - 1);
+  }
+  const weft::work_span_report r = pool.work_span();
+  EXPECT_EQ(r.jobs, 3u);
+  EXPECT_EQ(r.total.work, 3.0 * ((2 << d) - 1)) << "each job: itself and both branches of its 63 joins";
+  EXPECT_EQ(r.total.span, 3.0 * (d + 1));
+}
+
 // An allocation that cannot succeed throws std::bad_alloc at once, before NAR's delay: 2^62 bytes
 // at K = 1000 would first fork 4.6·10^15 dummy threads (the test then never ends: ctest's timeout
 // stops it) — 9 s under adf for a terabyte at the default K before the probe (memory.cpp).
