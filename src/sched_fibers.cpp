@@ -708,6 +708,13 @@ const void* running_fiber() noexcept {
   return state_of(*h.self).current;
 }
 
+const void* running_job() noexcept {
+  const hot_state& h = tls_hot;
+  if (h.self == nullptr || !(h.poll.load(std::memory_order_relaxed) & poll_bit::fibers)) return nullptr;
+  const fiber_thread* const t = state_of(*h.self).current;
+  return t != nullptr ? t->job_of : nullptr;
+}
+
 std::uint32_t& frameless_handles() noexcept {
   hot_state& h = tls_hot;
   if (h.self == nullptr || !(h.poll.load(std::memory_order_relaxed) & poll_bit::fibers)) return h.frameless_handles;

@@ -67,6 +67,7 @@ scope::measured_record* scope::measured_spawn_begin(detail::hot_state& h) {
   // not at the scope's level, as it was not before), so that a sync called from inside the task
   // finds it and throws instead of freeing it (sync_records; stop 47's spawn hunt: heap-use-after-free).
   r->running_on.store(&h, std::memory_order_relaxed);
+  r->running_job.store(detail::running_job(), std::memory_order_relaxed);
   r->prev = last_;
   last_ = r;
   return r;
@@ -77,6 +78,7 @@ void scope::measured_spawn_end(detail::hot_state& h, measured_record* r) noexcep
   detail::measure_next(h, r->first, false);
   r->level = measured_owner_id(h);
   r->running_on.store(nullptr, std::memory_order_relaxed);
+  r->running_job.store(nullptr, std::memory_order_relaxed);
 }
 
 // sync_records reaches the records youngest first: each joins its task's path with the owner's since
@@ -334,9 +336,18 @@ std::size_t scope::sync_records() {
   // reads its own stores in program order (coherence: a load never returns a value older than the
   // thread's own last store to that word).  Only the one thread running a record's task stores its
   // address there, so a load that returns `self` sees this thread's mark, set and not yet cleared.
+  // Under the fiber engine the task's code may run here on another worker than the one that marked
+  // it (a fiber of its job that moved, or was forked there): the job's mark (running_job) is then
+  // what finds it.  Its store was made by a fiber of this job before this fiber ran here, and the
+  // switches between them go through the scheduler's lock (PROTOCOLS 11c: a thread is published
+  // and taken under mu_, and a child is made ready under it), so that store happens-before this
+  // load, which reads it or a later store; the only later one, the clear, comes after every fiber
+  // of the task has ended (a job's branches are all joined before its body returns).
   const detail::hot_state* const self = &detail::tls_hot;
+  const void* const job = detail::running_job();
   for (const record* r = last_; r != nullptr; r = r->prev)
-    if (r->running_on.load(std::memory_order_relaxed) == self)
+    if (r->running_on.load(std::memory_order_relaxed) == self ||
+        (job != nullptr && r->running_job.load(std::memory_order_relaxed) == job))
       throw std::logic_error(
           "weft::scope::sync: called from inside one of its own tasks (it would free the running task, or wait for "
           "it); sync a scope where its spawns are, after them");

@@ -107,12 +107,23 @@ class scope {
     // task), null otherwise.  A sync called from inside the task (a misuse) finds its own thread
     // here and throws (sync_records): it would destroy the running closure, or wait for its own job.
     std::atomic<const detail::hot_state*> running_on{nullptr};
+    // And under the fiber engine the job running it (detail::running_job), null otherwise: the
+    // task's code is a tree of fibers that move between workers, and a sync called from one that
+    // runs on another worker than the one that began the task missed running_on and waited for its
+    // own job for ever (stop 54's fibertls hunt).
+    std::atomic<const void*> running_job{nullptr};
   };
-  // Marks a record's task as running on this thread while it runs (record::running_on).
+  // Marks a record's task as running on this thread (and job) while it runs (record::running_on).
   struct running_mark {
     record& r;
-    explicit running_mark(record& rec) noexcept : r(rec) { r.running_on.store(&detail::tls_hot, std::memory_order_relaxed); }
-    ~running_mark() { r.running_on.store(nullptr, std::memory_order_relaxed); }
+    explicit running_mark(record& rec) noexcept : r(rec) {
+      r.running_on.store(&detail::tls_hot, std::memory_order_relaxed);
+      r.running_job.store(detail::running_job(), std::memory_order_relaxed);
+    }
+    ~running_mark() {
+      r.running_on.store(nullptr, std::memory_order_relaxed);
+      r.running_job.store(nullptr, std::memory_order_relaxed);
+    }
     running_mark(const running_mark&) = delete;
     running_mark& operator=(const running_mark&) = delete;
   };

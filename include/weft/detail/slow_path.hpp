@@ -40,6 +40,10 @@ bool reclaim_after_throw(hot_state& h, frame* fr);
 // only reads): a scope's constructor calls it on its unlikely path, and the compiler need not
 // reload the fields it has just stored.
 [[gnu::pure]] const void* running_fiber() noexcept;
+// Under the fiber engine: the pool::run job the running fiber is part of (its root and every thread
+// forked below it share it), an identity of the job's code on whichever worker each fiber runs
+// now; null on a thread that is no fiber-engine worker, or outside a job.
+[[gnu::pure]] const void* running_job() noexcept;
 // What a scope made where the spawn limit is null keeps as its owner (scope::owner_id_): in the
 // work/span mode the measured path running now, tagged odd (2 * path + 1: never a fiber's address);
 // otherwise running_fiber() (null on a thread that is no fiber-engine worker).  Pure, as that is.
