@@ -30,6 +30,7 @@
 #include <unordered_map>
 
 #include "pool_runtime.hpp"
+#include "weft/detail/checks.hpp"
 #include "weft/memory.hpp"
 
 namespace weft {
@@ -38,10 +39,15 @@ namespace {
 
 constexpr std::int64_t heap_post_bytes = 4096;
 
-// The header before every block: a whole max_align_t, so that the block keeps malloc's alignment.
+// The header before every block: whole max_align_ts (32 bytes), so that the block keeps malloc's
+// alignment.
 struct alignas(std::max_align_t) block_header {
   std::uint64_t pool;     // runtime::heap_id, 0: charged to no pool
   detail::worker* owner;  // the slot that allocated it (its per-worker count); valid while the pool lives
+  // What weft::malloc was asked for, checked against free's `bytes`: a free naming another size
+  // was taken as given and left the pool's count off by the difference for its life (stop 54's
+  // space hunt), with nothing to say so.
+  std::size_t bytes;
 };
 
 struct heap_registry {
@@ -149,6 +155,7 @@ void* malloc(std::size_t bytes) {
   if (h == nullptr) throw std::bad_alloc();
   h->pool = 0;
   h->owner = nullptr;
+  h->bytes = bytes;
   if (detail::worker* w = detail::tls_hot.self) {
     h->pool = w->rt->heap_id;
     h->owner = w;
@@ -162,6 +169,12 @@ void* malloc(std::size_t bytes) {
 void free(void* p, std::size_t bytes) noexcept {
   if (p == nullptr) return;
   block_header* const h = static_cast<block_header*>(p) - 1;
+  // free is noexcept (it runs in destructors, as sized delete does): a wrong size stops the process
+  // with a message rather than corrupting every later heap_peak_bytes of the pool.
+  if (h->bytes != bytes)
+    detail::fatal("weft::free(p, %zu): p is a block of weft::malloc(%zu); give free the size given to malloc "
+                  "(weft::allocator does)",
+                  bytes, h->bytes);
   if (h->pool != 0) {
     detail::worker* const w = detail::tls_hot.self;
     if (w != nullptr && w->rt->heap_id == h->pool) {

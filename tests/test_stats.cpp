@@ -388,6 +388,26 @@ TEST(StatsNoPool, MallocFromNonWorker) {
   EXPECT_EQ(v[999], 1.5);
 }
 
+// weft::free's size must be weft::malloc's: the accounting subtracts it.  Found by stop 54's space
+// hunt: a wrong size was taken as given, so free(malloc(100), 1000) on a worker left the pool's
+// count 900 bytes below zero for the pool's life, and every later allocation up to that much went
+// missing from heap_peak_bytes — silently.  The block now records its size and a free naming
+// another stops the process with both sizes (free is noexcept, like sized delete); the right size
+// is untouched.  Checked outside any pool and on a worker (the charged path).
+TEST(StatsNoPool, FreeWithAnotherSizeThanMallocsStopsWithBothSizes) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_DEATH(weft::free(weft::malloc(100), 1000), "weft::free\\(p, 1000\\).*weft::malloc\\(100\\)");
+  EXPECT_DEATH(
+      ([] {
+        weft::pool pool(weft::config{.workers = 1, .policy = weft::policy::ws});
+        pool.run([] { weft::free(weft::malloc(0), 8); });
+      })(),
+      "weft::free\\(p, 8\\).*weft::malloc\\(0\\)");
+  weft::pool pool(weft::config{.workers = 1, .policy = weft::policy::ws});
+  pool.run([] { weft::free(weft::malloc(100), 100); });
+  EXPECT_EQ(pool.stats().total.heap_peak_bytes, 100u);
+}
+
 // The serial policy's pool has one worker, and its heap mark is S1, the serial high-water mark that
 // NAR's bound is checked against — but each thread calling run at once runs its job on a serial
 // context of its own.  Found by stop 43's bug hunt: the contexts posted their counts in 4 KiB steps

@@ -18,7 +18,8 @@ namespace weft {
 // also throw the fiber engine's std::runtime_error naming the fiber-stack limits when those dummy
 // threads get no stack.
 void* malloc(std::size_t bytes);
-// `bytes` must be what was passed to malloc (the accounting needs it, like sized delete).
+// `bytes` must be what was passed to malloc (the accounting needs it, like sized delete); another
+// size stops the process with a message naming both (the block records its size).
 void free(void* p, std::size_t bytes) noexcept;
 
 // A std-compatible allocator on top of weft::malloc / weft::free.
