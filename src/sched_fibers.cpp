@@ -330,11 +330,14 @@ fiber_thread* fiber_scheduler::running_thread() const noexcept {
 // A new thread with its fiber and stack; nullptr (and the job failed) when a root gets no stack.  A
 // forked child's failure throws to the forking parent instead (fiber_fork: nothing forked).
 fiber_thread* fiber_scheduler::make_thread(fiber_child* body, root_job* job) {
-  auto t = std::make_unique<fiber_thread>();
-  t->body = body;
-  t->job = job;
-  fiber_thread* raw = t.get();
+  std::unique_ptr<fiber_thread> t;
   try {
+    // The record too: a root's std::bad_alloc escaping from here would leave a worker's idle loop
+    // (start_root: std::terminate) or a borrower's run with its slot lent (serve_borrowed).
+    t = std::make_unique<fiber_thread>();
+    t->body = body;
+    t->job = job;
+    fiber_thread* raw = t.get();
     t->ctx = boost::context::fiber(std::allocator_arg, pooled_stack{&stacks_, &t->stack_lowest, &t->stack_retired},
                                    [raw](boost::context::fiber&& loop) { return entry(raw, std::move(loop)); });
   } catch (...) {
