@@ -398,6 +398,50 @@ TEST_P(Scope, SpawnFromATaskLeapfroggedAtTheScopesLevelRunsAtOnce) {
 // words).  Every task joins before it reads its captures, so the first frame it pushes is the very
 // slot its closure was spawned into (sync pops it before running it): the captures must have been
 // copied out.  Results equal the serial elision's.
+// A scope made on a thread that is no worker runs each task as a job of the global pool, and a
+// sync() called from inside one of its tasks throws std::logic_error (README, weft::scope) instead
+// of waiting for the very job it runs in.  The task's mark was the hot state of the OS thread that
+// started it, and a sync on another worker missed it and waited for its own job for ever: under
+// adf, dfd and fifo a fiber of the task that ran there (about 1 run in 4 of 20 tasks, found by stop
+// 54's fibertls hunt), under the other policies a join branch of the task stolen there (every run,
+// stop 54).  Here the two branches of a join inside the task meet (each waits, up to 10 s, for the
+// other to have started), so they run at once on the pool's two workers: at least one of them is
+// not on the thread that started the task, whatever the schedule.  The alarm bounds the hang that
+// was (the child process dies of SIGALRM instead of exiting 0).  The check reads no record on a
+// worker: until stop 54 it read the owner's list of records there, which ThreadSanitizer reported
+// as a race with the owner's linking (the child then ended with its exit code).
+TEST(ScopeGlobal, SyncInsideAnExternalTaskThrowsOnAnyWorker) {
+  for (const weft::policy p : wt::implemented_where([](const auto& row) { return !wt::runs_on_caller(row.value); })) {
+    const std::string name(weft::to_string(p));
+    EXPECT_EXIT(
+        ([&] {
+          ::setenv("WEFT_POLICY", name.c_str(), 1);
+          ::setenv("WEFT_WORKERS", "2", 1);
+          ::alarm(30);
+          std::atomic<int> threw{0};
+          weft::scope sc;
+          sc.spawn([&] {
+            std::atomic<int> started{0};
+            const auto meet_then_sync = [&] {
+              started.fetch_add(1);
+              const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+              while (started.load() < 2 && std::chrono::steady_clock::now() < until) std::this_thread::yield();
+              try {
+                sc.sync();
+              } catch (const std::logic_error&) {
+                threw.fetch_add(1);
+              }
+            };
+            weft::join(meet_then_sync, meet_then_sync);
+          });
+          sc.sync();
+          std::_Exit(threw.load() == 2 ? 0 : 1);
+        }()),
+        testing::ExitedWithCode(0), "")
+        << name;
+  }
+}
+
 namespace shapes {
 long f(long n) { return n < 2 ? n : f(n - 1) + f(n - 2); }
 long joined(long n) {  // f(n) through joins: the task's first join reuses its slot
