@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -732,10 +733,14 @@ TEST(TraceFile, ASnapshotIsOneCutBeforeItsEndTime) {
   fs::remove(fifo);
   ASSERT_EQ(got, 0) << "the writer stalled";
   const json t = json::parse(text);
-  const double end = t["otherData"]["duration_us"];
+  // Compared in whole nanoseconds, the file's resolution (microseconds with three decimals): as
+  // doubles, 23.862 + 317.607 exceeds 341.469, an interval that ends exactly at the cut (seen in a
+  // CI rehearsal, stop 54).
+  const auto ns = [](const json& us) { return std::llround(us.get<double>() * 1000); };
+  const long long end = ns(t["otherData"]["duration_us"]);
   for (const json& e : t["traceEvents"]) {
-    if (e["ph"] == "X") EXPECT_LE(e["ts"].get<double>() + e["dur"].get<double>(), end) << e.dump();
-    if (e["ph"] == "i") EXPECT_LE(e["ts"].get<double>(), end) << e.dump();
+    if (e["ph"] == "X") EXPECT_LE(ns(e["ts"]) + ns(e["dur"]), end) << e.dump();
+    if (e["ph"] == "i") EXPECT_LE(ns(e["ts"]), end) << e.dump();
   }
   EXPECT_TRUE(events(t, 1, "X", "idle").empty()) << "lane 1 has an activity recorded after the cut";
   std::uint64_t per_lane = 0;
