@@ -243,6 +243,12 @@ void scope::narrow_error_bound(const detail::frame* popped) noexcept {
   }
 }
 
+void scope::throw_sync_inside_a_task() {
+  throw std::logic_error(
+      "weft::scope::sync: called from inside one of its own tasks (it would free the running task, or wait for "
+      "it); sync a scope where its spawns are, after them");
+}
+
 void scope::spawn_external(record* r) {
   // Everything that can throw comes before the record is linked: a record in the list is one that
   // sync() waits for, so a job that was never submitted must not be there (sync would wait for
@@ -284,6 +290,15 @@ void scope::spawn_external(record* r) {
 
 void scope::sync_slow() {
   detail::hot_state& h = detail::tls_hot;
+  // A scope made on a thread that is no worker (limit_ null, no owner fiber, not measured: owner_id_
+  // 0; fields written before any task of it ran) runs its tasks on the global pool's workers, so a
+  // worker syncing it is on another thread than the scope's, which only a misuse does — a task of
+  // the scope, say, whose join branch a thief runs: neither the record's mark nor a fiber of its job
+  // (sync_records), it waited for its own task for ever under ws, ws-ap, wool and the lazy policies
+  // (every run of a probe, stop 54).  Refused before anything the owner writes is read: the owner
+  // links its records meanwhile, with no synchronization with its tasks (ThreadSanitizer reported
+  // the read, stop 54's fibertls hunt).
+  if (owner_ != &h && limit_ == nullptr && owner_id_ == 0 && h.self != nullptr) throw_sync_inside_a_task();
   if (expected_top_ != base_ && h.top != expected_top_)
     throw std::logic_error("weft::scope::sync: called at a different nesting level than spawn");
   // The scope's frames, youngest first: a stolen one is waited for, the others run here.
@@ -343,29 +358,13 @@ std::size_t scope::sync_records() {
   // and taken under mu_, and a child is made ready under it), so that store happens-before this
   // load, which reads it or a later store; the only later one, the clear, comes after every fiber
   // of the task has ended (a job's branches are all joined before its body returns).
-  //
-  // Under the other engines a task's join branch may be stolen: it runs on another worker, which is
-  // neither the record's mark nor a fiber of its job, and the sync waited for its own job for ever
-  // (ws, wool, the lazy policies: every run of such a probe, stop 54).  A scope made on a thread that
-  // is no worker (limit_ null, no owner fiber, not measured: owner_id_ 0) runs its tasks on the
-  // global pool's workers, so a worker syncing it is on another thread than the scope's, which only
-  // such a misuse does: refused as well, without reading the list of records, which the owner
-  // links and unlinks on its thread with no synchronization with its tasks (ThreadSanitizer
-  // reported a task's read of it, stop 54's fibertls hunt).  The list is read below only on the
-  // thread that owns it, or on the one that runs the task inline there (a serial global pool, a
-  // record's frame taken back): where the scope's spawns ran.
+
   const detail::hot_state* const self = &detail::tls_hot;
-  bool inside_a_task = limit_ == nullptr && owner_id_ == 0 && owner_ != self && self->self != nullptr;
-  if (!inside_a_task) {
-    const void* const job = detail::running_job();
-    for (const record* r = last_; r != nullptr && !inside_a_task; r = r->prev)
-      inside_a_task = r->running_on.load(std::memory_order_relaxed) == self ||
-                      (job != nullptr && r->running_job.load(std::memory_order_relaxed) == job);
-  }
-  if (inside_a_task)
-    throw std::logic_error(
-        "weft::scope::sync: called from inside one of its own tasks (it would free the running task, or wait for "
-        "it); sync a scope where its spawns are, after them");
+  const void* const job = detail::running_job();
+  for (const record* r = last_; r != nullptr; r = r->prev)
+    if (r->running_on.load(std::memory_order_relaxed) == self ||
+        (job != nullptr && r->running_job.load(std::memory_order_relaxed) == job))
+      throw_sync_inside_a_task();
   std::size_t lost = 0;
   while (record* r = last_) {
     if (r->job != nullptr) {

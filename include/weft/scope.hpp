@@ -163,6 +163,7 @@ class scope {
   void sync_slow();
   void sync_in_destructor();
   std::size_t sync_records();  // the external jobs lost to a fork()
+  [[noreturn]] static void throw_sync_inside_a_task();
 
   detail::hot_state* owner_;
   detail::frame* base_;          // the owner's task-stack top when the scope was made
@@ -441,6 +442,10 @@ void scope::spawn_measured(F& f) {
 // error (each pop narrows error_bound_), records, errors and misuse go to sync_slow.
 WEFT_INLINE void scope::sync() {
   detail::hot_state& h = detail::tls_hot;
+  // Another thread than the one that made the scope (under adf, dfd and fifo the owner's fiber may
+  // have moved; otherwise a misuse, such as a task of the scope syncing it): sync_slow decides
+  // before anything the owner writes meanwhile is read (stop 54).
+  if (owner_ != &h) [[unlikely]] return sync_slow();
   if (h.top == expected_top_) {
     while (expected_top_ != base_ && !detail::must_reclaim(expected_top_ - 1) && error_bound_ == no_owner_error) {
       detail::frame* fr = expected_top_ - 1;
