@@ -357,8 +357,9 @@ std::size_t scope::sync_records() {
   // switches between them go through the scheduler's lock (PROTOCOLS 11c: a thread is published
   // and taken under mu_, and a child is made ready under it), so that store happens-before this
   // load, which reads it or a later store; the only later one, the clear, comes after every fiber
-  // of the task has ended (a job's branches are all joined before its body returns).
-
+  // of the task has ended (a job's branches are all joined before its body returns).  (Since
+  // 889a9d2 sync_slow refuses a worker's sync of a scope made on a plain thread before this, which
+  // covers that case too; the job's mark stays as the record-level check.)
   const detail::hot_state* const self = &detail::tls_hot;
   const void* const job = detail::running_job();
   for (const record* r = last_; r != nullptr; r = r->prev)
