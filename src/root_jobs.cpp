@@ -243,6 +243,13 @@ bool runtime::run_on_idle_slot(root_job& job) {
   // caller's handled exception goes with it, as with a queued job (submit).
   if (uses_fibers) job.handled = std::current_exception();
   end_idle(w);  // the slot is busy from now on (its idle time is the slot's, whoever holds it)
+  // The slot goes back idle from now.  end_idle first: a fiber borrower's wait between its job's
+  // threads (serve_borrowed) is the slot's idle time; on a thread-engine slot it finds nothing open.
+  const auto give_slot_back = [&] {
+    end_idle(w);
+    w.idle_since.store(now_ns(), std::memory_order_relaxed);
+    return_slot(w);
+  };
   {
     acting_as as(w, sched->idle_poll_bits(w), traits_of(cfg.policy).loops, sched->eager_deque(w));
     hot_state* const own = w.hot;
@@ -297,17 +304,13 @@ bool runtime::run_on_idle_slot(root_job& job) {
       // the job that ran here may still read or bump it (PROTOCOLS.md §9a).  It runs nothing
       // meanwhile.
       as.leave_slot();
-      end_idle(w);  // the borrower's wait between threads (serve_borrowed)
-      w.idle_since.store(now_ns(), std::memory_order_relaxed);
-      return_slot(w);
+      give_slot_back();
       notify_work();
       wait_idle_for(job);  // not wait_for: this thread still reads as `w`'s, which it no longer is
       return true;  // ~acting_as after the job's last fiber ended: restores this thread's state
     }
   }
-  if (uses_fibers) end_idle(w);  // the borrower's wait between threads (serve_borrowed)
-  w.idle_since.store(now_ns(), std::memory_order_relaxed);
-  return_slot(w);
+  give_slot_back();
   if (uses_fibers) {
     wait_for(job);  // done (serve_borrowed returns then): the lock orders finish_root's last writes
     return true;
