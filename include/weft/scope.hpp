@@ -40,7 +40,10 @@ class scope {
   // scope, at the scope's own nesting level, the task is latent work of this worker; spawned from
   // anywhere else (another thread, e.g. a task of this scope that a thief runs, or inside a join
   // branch opened after the scope), it runs at once — the serial elision — since its frame could
-  // not outlive that branch.  On a thread that is no worker, tasks run in the global pool.  Errors
+  // not outlive that branch.  Not told apart: a join's second branch, or a task of another scope or
+  // handle, that this thread runs inline after popping its frame (h.top is the scope's level again
+  // there): such a spawn is latent and outlives the branch (README, Known issues, "A spawn from a
+  // join's second branch").  On a thread that is no worker, tasks run in the global pool.  Errors
   // of tasks spawned from other threads come after those of the owner's spawns in sync's order.
   // In the work/span mode (work_span.hpp) every spawn runs at once, and one at the scope's level is
   // measured as Cilk's spawn: the task in parallel with the owner's code up to sync (spawn_measured).
