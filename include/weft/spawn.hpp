@@ -65,7 +65,10 @@ class [[nodiscard]] spawned {
   // exception is unwinding the stack (std::uncaught_exceptions() > 0, counted from the start of the
   // task this code runs in: detail::unwinding_here): then the task is taken back unrun, or its thief
   // waited for and what it made dropped, as a join drops its second branch when its first throws
-  // (the exception in flight wins).
+  // (the exception in flight wins).  Also for a handle made during that unwinding (in a destructor
+  // an exception calls), whose task the serial elision would run: telling the two apart needs the
+  // count of exceptions in flight saved at the spawn, a call on the fast path (README, Known issues,
+  // "A handle made during unwinding").
   ~spawned() noexcept(false) {
     if (state_ != detail::spawn_state::synced) [[unlikely]]
       detail::spawn_abandoned<F>(std::exchange(state_, detail::spawn_state::synced), closure_arg());
