@@ -249,6 +249,17 @@ void scope::throw_sync_inside_a_task() {
       "it); sync a scope where its spawns are, after them");
 }
 
+// sync_slow's refusal on a worker of a scope made on a thread that is no worker: from there it cannot
+// tell one of the scope's own tasks from any other code on that worker (a pool::run job another
+// thread called, say) without reading the owner's records, so the message names both (until stop
+// 55 it named the task alone, wrongly for a job).
+void scope::throw_sync_on_a_worker() {
+  throw std::logic_error(
+      "weft::scope::sync: called on a pool's worker for a scope made on a thread that is no worker — from "
+      "inside one of its own tasks (it would wait for it), or from a pool::run job or join branch running on "
+      "another thread than the scope's; sync such a scope on the thread that made it, after its spawns");
+}
+
 void scope::spawn_external(record* r) {
   // Everything that can throw comes before the record is linked: a record in the list is one that
   // sync() waits for, so a job that was never submitted must not be there (sync would wait for
@@ -295,10 +306,11 @@ void scope::sync_slow() {
   // worker syncing it is on another thread than the scope's, which only a misuse does — a task of
   // the scope, say, whose join branch a thief runs: neither the record's mark nor a fiber of its job
   // (sync_records), it waited for its own task for ever under ws, ws-ap, wool and the lazy policies
-  // (every run of a probe, stop 54).  Refused before anything the owner writes is read: the owner
+  // (every run of a probe, stop 54) — or a pool::run job that another thread called, which no
+  // record marks either.  Refused before anything the owner writes is read: the owner
   // links its records meanwhile, with no synchronization with its tasks (ThreadSanitizer reported
   // the read, stop 54's fibertls hunt).
-  if (owner_ != &h && limit_ == nullptr && owner_id_ == 0 && h.self != nullptr) throw_sync_inside_a_task();
+  if (owner_ != &h && limit_ == nullptr && owner_id_ == 0 && h.self != nullptr) throw_sync_on_a_worker();
   if (expected_top_ != base_ && h.top != expected_top_)
     throw std::logic_error("weft::scope::sync: called at a different nesting level than spawn");
   // The scope's frames, youngest first: a stolen one is waited for, the others run here.

@@ -882,6 +882,36 @@ TEST(ScopeGlobal, SyncFromInsideItsOwnTaskThrowsInsteadOfWaitingForItself) {
       testing::ExitedWithCode(0), "");
 }
 
+// A scope made on a thread that is no worker, synced in a pool::run job that another thread called:
+// the job runs on a worker (the caller's borrowed slot or a pool thread), never on the scope's
+// thread, so the sync is refused (stop 54) — but it was refused as "called from inside one of its
+// own tasks", which this job is not: the message now names both misuses and says where to sync.
+// Found by stop 55's spawnapi hunt.  The scope's own thread is blocked in join() meanwhile, and its
+// tasks are in the global pool: the job's refused sync reads only what the constructor wrote.
+TEST(ScopeGlobal, SyncOnAWorkerOfAPlainThreadsScopeSaysWhereToSync) {
+  for (const weft::policy p : wt::implemented_where([](const auto& row) { return !wt::runs_on_caller(row.value); })) {
+    std::atomic<int> ran{0};
+    std::string error;
+    weft::scope sc;
+    for (int i = 0; i < 4; ++i) sc.spawn([&ran] { ++ran; });
+    std::thread other([&] {
+      weft::pool pl(weft::config{.workers = 2, .policy = p});
+      pl.run([&] {
+        try {
+          sc.sync();
+        } catch (const std::logic_error& e) {
+          error = e.what();
+        }
+      });
+    });
+    other.join();
+    sc.sync();  // on its own thread: waits for the four tasks
+    EXPECT_EQ(ran.load(), 4) << weft::to_string(p);
+    EXPECT_NE(error.find("thread that made it"), std::string::npos) << weft::to_string(p) << ": " << error;
+    EXPECT_NE(error.find("pool::run job"), std::string::npos) << weft::to_string(p) << ": " << error;
+  }
+}
+
 TEST(ScopeGlobal, FromSeveralThreads) {
   std::vector<std::thread> ts;
   std::atomic<int> bad{0};

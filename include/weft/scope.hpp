@@ -167,6 +167,7 @@ class scope {
   void sync_in_destructor();
   std::size_t sync_records();  // the external jobs lost to a fork()
   [[noreturn]] static void throw_sync_inside_a_task();
+  [[noreturn]] static void throw_sync_on_a_worker();  // a worker's sync of a scope made on a plain thread
 
   detail::hot_state* owner_;
   detail::frame* base_;          // the owner's task-stack top when the scope was made
