@@ -364,15 +364,16 @@ void resolve_nesting(config& out) {
   const bool depth_given = out.max_depth != 0 || env("WEFT_MAX_DEPTH") != nullptr;
   out.max_depth = resolve_size(out.max_depth, "config.max_depth", "WEFT_MAX_DEPTH", min_max_depth, max_max_depth,
                                default_max_depth);
-  // The fiber engine runs every join as a thread of its own: no join uses a task stack, so a depth
-  // limit there would limit nothing (accepted and ignored before stop 45's bug hunt).  What limits
-  // its nesting is the fibers' stacks.  Left unset (0): its workers get the smallest task stack.
+  // The fiber engine runs a join as a thread of its own, or inline past its fork limit: no join uses
+  // a task stack, so a depth limit there would limit nothing (accepted and ignored before stop 45's
+  // bug hunt).  What limits its nesting is the fibers' stacks.  Left unset (0): its workers get the smallest task stack.
   if (traits_of(out.policy).runs_on == mechanism::fibers) {
     if (depth_given)
       throw std::invalid_argument(
           "weft: config.max_depth / WEFT_MAX_DEPTH is set but policy \"" + std::string(to_string(out.policy)) +
-          "\" has no task stack (every join is a thread with a stack of its own: WEFT_FIBER_STACK_BYTES / "
-          "config.fiber_stack_bytes, and the number of stacks, limit the nesting); accepted only with " +
+          "\" has no task stack (a join forks a thread with a fiber stack of its own, or, past "
+          "config.fiber_fork_limit live threads, runs on its thread's: WEFT_FIBER_STACK_BYTES / "
+          "config.fiber_stack_bytes sizes them); accepted only with " +
           names_where([](const detail::policy_traits& r) { return r.implemented && r.runs_on != mechanism::fibers; }, true));
     out.max_depth = 0;
   }
@@ -413,6 +414,34 @@ void resolve_fiber_stack(config& out) {
                                   std::string(to_string(out.policy)) + "\" has no fibers; accepted only with " +
                                   names_where([](const detail::policy_traits& r) { return r.runs_on == mechanism::fibers; }, true));
     out.fiber_stack_bytes = 0;
+  }
+}
+
+// The fiber engine's fork limit (sched_fibers.cpp, joins_inline): a count, "inf" (no limit), or
+// unset; only the fiber engine's policies fork threads.
+void resolve_fiber_fork_limit(config& out) {
+  const bool has_fibers = traits_of(out.policy).runs_on == mechanism::fibers;
+  const char* v = env("WEFT_FIBER_FORK_LIMIT");
+  const std::size_t from_env =
+      v == nullptr ? 0
+      : std::string(v) == "inf"
+          ? no_fork_limit
+          : std::size_t(parse_number("WEFT_FIBER_FORK_LIMIT", v, 1, max_finite_fiber_fork_limit, "\"inf\""));
+  const bool field_given = out.fiber_fork_limit != 0;
+  if (out.fiber_fork_limit == 0) {
+    out.fiber_fork_limit = v != nullptr ? from_env : default_fiber_fork_limit;
+  } else if (out.fiber_fork_limit > max_finite_fiber_fork_limit && out.fiber_fork_limit != no_fork_limit) {
+    throw std::invalid_argument("weft: config.fiber_fork_limit = " + std::to_string(out.fiber_fork_limit) +
+                                " is out of range; accepted: 1.." + std::to_string(max_finite_fiber_fork_limit) +
+                                ", weft::no_fork_limit, or 0 = default");
+  }
+  if (!has_fibers) {
+    if (field_given || v != nullptr)
+      throw std::invalid_argument(std::string("weft: ") + (field_given ? "config.fiber_fork_limit" : "WEFT_FIBER_FORK_LIMIT") +
+                                  " is set but policy \"" + std::string(to_string(out.policy)) +
+                                  "\" forks no threads; accepted only with " +
+                                  names_where([](const detail::policy_traits& r) { return r.runs_on == mechanism::fibers; }, true));
+    out.fiber_fork_limit = 0;
   }
 }
 
@@ -579,6 +608,7 @@ config resolve(const config& in) {
   resolve_trace(out);
   resolve_nesting(out);
   resolve_fiber_stack(out);
+  resolve_fiber_fork_limit(out);
   resolve_work_span(out);
   resolve_steal_backoff(out);
   return out;

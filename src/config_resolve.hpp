@@ -37,6 +37,7 @@ inline constexpr std::size_t default_quota_bytes = 50'000;
 inline constexpr std::size_t max_finite_quota = std::size_t(1) << 48;
 // 64 MiB: a join with results of 1 MiB by value needs about 9 (every frame on its path holds copies).
 inline constexpr std::size_t default_fiber_stack_bytes = std::size_t(64) << 20;
+inline constexpr std::size_t default_fiber_fork_limit = 4096, max_finite_fiber_fork_limit = std::size_t(1) << 32;
 inline constexpr std::size_t min_fiber_stack_bytes = std::size_t(16) << 10, max_fiber_stack_bytes = std::size_t(1) << 30;
 // The trace's buffer per worker, in 16-byte events (trace.hpp).
 inline constexpr std::size_t default_trace_events = std::size_t(1) << 20;

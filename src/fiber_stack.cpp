@@ -48,8 +48,8 @@ void fiber_stack_pool::map_arena() {
         std::to_string(usable_) + " bytes in use): the program has too many live threads for this machine's "
         "limits (address space, or the kernel's vm.max_map_count: each stack is two mappings). Lower "
         "WEFT_FIBER_STACK_BYTES / weft::config::fiber_stack_bytes (address space), raise vm.max_map_count "
-        "(mappings), or nest joins less deeply: adf and dfd keep about one live thread per level of nesting "
-        "and per worker, fifo one per join not yet run (use adf or dfd there)");
+        "(mappings), or lower WEFT_FIBER_FORK_LIMIT / weft::config::fiber_fork_limit (past it, joins run on the "
+        "thread that meets them instead of forking)");
   }
   const int handle = register_guard(reinterpret_cast<std::uintptr_t>(base),
                                     reinterpret_cast<std::uintptr_t>(base + bytes), guard_kind::fiber_stack, usable_);

@@ -264,7 +264,7 @@ class fiber_scheduler final : public scheduler {
   void reset_peaks() override { stacks_.reset_peak(); }
 
   // fiber_fork / fiber_wait / the quota, on the calling thread's own stack.
-  void fork(worker& w, fiber_child& c);
+  bool fork(worker& w, fiber_child& c);  // false: not forked, the join runs inline (joins_inline)
   void wait(fiber_child& c) noexcept;
   void before_alloc(std::size_t bytes);
 
@@ -289,6 +289,7 @@ class fiber_scheduler final : public scheduler {
     if (++maker.fibers_live > maker.fibers_live_peak) maker.fibers_live_peak = maker.fibers_live;
   }
   void fork_dummies(std::size_t n);
+  bool joins_inline(const fiber_thread* self) const noexcept;
   thread_deque* new_deque(int owner, thread_deque* right_of);
   void delete_deque(thread_deque* d) noexcept;
   fiber_thread* running_thread() const noexcept;
@@ -582,13 +583,35 @@ void fiber_scheduler::delete_deque(thread_deque* d) noexcept {
   delete d;
 }
 
-void fiber_scheduler::fork(worker& w, fiber_child& c) {
+// Past config::fiber_fork_limit live threads, a join runs its branches on the thread that meets it — its
+// serial elision, the order adf and dfd give it on one worker — while that thread's stack keeps at
+// least half its size free; past that half, the join forks again, and the child starts on a stack of
+// its own.  Without this every level of nesting was a live thread with a stack of its own (two
+// mappings each), and a program stopped at about 32,700 of them under Linux's default
+// vm.max_map_count: 10^6 nested joins (issue 9), or fifo's breadth-first order on fib past ~24.
+// A thread that runs a join inline exposes nothing to other workers until it forks again; with
+// thousands of live threads there is work enough elsewhere, and none of NAR's space bounds (§3.2,
+// §6.2, §7.1) grows: the inline branches are the depth-first order those bounds are measured from.
+// The live count is read relaxed: a heuristic, any recent value will do.
+bool fiber_scheduler::joins_inline(const fiber_thread* self) const noexcept {
+  const std::int64_t live = rt_.live.now.load(std::memory_order_relaxed);
+  if (live < 0 || std::uint64_t(live) < rt_.cfg.fiber_fork_limit) return false;
+  const char* const here = static_cast<const char*>(__builtin_frame_address(0));
+  const char* const lowest = static_cast<const char*>(self->stack_lowest);
+  const std::size_t size = stacks_.stack_bytes();
+  return here >= lowest + size / 2 && here < lowest + size;  // the stack grows down to `lowest`
+}
+
+bool fiber_scheduler::fork(worker& w, fiber_child& c) {
   fiber_thread* self = running_thread();
   // The join counts when it is made, before its fork may fail, as a join counts under every other
   // policy: a loop's split has taken its count back already (loops.hpp, uncount_split), and a fork
   // that found no stack and counted nothing left the count one low per failed split (stop 51's
   // stats hunt: a fifo loop out of stacks read 2^64 - 13,256 joins).
-  if (!c.dummy) ++w.hot->joins;
+  if (!c.dummy) {
+    ++w.hot->joins;
+    if (joins_inline(self)) return false;
+  }
   fiber_thread* child = make_thread(&c, nullptr);  // may throw: nothing forked
   child->job_of = self->job_of;
   child->dummy = c.dummy;
@@ -616,12 +639,13 @@ void fiber_scheduler::fork(worker& w, fiber_child& c) {
       make_ready(child);
     }
     rt_.notify_work();
-    return;
+    return true;
   }
   rt_.live.add();
   self->req = fiber_thread::request::fork;
   self->forked = child;
   self->switch_to_scheduler();
+  return true;
 }
 
 void fiber_scheduler::wait(fiber_child& c) noexcept {
@@ -692,9 +716,9 @@ fiber_scheduler& engine_of(const worker& w) noexcept { return *state_of(w).engin
 
 }  // namespace
 
-void fiber_fork(fiber_child& c) {
+bool fiber_fork(fiber_child& c) {
   worker& w = *tls_hot.self;
-  engine_of(w).fork(w, c);
+  return engine_of(w).fork(w, c);
 }
 
 void fiber_wait(fiber_child& c) noexcept { engine_of(*tls_hot.self).wait(c); }

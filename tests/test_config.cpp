@@ -120,6 +120,7 @@ TEST(Config, APoolsConfigMakesTheSamePoolAgain) {
       EXPECT_EQ(a.max_depth, b.max_depth) << name;
       EXPECT_EQ(a.stack_bytes, b.stack_bytes) << name;
       EXPECT_EQ(a.fiber_stack_bytes, b.fiber_stack_bytes) << name;
+      EXPECT_EQ(a.fiber_fork_limit, b.fiber_fork_limit) << name;
       EXPECT_EQ(a.trace_events, b.trace_events) << name;
       EXPECT_EQ(a.work_span, b.work_span) << name;
       EXPECT_EQ(a.work_span_burden, b.work_span_burden) << name;
@@ -205,6 +206,7 @@ TEST(Config, AMalformedVariableIsRefusedEvenWhenItsFieldIsSet) {
       {"WEFT_MAX_DEPTH", "1e6", {.workers = 2, .policy = policy::lazy_bf, .max_depth = 1 << 16}},
       {"WEFT_STACK_BYTES", "8M", {.workers = 2, .policy = policy::lazy_bf, .stack_bytes = 1 << 24}},
       {"WEFT_FIBER_STACK_BYTES", "1 MiB", {.workers = 2, .policy = policy::adf, .fiber_stack_bytes = 1 << 20}},
+      {"WEFT_FIBER_FORK_LIMIT", "none", {.workers = 2, .policy = policy::adf, .fiber_fork_limit = 100}},
       {"WEFT_WORK_SPAN", "on", {.workers = 2, .policy = policy::lazy_bf, .work_span = weft::work_span_unit::ns}},
       {"WEFT_WORK_SPAN_BURDEN", "0,5",
        {.workers = 2, .policy = policy::lazy_bf, .work_span = weft::work_span_unit::ns, .work_span_burden = 10}},
@@ -223,6 +225,50 @@ TEST(Config, AMalformedVariableIsRefusedEvenWhenItsFieldIsSet) {
   wt::env_guard w("WEFT_WORKERS", "3");
   weft::pool q(weft::config{.workers = 2, .policy = policy::lazy_bf});
   EXPECT_EQ(q.size(), 2u);
+}
+
+// The fiber engine's fork limit (config::fiber_fork_limit, WEFT_FIBER_FORK_LIMIT): a count or "inf",
+// resolved to 4,096 when unset under adf, dfd and fifo, refused (naming the setting) under the
+// policies that fork no threads and out of range, and left unset (0) by their config().
+TEST(Config, FiberForkLimit) {
+  wt::clean_env clean;
+  for (weft::policy p : weft::implemented_policies()) {
+    const std::string name(weft::to_string(p));
+    const unsigned workers = wt::runs_on_caller(p) ? 1u : 2u;
+    if (wt::uses_fibers(p)) {
+      EXPECT_EQ(weft::pool(weft::config{.workers = workers, .policy = p}).config().fiber_fork_limit, 4096u) << name;
+      EXPECT_EQ(weft::pool(weft::config{.workers = workers, .policy = p, .fiber_fork_limit = 3}).config().fiber_fork_limit,
+                3u) << name;
+      EXPECT_EQ(weft::pool(weft::config{.workers = workers, .policy = p, .fiber_fork_limit = weft::no_fork_limit})
+                    .config()
+                    .fiber_fork_limit,
+                weft::no_fork_limit)
+          << name;
+      expect_invalid([&] { weft::pool pl(weft::config{.workers = workers, .policy = p, .fiber_fork_limit = std::size_t(1) << 40}); },
+                     {"config.fiber_fork_limit", "no_fork_limit"}, name + ": fiber_fork_limit = 2^40");
+      {
+        wt::env_guard g("WEFT_FIBER_FORK_LIMIT", "inf");
+        EXPECT_EQ(weft::pool(weft::config{.workers = workers, .policy = p}).config().fiber_fork_limit, weft::no_fork_limit)
+            << name;
+      }
+      {
+        wt::env_guard g("WEFT_FIBER_FORK_LIMIT", "16");
+        EXPECT_EQ(weft::pool(weft::config{.workers = workers, .policy = p}).config().fiber_fork_limit, 16u) << name;
+      }
+      for (const char* bad : {"0", "-1", "", "1e3", "4k", "infinite", "99999999999999999999"}) {
+        wt::env_guard g("WEFT_FIBER_FORK_LIMIT", bad);
+        expect_invalid([&] { weft::pool pl(weft::config{.workers = workers, .policy = p}); }, {"WEFT_FIBER_FORK_LIMIT"},
+                       name + ": WEFT_FIBER_FORK_LIMIT=\"" + bad + "\"");
+      }
+    } else {
+      EXPECT_EQ(weft::pool(weft::config{.workers = workers, .policy = p}).config().fiber_fork_limit, 0u) << name;
+      expect_invalid([&] { weft::pool pl(weft::config{.workers = workers, .policy = p, .fiber_fork_limit = 8}); },
+                     {"config.fiber_fork_limit", "forks no threads", "adf"}, name + ": fiber_fork_limit given");
+      wt::env_guard g("WEFT_FIBER_FORK_LIMIT", "8");
+      expect_invalid([&] { weft::pool pl(weft::config{.workers = workers, .policy = p}); },
+                     {"WEFT_FIBER_FORK_LIMIT", "forks no threads"}, name + ": WEFT_FIBER_FORK_LIMIT given");
+    }
+  }
 }
 
 TEST(Config, AutomaticDefaults) {

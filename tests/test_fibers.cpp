@@ -190,6 +190,62 @@ TEST(FibersShape, FifoHoldsFarMoreThreadsThanAdf) {
   EXPECT_GT(fifo, 20 * adf) << "fifo " << fifo << ", adf " << adf;
 }
 
+// Past config::fiber_fork_limit live threads a join runs its branches on the thread that meets it
+// (sched_fibers.cpp, joins_inline).  fib(20) nests 19 joins, far from half a stack, so no join forks
+// for want of stack: at a limit of 1 the root thread alone is live and no join forks at all; at 8
+// and 64 the pool's live threads stay within the limit, plus one per worker beyond the first (each
+// may read the count one below the limit and fork).  Results and joins are the serial elision's.
+TEST_P(Fibers, AForkLimitBoundsTheLiveThreads) {
+  const unsigned n = 20;
+  for (const std::size_t limit : {std::size_t(1), std::size_t(8), std::size_t(64)}) {
+    SCOPED_TRACE("fiber_fork_limit " + std::to_string(limit));
+    weft::config c = cfg();
+    c.fiber_fork_limit = limit;
+    weft::pool pool(c);
+    EXPECT_EQ(pool.config().fiber_fork_limit, limit);
+    EXPECT_EQ(pool.run([&] { return wt::fib(n); }), wt::fib_serial(n));
+    const weft::counters s = pool.stats().total;
+    EXPECT_EQ(s.joins, wt::fib_joins(n));
+    EXPECT_LE(s.live_threads_peak, limit + GetParam().workers - 1);
+    if (limit == 1) {
+      EXPECT_EQ(s.promotions, 0u) << "only the root thread lives: every join ran inline";
+      EXPECT_EQ(s.live_threads_peak, 1u);
+    } else {
+      EXPECT_GT(s.promotions, 0u) << "below the limit joins fork";
+    }
+  }
+}
+
+// A thread whose stack has less than half its size free forks at its next join even past the limit:
+// the child starts on a stack of its own.  10^5 nested joins on 256 KiB stacks with a limit of 1 —
+// every join inline until the stack is half used — fork every few hundred levels, and none
+// overflows.
+TEST_P(Fibers, AJoinForksAgainWhenItsThreadsStackRunsShort) {
+  const long depth = 100'000;
+  weft::config c = cfg();
+  c.fiber_fork_limit = 1;
+  c.fiber_stack_bytes = 256 << 10;
+  weft::pool pool(c);
+  EXPECT_EQ(pool.run([&] { return wt::join_chain(depth); }), depth / 2);
+  const weft::counters s = pool.stats().total;
+  EXPECT_EQ(s.joins, std::uint64_t(depth));
+  EXPECT_GT(s.live_threads_peak, 1u) << "a chain this deep does not fit half of one 256 KiB stack";
+  EXPECT_LE(s.live_threads_peak, std::uint64_t(depth / 100)) << "each stack holds hundreds of inline levels";
+}
+
+// Issue 9's nesting without a cliff under the fiber engine too: a chain of 10^6 nested joins (10^4
+// under the sanitizers, as test_nesting.cpp's) runs with the default fork limit, where every join a
+// thread of its own stopped at about 32,700 levels (vm.max_map_count: FibersLimits above).
+TEST_P(Fibers, AMillionNestedJoins) {
+  const long depth = wt::sanitized ? 10'000 : 1'000'000;
+  weft::pool pool(cfg());
+  EXPECT_EQ(pool.run([&] { return wt::join_chain(depth); }), depth / 2);
+  const weft::counters s = pool.stats().total;
+  EXPECT_EQ(s.joins, std::uint64_t(depth));
+  EXPECT_LT(s.live_threads_peak, std::uint64_t(depth) / 10) << "the default limit is 4,096";
+  EXPECT_EQ(pool.run([] { return wt::fib(20); }), wt::fib_serial(20)) << "the pool works afterwards";
+}
+
 // NAR §5.3: an allocation of m > K bytes forks floor(m/K) dummy threads first; an allocation that
 // exceeds what is left of the quota preempts its thread.  Counted exactly.
 TEST_P(Fibers, QuotaPreemptsAndForksDummyThreads) {
@@ -409,16 +465,18 @@ TEST(FibersLimits, FiberStackOverflowNamesTheSetting) {
       "fiber's stack \\(65536 bytes\\) overflowed.*WEFT_FIBER_STACK_BYTES");
 }
 
-// More live threads than the machine can give stacks: an exception naming the limits, not a crash.
+// More live threads than the machine can give stacks (every join forks: no fork limit): an
+// exception naming the limits, not a crash.
 TEST(FibersLimits, TooManyLiveThreadsThrowsNamingTheLimit) {
   if (wt::sanitized) GTEST_SKIP() << "hundreds of GiB of reserved stacks: too much shadow bookkeeping";
-  weft::pool pool(weft::config{.workers = 1, .policy = policy::adf});
+  weft::pool pool(weft::config{.workers = 1, .policy = policy::adf, .fiber_fork_limit = weft::no_fork_limit});
   try {
     pool.run([] { return wt::join_chain(1'000'000); });
     ADD_FAILURE() << "a million nested joins as live threads fit";
   } catch (const std::runtime_error& e) {
     EXPECT_NE(std::string(e.what()).find("WEFT_FIBER_STACK_BYTES"), std::string::npos) << e.what();
     EXPECT_NE(std::string(e.what()).find("vm.max_map_count"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("WEFT_FIBER_FORK_LIMIT"), std::string::npos) << e.what();
   }
   EXPECT_EQ(pool.run([] { return wt::fib(12); }), wt::fib_serial(12)) << "the pool works afterwards";
 }

@@ -3,7 +3,7 @@
 //
 //   weft-demo [FIB_N] [QUEENS_N]   (default 30 and 10)
 //
-// A configuration whose run throws (fifo runs out of fiber stacks on fib past ~24: README) gets a
+// A configuration whose run throws (fifo ran out of fiber stacks on fib past ~24 before the fork limit) gets a
 // "failed" row, its message on stderr, and the others still run; the exit status is then 1.
 #include <weft/weft.hpp>
 

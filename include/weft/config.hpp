@@ -57,6 +57,8 @@ enum class policy {
 
 // config::quota_bytes for K = infinity.
 inline constexpr std::size_t unlimited_quota = ~std::size_t(0);
+// config::fiber_fork_limit for none: every join forks a thread, however many are live (NAR's rule).
+inline constexpr std::size_t no_fork_limit = ~std::size_t(0);
 
 // How the heartbeat policy's beats reach the workers (HB §2; docs/ARCHITECTURE.md, heartbeat).
 // Every N us a beat sets every worker's poll bit; who sends it:
@@ -84,7 +86,7 @@ std::vector<policy> implemented_policies();
 
 // A field left at its default is taken from the environment when set there (WEFT_WORKERS,
 // WEFT_POLICY, WEFT_HEARTBEAT_US, WEFT_HEARTBEAT_DELIVERY, WEFT_QUOTA, WEFT_TRACE, WEFT_MAX_DEPTH,
-// WEFT_STACK_BYTES, WEFT_FIBER_STACK_BYTES, WEFT_TRACE_EVENTS, WEFT_WORK_SPAN,
+// WEFT_STACK_BYTES, WEFT_FIBER_STACK_BYTES, WEFT_FIBER_FORK_LIMIT, WEFT_TRACE_EVENTS, WEFT_WORK_SPAN,
 // WEFT_WORK_SPAN_BURDEN, WEFT_STEAL_BACKOFF_US); bad values raise std::invalid_argument, and so
 // does a value the pool's policy has no use for.  pool::config() gives the settings as resolved
 // (unused ones left unset), and a pool made from it is the same pool.  The variables are listed in
@@ -113,6 +115,12 @@ struct config {
   // adf, dfd, fifo: each thread's fiber stack in bytes (reserved, committed as used, a guard region
   // below it); 0 = default 64 MiB.  Overflow: a message naming this setting (WEFT_FIBER_STACK_BYTES).
   std::size_t fiber_stack_bytes = 0;
+  // adf, dfd, fifo: the live threads at which a join stops forking and runs its branches on the
+  // thread that meets it (its serial elision), for as long as that thread's stack keeps half its
+  // size free — then it forks again, onto a fresh stack; 0 = default 4,096.  weft::no_fork_limit:
+  // every join forks, as in NAR, and the number of stacks limits nesting (about 32,700 live
+  // threads under Linux's default vm.max_map_count).  WEFT_FIBER_FORK_LIMIT = a count or "inf".
+  std::size_t fiber_fork_limit = 0;
   // The trace's buffer per worker, in events of 16 bytes (reserved, committed as written); 0 =
   // default 2^20.  Events past it are dropped and counted in the file (WEFT_TRACE_EVENTS).
   std::size_t trace_events = 0;

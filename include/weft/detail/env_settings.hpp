@@ -14,7 +14,7 @@ inline constexpr std::string_view env_settings[] = {
     "WEFT_WORKERS",          "WEFT_POLICY",           "WEFT_HEARTBEAT_US",      "WEFT_HEARTBEAT_DELIVERY",
     "WEFT_QUOTA",            "WEFT_TRACE",            "WEFT_TRACE_EVENTS",      "WEFT_MAX_DEPTH",
     "WEFT_STACK_BYTES",      "WEFT_FIBER_STACK_BYTES", "WEFT_WORK_SPAN",        "WEFT_WORK_SPAN_BURDEN",
-    "WEFT_STEAL_BACKOFF_US",
+    "WEFT_STEAL_BACKOFF_US", "WEFT_FIBER_FORK_LIMIT",
 };
 
 constexpr bool is_env_setting(std::string_view name) noexcept {

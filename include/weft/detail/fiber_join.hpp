@@ -1,5 +1,6 @@
-// weft — a join under the fiber engine (adf, dfd, fifo: NAR's thread schedulers, SPEC §5).  Every
-// join forks its first branch as a new thread, a fiber with a stack of its own; the parent goes on
+// weft — a join under the fiber engine (adf, dfd, fifo: NAR's thread schedulers, SPEC §5).  A join
+// forks its first branch as a new thread, a fiber with a stack of its own (past the pool's fork
+// limit, config::fiber_fork_limit, it runs both branches inline instead); the parent goes on
 // with the second branch (once the scheduler gives it a worker again: under adf and dfd the child
 // preempts it, NAR Fig 3.2 / Fig 6.4), then waits for the child, suspending its fiber, never the
 // worker.  The fast path never comes here: the poll bit `fibers` sends every join of such a pool to
@@ -35,10 +36,12 @@ struct fiber_child {
   bool dummy = false;      // one of NAR's dummy threads (§5.3), forked by the quota, not by a join
 };
 
-// Forks `c` as a new thread under the pool's policy; returns on the parent's thread once the
-// scheduler runs it again (possibly on another worker).  Throws (nothing forked) when no stack could
-// be mapped for the child.
-void fiber_fork(fiber_child& c);
+// Forks `c` as a new thread under the pool's policy; returns true on the parent's thread once the
+// scheduler runs it again (possibly on another worker).  Returns false, forking nothing, when the
+// pool holds config::fiber_fork_limit live threads or more and the caller's stack still has half its size
+// free: the join then runs its branches here, as its serial elision (sched_fibers.cpp,
+// fiber_scheduler::joins_inline).  Throws (nothing forked) when no stack could be mapped for the child.
+bool fiber_fork(fiber_child& c);
 // Returns once `c`'s thread has terminated, suspending the calling thread meanwhile.
 void fiber_wait(fiber_child& c) noexcept;
 
@@ -65,7 +68,7 @@ struct fiber_branch : fiber_child {
 template <class F, class G>
 WEFT_NOINLINE std::pair<ret_t<F>, ret_t<G>> join_fibered(F& f, G& g) {
   fiber_branch<F> child(&f);
-  fiber_fork(child);
+  if (!fiber_fork(child)) return {call(f), call(g)};  // in order: a braced list is evaluated left to right
   // adf and dfd ran the child first: if it failed already, the second branch does not run, as in
   // the serial elision.
   if (child.pending.load(std::memory_order_acquire) == 0 && child.error) std::rethrow_exception(child.error);
