@@ -200,6 +200,9 @@ class runtime {
   // and runs `job` itself, waking nobody (TBB's arena slots work alike).  False when no slot is
   // lendable (every worker is awake, or the pool runs on the caller): then submit and wait.
   bool run_on_idle_slot(root_job& job);
+  // pool::run on a pool whose destruction has begun (from a thread_local destructor of one of its
+  // workers): ends the process, saying so, where the run would wait for ever (root_jobs.cpp).
+  void check_not_stopping() const;
   // `w`, a worker of this pool, waits for a job it submitted to another pool, serving this one.
   void wait_serving(worker& w, root_job& job);
 

@@ -76,6 +76,27 @@ void runtime::check_fork_generation() const {
         "process. Make a new pool in the child (the global pool is remade there automatically)");
 }
 
+// A run on a pool whose destruction has begun (stop_threads stored `stopping_`) would be queued for
+// workers that leave their loops without looking at the queue again, and wait for ever — while the
+// destroying thread waits to join the very thread that asked, when the run comes from a
+// thread_local destructor of one of the pool's workers (they run after its loop) or from a job such
+// a destructor started in another pool (found by stop 55's multipool hunt: a hang under every
+// policy with threads).  Checked before a slot is borrowed: with several workers, one still asleep
+// could lend its slot to such a run, which would then run or hang by chance.  Relaxed is enough
+// for those: the worker's thread left its loop on an acquiring load that read the store, so by
+// read-read coherence its later load reads it too, and another pool's worker running a job that
+// thread queued reads it after the queue's lock handed the job over (happens-after the store).  A
+// run from an unrelated thread racing with the destruction is a use of an object being destroyed
+// and may miss it (README, "Pools and processes").  A serial pool has no threads to run such
+// destructors.
+void runtime::check_not_stopping() const {
+  if (stopping_.load(std::memory_order_relaxed)) [[unlikely]]
+    fatal(
+        "pool::run was called on a weft::pool that is being destroyed (from a thread_local destructor of one of "
+        "its worker threads, which run after the workers stop, or from a job started there): its workers have "
+        "stopped, and the run would wait for ever. Make the run before the pool's destruction begins.");
+}
+
 void runtime::submit(root_job& job) {
   if (runs_on_caller) {
     run_on_caller(job);
@@ -391,6 +412,7 @@ void submit_and_wait(runtime* rt, root_job& job) {
     explicit in_flight(runtime* r) noexcept : rt(r) { rt->runs_in_flight.fetch_add(1, std::memory_order_relaxed); }
     ~in_flight() { rt->runs_in_flight.fetch_sub(1, std::memory_order_release); }
   } counted(rt);
+  if (!rt->runs_on_caller) rt->check_not_stopping();
   if (tls_hot.self == nullptr && rt->run_on_idle_slot(job)) return;  // on this thread: its own handlers
   rt->submit(job);
   wait_for(job);

@@ -211,6 +211,49 @@ TEST_P(Lifecycle, LoopsInAWorkersThreadLocalDestructor) {
       testing::ExitedWithCode(0), "");
 }
 
+// Found by stop 55's multipool hunt: a thread_local destructor on a worker thread that calls run on
+// the pool being destroyed — directly, or through another pool's job that calls it — queued its job
+// for workers that had left their loops, while the destroying thread waited to join this one: a
+// hang under every policy with threads.  Now it ends the process with a message saying so.  As
+// above, the job that arms the destructor is queued from another pool's worker, so that it runs on
+// `p`'s worker; `via_other` picks the route.  alarm() bounds the hang it was (the message comes in
+// milliseconds).
+struct run_at_thread_exit {
+  static inline weft::pool* target = nullptr;
+  static inline weft::pool* via = nullptr;
+  bool armed = false;
+  ~run_at_thread_exit() {
+    if (!armed) return;
+    weft::pool& p = *target;
+    if (via != nullptr)
+      via->run([&] { p.run([] { return wt::fib(10); }); });
+    else
+      p.run([] { return wt::fib(10); });
+    std::_Exit(3);  // the run came back: its pool's threads are gone (or joined) by now
+  }
+};
+thread_local run_at_thread_exit run_at_exit;
+
+TEST_P(Lifecycle, RunOnAPoolBeingDestroyedFromItsWorkersThreadLocalDestructorSaysSo) {
+  if (wt::runs_on_caller(GetParam())) GTEST_SKIP() << "no worker threads";
+  for (const bool via_other : {false, true}) {
+    SCOPED_TRACE(via_other ? "through another pool's job" : "directly");
+    EXPECT_DEATH(
+        ([&] {
+          ::alarm(20);
+          weft::pool other(weft::config{.workers = 1, .policy = weft::policy::ws});
+          {
+            weft::pool p(cfg(1));
+            run_at_thread_exit::target = &p;
+            run_at_thread_exit::via = via_other ? &other : nullptr;
+            other.run([&] { p.run([] { run_at_exit.armed = true; }); });
+          }  // p's worker thread ends here, running run_at_exit's destructor
+          std::_Exit(0);
+        }()),
+        "pool::run was called on a weft::pool that is being destroyed");
+  }
+}
+
 // Defect 4: a pool whose threads cannot all be started throws (and joins the ones it started)
 // instead of calling std::terminate.  The address-space limit leaves room for a few workers only.
 TEST_P(Lifecycle, ThreadsThatCannotStartThrow) {
