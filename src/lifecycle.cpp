@@ -142,6 +142,18 @@ void runtime::worker_thread(worker& w, std::latch& started) {
   h.eager_deque = nullptr;
   h.eager_ledger = nullptr;
   h.poll.store(poll_bit::external, std::memory_order_relaxed);
+  // The slot's counts leave this thread's block, which ends with the thread (and with the native
+  // stack it lies on, unmapped when the pool joins the thread), and `hot` no longer points there:
+  // a stats() or reset_stats() made after it — from a thread_local destructor of another worker of
+  // the pool, which runs while the pool is being destroyed — read the joined workers' unmapped
+  // blocks and crashed (found by stop 55's multipool hunt), and one made from this thread's own
+  // thread_local destructors counted the global pool's runs they make as this worker's.  Under
+  // lend_mu_, which stats() and reset_stats() hold to read `hot` (as run_on_idle_slot switches it).
+  {
+    std::lock_guard lk(lend_mu_);
+    w.retire_counts(h);
+    w.hot = nullptr;
+  }
   if (w.trace) w.trace->finish();
 }
 

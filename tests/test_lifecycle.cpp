@@ -5,6 +5,7 @@
 // case takes milliseconds when it works.
 #include "common.hpp"
 
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -252,6 +253,91 @@ TEST_P(Lifecycle, RunOnAPoolBeingDestroyedFromItsWorkersThreadLocalDestructorSay
         }()),
         "pool::run was called on a weft::pool that is being destroyed");
   }
+}
+
+// Found by stop 55's multipool hunt: stats() from a thread_local destructor of a worker, run while
+// its pool is being destroyed, read the counts of the workers already joined through their `hot`
+// pointers, into thread-local blocks gone with their threads (on native stacks the pool had
+// unmapped): a SIGSEGV.  Worker 1 of a two-worker pool reads, in its destructor, after worker 0
+// (joined first) has had its stack unmapped — msync() on the page of a thread_local of worker 0
+// fails then; the counts must still be the ones the run made.  The two branches of a join meet on
+// the two workers (a thief must take the second: the first waits for it, making joins so that every
+// policy's polls offer it); each marks its thread's object with its role and runs a loop of its own
+// length as one piece (its grain), and after the run (stats() is read between runs only) the
+// workers' loop counts tell which role is worker 1.  Bounds: 10 s for each wait (each takes
+// milliseconds when it works), alarm() for the whole.
+struct stats_at_thread_exit {
+  static inline weft::pool* target = nullptr;
+  static inline std::atomic<int> reader_role{0};  // the role of worker 1's thread
+  static inline std::atomic<std::uintptr_t> page[3] = {};  // each role's thread_local page
+  static inline std::atomic<std::uint64_t> expected_joins{0};
+  int role = 0;  // 1: the join's first branch ran on this thread, 2: its second
+  ~stats_at_thread_exit() {
+    if (role == 0 || role != reader_role.load()) return;
+    void* const worker0 = reinterpret_cast<void*>(page[3 - role].load());
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (::msync(worker0, 4096, MS_ASYNC) == 0)
+      if (std::chrono::steady_clock::now() > deadline) std::_Exit(4);  // worker 0 never unmapped
+    const weft::stats s = target->stats();
+    if (s.total.joins != expected_joins.load()) std::_Exit(5);
+  }
+};
+thread_local stats_at_thread_exit stats_at_exit;
+
+TEST_P(Lifecycle, StatsInAWorkersThreadLocalDestructorReadNoJoinedWorkersMemory) {
+  if (wt::runs_on_caller(GetParam())) GTEST_SKIP() << "no worker threads";
+  EXPECT_EXIT(
+      ([&] {
+        ::alarm(60);
+        weft::pool other(weft::config{.workers = 1, .policy = weft::policy::ws});
+        {
+          weft::pool p(cfg(2));
+          stats_at_thread_exit::target = &p;
+          constexpr long length[3] = {0, 1000, 3000};  // each role's loop, one piece on its thread
+          const auto take_role = [&](int role) {
+            stats_at_exit.role = role;
+            stats_at_thread_exit::page[role].store(reinterpret_cast<std::uintptr_t>(&stats_at_exit) &
+                                                   ~std::uintptr_t(4095));
+            weft::parallel_for(0L, length[role], [](long) {}, weft::grain{std::size_t(length[role])});
+          };
+          bool met = false;
+          for (int attempt = 0; attempt < 100 && !met; ++attempt) {
+            p.reset_stats();
+            other.run([&] {
+              p.run([&] {
+                std::atomic<int> stage{0};
+                std::atomic<std::thread::id> first_thread{};
+                weft::join(
+                    [&] {
+                      first_thread.store(std::this_thread::get_id());
+                      const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+                      while (stage.load() == 0 && std::chrono::steady_clock::now() < deadline)
+                        weft::join([] { return 0; }, [] { return 0; });  // polls: the second branch is offered
+                      if (stage.load() == 0) return;  // not stolen: it runs here after this returns
+                      take_role(1);
+                      stage.store(2);
+                    },
+                    [&] {
+                      if (std::this_thread::get_id() == first_thread.load()) return;  // run inline: no meeting
+                      stage.store(1);
+                      const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+                      while (stage.load() != 2 && std::chrono::steady_clock::now() < deadline) std::this_thread::yield();
+                      take_role(2);
+                    });
+                met = stage.load() == 2;
+              });
+            });
+          }
+          if (!met) std::_Exit(3);  // the branches never met on both workers
+          const weft::stats s = p.stats();  // between runs
+          const auto it1 = s.workers[1].loop_iterations;
+          if (it1 != std::uint64_t(length[1]) && it1 != std::uint64_t(length[2])) std::_Exit(6);
+          stats_at_thread_exit::reader_role.store(it1 == std::uint64_t(length[1]) ? 1 : 2);
+          stats_at_thread_exit::expected_joins.store(s.total.joins);
+        }  // p's workers end here; worker 1's destructor reads p's stats after worker 0 is gone
+        std::_Exit(0);
+      }()),
+      testing::ExitedWithCode(0), "");
 }
 
 // Defect 4: a pool whose threads cannot all be started throws (and joins the ones it started)
