@@ -30,7 +30,8 @@ constexpr CostField kFields[] = {
     {"chunk_low", &Costs::chunk_low, nullptr}, {"chunk_high", &Costs::chunk_high, nullptr},
     {"chunk_untimed", nullptr, &Costs::chunk_untimed}, {"chunk_growth", nullptr, &Costs::chunk_growth},
     {"slice_on", &Costs::slice_on, nullptr},  {"slice_off", &Costs::slice_off, nullptr},
-    {"quota", nullptr, &Costs::quota},        {"ap_k", nullptr, &Costs::ap_k},
+    {"quota", nullptr, &Costs::quota},        {"fork_limit", nullptr, &Costs::fork_limit},
+    {"ap_k", nullptr, &Costs::ap_k},
     {"ap_v", nullptr, &Costs::ap_v},          {"ap_defer", &Costs::ap_defer, nullptr},
     {"wool_public", nullptr, &Costs::wool_public},
     {"wool_step", nullptr, &Costs::wool_step},
@@ -266,6 +267,7 @@ Costs cost_preset(std::string_view name, std::string_view policy) {
   c.chunk_untimed = 64;  // loop.hpp: untimed_iterations; the recorded kernels are reductions (growth 2)
   c.chunk_growth = 2;
   c.hb_spare = true;     // the runtime's default delivery (src/heartbeat.cpp)
+  c.fork_limit = 4096;   // the runtime's default config::fiber_fork_limit (adf, dfd, fifo)
   // The runtime's steal backoff defaults (src/config_resolve.hpp): 1 us doubling to 256 us after a
   // theft of under 8 us of work (16 under wool); off under heartbeat, absent from the thread engines.
   if (policy != "heartbeat" && policy != "adf" && policy != "dfd" && policy != "fifo") {

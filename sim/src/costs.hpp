@@ -55,6 +55,10 @@ struct Costs {
   Time slice_on = 0;
   Time slice_off = 0;
   std::uint64_t quota = 0; // NAR's K in bytes (0 = unlimited); used by the space-efficient policies
+  // adf, dfd, fifo: the runtime's fork limit (config::fiber_fork_limit): with this many threads
+  // live, a fork runs its children inline on its processor, left then right, costing `join` and
+  // no promotion; 0 = none, NAR's rule (this preset); the `calibrated` preset: 4,096, the runtime's.
+  std::uint64_t fork_limit = 0;
   std::uint64_t ap_k = 4;  // ws-ap: initial chunks = ap_k · P
   std::uint64_t ap_v = 4;  // ws-ap: chunks after a theft = max(chunks, ap_v)
   // ws-ap: a loop piece (a loop, or a range split off one) makes its K·P splits only once it has

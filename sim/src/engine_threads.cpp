@@ -33,6 +33,10 @@ struct Thread {
   bool sized = false;         // its dummy threads (m > K) forked, or none needed
   Time span = 0, span_join = 0;
   std::uint64_t held = 0;
+  // Run inline past the fork limit (`fork_limit`): no thread of the runtime's, so not counted live;
+  // a first child's inline_next is its sibling, which its processor runs when it ends.
+  bool inlined = false;
+  std::int32_t inline_next = -1;
   // When it became ready: the clock of the processor that made it ready, after what that cost (a
   // fork's join and promotions).  A processor acting earlier in between that takes it waits until
   // then (ThreadSim::take): a thread never starts before it exists.
@@ -97,7 +101,7 @@ class ThreadSim {
 
  private:
   std::int32_t new_thread(std::uint32_t node, Kind kind, std::uint64_t lo, std::uint64_t hi,
-                          std::int32_t parent, Time span);
+                          std::int32_t parent, Time span, bool inlined = false);
   void step(unsigned p);
   bool acquire(unsigned p);
   bool steal(unsigned p);
@@ -148,7 +152,7 @@ class ThreadSim {
 };
 
 std::int32_t ThreadSim::new_thread(std::uint32_t node, Kind kind, std::uint64_t lo,
-                                   std::uint64_t hi, std::int32_t parent, Time span) {
+                                   std::uint64_t hi, std::int32_t parent, Time span, bool inlined) {
   Thread t;
   t.node = node;
   t.kind = kind;
@@ -156,7 +160,8 @@ std::int32_t ThreadSim::new_thread(std::uint32_t node, Kind kind, std::uint64_t 
   t.hi = hi;
   t.parent = parent;
   t.span = span;
-  r_.live_items_peak = std::max(r_.live_items_peak, ++live_threads_);
+  t.inlined = inlined;
+  if (!inlined) r_.live_items_peak = std::max(r_.live_items_peak, ++live_threads_);
   if (!free_.empty()) {
     const std::int32_t id = free_.back();
     free_.pop_back();
@@ -416,14 +421,19 @@ void ThreadSim::fork(unsigned p, std::int32_t id) {
   threads_[std::size_t(id)].forked = true;
   const Thread t = threads_[std::size_t(id)];  // a copy: new_thread may move the vector
   std::int32_t a = -1, b = -1;
+  // The runtime's fork limit (config::fiber_fork_limit, sched_fibers.cpp joins_inline): with
+  // fork_limit threads live or more, a join runs its branches on the thread that meets it, first
+  // then second, and forks nothing.  Its stack test (fork again once half the stack is used) is
+  // not modelled: the simulator has no stacks.  Dummy threads always fork, as the runtime's.
+  const bool inline_run = costs_.fork_limit != 0 && live_threads_ >= costs_.fork_limit && t.kind != Kind::dummy;
   // A loop is a balanced fork tree over its iterations: the loop's thread forks its range in
   // halves, a part of two or more iterations forks again, a part of one is that iteration's own
   // thread.  (A part of one iteration was a thread that "forked" the iteration as its only child,
   // and the loop's thread one more for its whole range: 2n forks and 3n threads for n iterations
   // instead of n - 1 and 2n - 1, each paying `join`, under fifo a promotion and a take too.)
   const auto part = [&](std::uint64_t lo, std::uint64_t hi) {
-    return hi - lo == 1 ? new_thread(dag_.iteration(dag_.node(t.node), lo), Kind::node, 0, 0, id, t.span)
-                        : new_thread(t.node, Kind::range, lo, hi, id, t.span);
+    return hi - lo == 1 ? new_thread(dag_.iteration(dag_.node(t.node), lo), Kind::node, 0, 0, id, t.span, inline_run)
+                        : new_thread(t.node, Kind::range, lo, hi, id, t.span, inline_run);
   };
   if (t.kind == Kind::dummy) {  // a dummy range: two halves
     const std::uint64_t mid = t.lo + (t.hi - t.lo) / 2;
@@ -436,8 +446,8 @@ void ThreadSim::fork(unsigned p, std::int32_t id) {
   } else {
     const Node& n = dag_.node(t.node);
     if (n.kind == NodeKind::pair) {
-      a = new_thread(n.left, Kind::node, 0, 0, id, t.span);
-      b = new_thread(n.right, Kind::node, 0, 0, id, t.span);
+      a = new_thread(n.left, Kind::node, 0, 0, id, t.span, inline_run);
+      b = new_thread(n.right, Kind::node, 0, 0, id, t.span, inline_run);
     } else if (n.kind == NodeKind::loop && n.count == 1) {
       a = part(0, 1);
     } else if (n.kind == NodeKind::loop && n.count > 1) {
@@ -450,6 +460,15 @@ void ThreadSim::fork(unsigned p, std::int32_t id) {
   if (self.pending == 0) return;  // a leaf: finish next step
   if (b < 0) {  // a loop of one iteration: no fork, the iteration runs at once, as a call
     threads_[std::size_t(a)].ready = pr.clock;
+    pr.current = a;
+    return;
+  }
+  if (inline_run) {  // a join's cost, no promotion; the left child now, the right one after it
+    ++r_.joins;
+    advance(pr.clock, costs_.join);
+    r_.overhead += double(costs_.join);
+    threads_[std::size_t(a)].ready = pr.clock;
+    threads_[std::size_t(a)].inline_next = b;
     pr.current = a;
     return;
   }
@@ -505,7 +524,8 @@ void ThreadSim::finish(unsigned p, std::int32_t id) {
   } else {
     t.span = std::max(t.span, t.span_join);
   }
-  --live_threads_;
+  if (!t.inlined) --live_threads_;
+  const std::int32_t inline_next = t.inline_next;
   pr.current = -1;
   if (t.parent < 0) {
     done_ = true;
@@ -519,7 +539,12 @@ void ThreadSim::finish(unsigned p, std::int32_t id) {
   Thread& parent = threads_[std::size_t(parent_id)];
   parent.held += retained;
   parent.span_join = std::max(parent.span_join, t.span);
-  if (--parent.pending == 0) pr.current = parent_id;  // the last child continues with its parent
+  if (--parent.pending == 0) {
+    pr.current = parent_id;  // the last child continues with its parent
+  } else if (inline_next >= 0) {  // a join run inline: its second branch next, here
+    threads_[std::size_t(inline_next)].ready = pr.clock;
+    pr.current = inline_next;
+  }
 }
 
 }  // namespace

@@ -285,6 +285,41 @@ TEST(Engine, ThreadSchedulersRunALoopAsABalancedForkTreeOfItsIterations) {
   EXPECT_EQ(run(make_dag("loops:2:4:5"), "fifo", 1).live_items_peak, 15u);
 }
 
+TEST(Engine, ThreadSchedulersPastTheForkLimitRunJoinsInline) {
+  // The runtime's fork limit (config::fiber_fork_limit; the `fork_limit` cost): with that many
+  // threads live a fork makes no thread ready — its children run on its processor, left then right,
+  // at a join's cost and no promotion.  Every node still runs once, and the live threads stay within
+  // the limit plus one (a fork below it makes two).  At a limit of 1 only the root lives: no
+  // promotion at all, every fork a join.  fifo, breadth first, held all 2,047 threads of a
+  // 1,024-leaf tree at once without a limit (FifoRunsBreadthFirst in policy_test.cpp).
+  for (const char* spec : {"fib:12", "loops:2:4:5", "nqueens:6"}) {
+    const Dag d = make_dag(spec);
+    const std::vector<std::uint64_t> expected = serial_starts(d);
+    const NodeTotals totals = d.root_totals();
+    const std::uint64_t forks = run(d, "adf", 1).joins;
+    for (const char* policy : {"adf", "dfd", "fifo"}) {
+      for (unsigned p : {1u, 4u}) {
+        for (std::uint64_t limit : {1u, 4u, 16u}) {
+          SCOPED_TRACE(std::string(spec) + " " + policy + " P=" + std::to_string(p) + " fork_limit=" + std::to_string(limit));
+          Costs c;
+          c.fork_limit = limit;
+          const RunResult r = run_checked(d, expected, totals, policy, p, c, 1);
+          EXPECT_EQ(r.joins, forks) << "every fork a join, inline or not";
+          EXPECT_LE(r.live_items_peak, limit + 1);
+          if (limit == 1) EXPECT_EQ(r.promotions, 0u);
+        }
+      }
+    }
+  }
+  // Breadth first, fifo at P = 1 fills the limit (fib:12 holds far more threads without it).
+  Costs c;
+  c.fork_limit = 16;
+  EXPECT_GT(run(make_dag("fib:12"), "fifo", 1).live_items_peak, 100u);
+  EXPECT_GE(run(make_dag("fib:12"), "fifo", 1, c).live_items_peak, 16u);
+  EXPECT_EQ(cost_preset("calibrated", "fifo").fork_limit, 4096u) << "the runtime's default";
+  EXPECT_EQ(Costs{}.fork_limit, 0u) << "NAR's rule in the default preset";
+}
+
 TEST(Engine, ZeroCostWorkStealingMeetsTheGreedyBound) {
   // With every overhead 0, ws keeps every fork stealable and a zero-latency thief looks at every
   // deque, so no worker idles while a deque holds work: makespan <= W/P + S (Graham's bound).
