@@ -330,6 +330,33 @@ TEST_P(Ranges, ExceptionLowestIndexWins) {
 // the serial elision.  Before, elements of one word ran on different threads and their writes
 // raced: flips were lost (~14 of 2,000,000 at 4 workers under ws), and words were written by two
 // threads in every run with a steal (checked through libstdc++'s reference, which names its word).
+// A class derived from std::vector<bool> is one too (its element 0 starts a word): its loops run in
+// the same blocks (stop 55's rangesrt hunt: it ran element by element, its writes racing), and so
+// does the vector itself; a const one, or a view of one, is only read through, as before.
+struct derived_bits : std::vector<bool> {
+  using std::vector<bool>::vector;
+};
+static_assert(weft::detail::bit_vector_v<std::vector<bool>>);
+static_assert(weft::detail::bit_vector_v<derived_bits>);
+static_assert(!weft::detail::bit_vector_v<const std::vector<bool>>);
+static_assert(!weft::detail::bit_vector_v<const derived_bits>);
+static_assert(!weft::detail::bit_vector_v<std::vector<char>>);
+static_assert(!weft::detail::bit_vector_v<std::ranges::ref_view<std::vector<bool>>>);
+
+TEST_P(Ranges, ADerivedVectorOfBoolWritesEachWordOnOneThread) {
+  const std::size_t n = size_n() + 37;
+  derived_bits bits(n);
+  pool().run([&] { weft::parallel_for(bits, [](auto&& b) { b = !b; }); });
+  EXPECT_EQ(std::count(bits.begin(), bits.end(), true), std::ptrdiff_t(n));
+  const std::uint64_t before = pool().stats().total.loop_iterations;
+  const long ones = pool().run([&] {
+    return weft::parallel_reduce(bits, 0L, [](std::vector<bool>::reference b) { b = false; return 1L; }, std::plus<>{});
+  });
+  EXPECT_EQ(ones, long(n));
+  EXPECT_EQ(std::count(bits.begin(), bits.end(), true), 0);
+  EXPECT_EQ(pool().stats().total.loop_iterations - before, n) << "loop_iterations counts elements";
+}
+
 TEST_P(Ranges, VectorOfBoolWritesEachWordOnOneThread) {
   const std::size_t n = size_n() + 37;  // not a whole number of words
   std::vector<bool> bits(n), expect(n);

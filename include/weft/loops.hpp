@@ -503,12 +503,17 @@ struct element_at {
 // bits_per_block elements instead: a block is a whole number of words whatever the word type (8
 // to 512 bits; element 0 starts a word), its elements run in order on one thread, so the loop
 // writes as its serial elision does (a parallel_for over a vector<bool> at 4 workers under ws lost
-// ~14 of 2,000,000 writes).  A const vector<bool>, or a view or subrange of one, is not rounded so:
-// reading is safe, and a view's elements need not start a word.
-template <class R>
-inline constexpr bool bit_vector_v = false;
+// ~14 of 2,000,000 writes).  A class derived from one (publicly) is one too: its elements are the
+// vector's, element 0 at a word's start (until stop 55 only the vector itself was rounded: a
+// derived class ran element by element and raced, found by stop 55's rangesrt hunt).  A const
+// vector<bool>, or a view or subrange of one, is not rounded so: reading is safe, and a view's
+// elements need not start a word.
 template <class A>
-inline constexpr bool bit_vector_v<std::vector<bool, A>> = true;
+std::true_type bit_vector_base(std::vector<bool, A>*);  // declared only: overload resolution finds A
+template <class R>
+inline constexpr bool bit_vector_v = requires(R* r) {
+  { detail::bit_vector_base(r) } -> std::same_as<std::true_type>;
+};
 inline constexpr std::size_t bits_per_block = 512;
 
 // Before the loop starts, on the calling thread.  A range that is not sized is walked to its end
