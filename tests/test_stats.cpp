@@ -542,7 +542,7 @@ TEST(StatsLoopSplit, AReadBetweenASplitsTakeBackAndItsJoinIsNoWrappedCount) {
 }
 
 TEST_P(Stats, StealsHappenWithSeveralWorkers) {
-  if (!can_steal()) GTEST_SKIP() << "needs 2+ workers";
+  if (!can_steal() || workers() < 2) GTEST_SKIP() << "needs 2+ workers";
   // The steal is made certain: a join whose first branch polls (counted tiny joins) until its
   // second branch has started on another worker, within wt::event_bound (see there why that is
   // safe).  Then both branches compute fib(n) 4 times, so the counters also cover a real tree.
