@@ -81,9 +81,9 @@ std::vector<weft::policy> implemented_where(Keep keep) {
 // Does the policy run its joins as fiber-engine threads (adf, dfd, fifo)?
 inline bool uses_fibers(weft::policy p) { return traits(p).runs_on == weft::detail::mechanism::fibers; }
 // fifo runs breadth-first (NAR §5.3's baseline): a program holds O(its joins) threads live under it,
-// each with a fiber stack, up to config::fiber_fork_limit (4,096), so the suites' programs, sized
-// for depth-first schedulers, would each touch thousands of stacks (and before stop 55's fork limit
-// exceeded the machine's limit on stacks, vm.max_map_count).  test_fibers.cpp tests it.
+// each with a fiber stack, up to config::fiber_fork_limit (4,096).  Before stop 55's fork limit the
+// suites' programs ran it out of stacks (vm.max_map_count) and the suites left it out; now they run
+// it, and tests that size their programs or count steals ask this.
 inline bool breadth_first(weft::policy p) { return p == weft::policy::fifo; }
 // The policies the general suites run.  Not the fiber engine's under the sanitizers: there a fiber
 // switch and a fiber's creation cost ThreadSanitizer and AddressSanitizer a new shadow stack each,
