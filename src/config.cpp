@@ -366,7 +366,8 @@ void resolve_nesting(config& out) {
                                default_max_depth);
   // The fiber engine runs a join as a thread of its own, or inline past its fork limit: no join uses
   // a task stack, so a depth limit there would limit nothing (accepted and ignored before stop 45's
-  // bug hunt).  What limits its nesting is the fibers' stacks.  Left unset (0): its workers get the smallest task stack.
+  // bug hunt).  What limits its nesting is the fibers' stacks.  Left unset (0): its workers get the
+  // smallest task stack.
   if (traits_of(out.policy).runs_on == mechanism::fibers) {
     if (depth_given)
       throw std::invalid_argument(

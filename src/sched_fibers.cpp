@@ -583,8 +583,8 @@ void fiber_scheduler::delete_deque(thread_deque* d) noexcept {
   delete d;
 }
 
-// Past config::fiber_fork_limit live threads, a join runs its branches on the thread that meets it — its
-// serial elision, the order adf and dfd give it on one worker — while that thread's stack keeps at
+// Past config::fiber_fork_limit live threads, a join runs its branches on the thread that meets
+// it — its serial elision, the order adf and dfd give it on one worker — while that thread's stack keeps at
 // least half its size free; past that half, the join forks again, and the child starts on a stack of
 // its own.  Without this every level of nesting was a live thread with a stack of its own (two
 // mappings each), and a program stopped at about 32,700 of them under Linux's default

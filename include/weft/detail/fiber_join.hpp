@@ -38,9 +38,10 @@ struct fiber_child {
 
 // Forks `c` as a new thread under the pool's policy; returns true on the parent's thread once the
 // scheduler runs it again (possibly on another worker).  Returns false, forking nothing, when the
-// pool holds config::fiber_fork_limit live threads or more and the caller's stack still has half its size
-// free: the join then runs its branches here, as its serial elision (sched_fibers.cpp,
-// fiber_scheduler::joins_inline).  Throws (nothing forked) when no stack could be mapped for the child.
+// pool holds config::fiber_fork_limit live threads or more and the caller's stack still has half
+// its size free: the join then runs its branches here, as its serial elision (sched_fibers.cpp,
+// fiber_scheduler::joins_inline).  Throws (nothing forked) when no stack could be mapped for the
+// child.
 bool fiber_fork(fiber_child& c);
 // Returns once `c`'s thread has terminated, suspending the calling thread meanwhile.
 void fiber_wait(fiber_child& c) noexcept;
