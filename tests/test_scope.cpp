@@ -266,6 +266,120 @@ TEST_P(Scope, SpawnFromInnerBranchRunsAtOnce) {
   });
 }
 
+// A spawn from code that this thread runs as a branch of its own but without a frame of its own
+// at the time — a join's second branch run inline, a task that another scope's sync or a
+// weft::spawn handle's sync runs itself, the body of a loop of one iteration, parallel_invoke's one
+// callable, a reduction's map — runs at once, before that code returns, so its closure may read the
+// code's locals by reference (README, weft::scope; the level mark, scope.hpp).  `ran` is atomic
+// only so that the test itself stays race-free where the defect returns: a latent task a thief
+// took would write it while the branch reads it.
+//
+// Regression test (stop 55's spawnapi hunt, fixed in stop 56): under every policy but adf, dfd and
+// fifo such a spawn was latent and ran at the scope's sync, after the branch had returned — a
+// stack-use-after-scope under AddressSanitizer, and `ran` false at the branch's end.
+TEST_P(Scope, SpawnFromABranchRunInlineRunsBeforeTheBranchReturns) {
+  const char* const places[] = {"a join's second branch",  "another scope's task", "a spawn handle's task",
+                                "a one-iteration loop",     "a loop of one leaf",   "parallel_invoke(f)",
+                                "a one-iteration reduction"};
+  for (int place = 0; place < 7; ++place) {
+    for (int rep = 0; rep < (can_steal() ? 20 : 1); ++rep) {
+      int out = 0;
+      std::atomic<int> ran_in_branch{0}, branches{0};
+      pool().run([&] {
+        weft::scope sc;
+        const auto branch = [&] {
+          int local = 100 + place;
+          std::atomic<bool> ran{false};
+          sc.spawn([&local, &ran, &out] {
+            out = local;
+            ran.store(true);
+          });
+          if (ran.load()) ran_in_branch.fetch_add(1);
+          branches.fetch_add(1);
+        };
+        switch (place) {
+          case 0:
+            weft::join([] { return 0; }, branch);
+            break;
+          case 1: {
+            weft::scope other;
+            other.spawn(branch);
+            other.sync();
+            break;
+          }
+          case 2: {
+            auto h = weft::spawn([&] {
+              branch();
+              return 1;
+            });
+            EXPECT_EQ(h.sync(), 1);
+            break;
+          }
+          case 3:
+            weft::parallel_for(0, 1, [&](int) { branch(); });
+            break;
+          case 4:
+            weft::parallel_for(0, 3, [&](int) { branch(); }, weft::grain{8});
+            break;
+          case 5:
+            weft::parallel_invoke(branch);
+            break;
+          default:
+            EXPECT_EQ(weft::parallel_reduce(0, 1, 0, [&](int) { branch(); return 1; }, std::plus<>{}), 1);
+            break;
+        }
+        sc.sync();
+      });
+      EXPECT_EQ(out, 100 + place) << places[place];
+      EXPECT_EQ(ran_in_branch.load(), branches.load()) << places[place] << ": a spawn inside it was left latent";
+    }
+  }
+}
+
+// Where nothing was opened at the scope's level since its last spawn, its spawns stay latent work
+// (run by its sync, or a thief), also after a sync there and from inside a task its own sync runs
+// (WOOL's SPAWN; a task's own spawns into its scope); a spawn at the level after a join made there
+// runs at once (the level mark cannot tell that place from the join's second branch) until the
+// scope's next sync.  With one worker and no fiber engine nothing is stolen, so what ran when says
+// which spawns were latent.
+TEST_P(Scope, SpawnsAtTheLevelStayLatentUntilSomethingIsOpenedThere) {
+  if (workers() != 1 || wt::uses_fibers(policy())) GTEST_SKIP() << "latent work shows only where nobody steals it";
+  pool().run([&] {
+    int ran = 0;
+    weft::scope sc;
+    sc.spawn([&] { ++ran; });
+    sc.spawn([&] { ++ran; });
+    EXPECT_EQ(ran, 0) << "spawns at the scope's level";
+    sc.sync();
+    EXPECT_EQ(ran, 2);
+    sc.spawn([&] { ++ran; });
+    EXPECT_EQ(ran, 2) << "a spawn after a sync";
+    weft::join([] { return 0; }, [] { return 0; });
+    sc.spawn([&] { ++ran; });
+    EXPECT_EQ(ran, 3) << "a spawn after a join at the level runs at once";
+    sc.sync();
+    EXPECT_EQ(ran, 4);
+    int inner = 0;
+    sc.spawn([&] {
+      ++ran;
+      sc.spawn([&] { ++inner; });
+      EXPECT_EQ(inner, 0) << "a task's own spawn into its scope, from the scope's sync";
+    });
+    EXPECT_EQ(ran, 4) << "a spawn after a sync that followed a join";
+    sc.sync();
+    EXPECT_EQ(ran, 5);
+    EXPECT_EQ(inner, 1);
+    weft::parallel_for(0, 4, [](int) {});
+    sc.spawn([&] { ++ran; });
+    EXPECT_EQ(ran, 6) << "a spawn after a loop at the level runs at once";
+    sc.sync();  // nothing latent: it marks the level all the same
+    sc.spawn([&] { ++ran; });
+    EXPECT_EQ(ran, 6) << "a spawn after a sync with nothing to run";
+    sc.sync();
+    EXPECT_EQ(ran, 7);
+  });
+}
+
 // Spawning into a scope from inside its own spawned tasks, recursively: a binary tree of tasks.
 // Tasks that run on their owner (inline at sync) spawn latent work; tasks a thief took spawn from
 // another worker (the header says: run at once).

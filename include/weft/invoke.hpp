@@ -80,6 +80,8 @@ auto parallel_invoke(F&&... fs) {
         return detail::invoke_span<0, 1>(refs);
       };
       if (detail::tls_hot.self == nullptr) return pool::global().run(one);
+      // A branch that pushes no frame: a scope spawn inside it runs at once (leave_scope_level).
+      detail::leave_scope_level(detail::tls_hot);
       return one();
     } else {
       return detail::invoke_span<0, sizeof...(F)>(refs);

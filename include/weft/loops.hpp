@@ -427,6 +427,8 @@ void parallel_for_off_fast_path(I lo, I hi, Body& body, grain g) {
     return;
   }
   if (tls_hot.loops_run_as == loop_style::halving) {
+    // A range of one leaf pushes no frame: the body is a branch all the same (leave_scope_level).
+    leave_scope_level(tls_hot);
     split_failure<I> failure(lo);
     const for_tree<I, Body> tree{body, grain_for<I>(g.value), failure};
     tree.run(lo, hi);
@@ -442,6 +444,7 @@ T parallel_reduce_off_fast_path(I lo, I hi, T init, Map& map, Combine& combine, 
   if (tls_hot.self == nullptr)
     return pool::global().run([&] { return parallel_reduce(lo, hi, std::move(init), as_forwarded<Map, I>(map), combine, g); });
   if (tls_hot.loops_run_as == loop_style::halving) {
+    leave_scope_level(tls_hot);  // as parallel_for's
     split_failure<I> failure(lo);
     // Through loop_body, as the loop frames call it: each map(i) is made a T before it is combined.
     // Called raw, a piece of more than one iteration passed map's own type to combine (`acc =

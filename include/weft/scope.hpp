@@ -40,10 +40,12 @@ class scope {
   // scope, at the scope's own nesting level, the task is latent work of this worker; spawned from
   // anywhere else (another thread, e.g. a task of this scope that a thief runs, or inside a join
   // branch opened after the scope), it runs at once — the serial elision — since its frame could
-  // not outlive that branch.  Not told apart: a join's second branch, or a task of another scope or
-  // handle, that this thread runs inline after popping its frame (h.top is the scope's level again
-  // there): such a spawn is latent and outlives the branch (README, Known issues, "A spawn from a
-  // join's second branch").  On a thread that is no worker, tasks run in the global pool.  Errors
+  // not outlive that branch — also where this thread runs such a branch inline after popping its
+  // frame (a join's second branch, a task that another scope's or a handle's sync runs itself),
+  // found by the level mark below; a task of this scope that its sync runs spawns latent work again.
+  // A spawn at the scope's level after a join, loop or nested scope opened there since its last
+  // spawn (or since it was made or synced) runs at once too: the mark cannot tell that place from
+  // the inside of the branch.  On a thread that is no worker, tasks run in the global pool.  Errors
   // of tasks spawned from other threads come after those of the owner's spawns in sync's order.
   // In the work/span mode (work_span.hpp) every spawn runs at once, and one at the scope's level is
   // measured as Cilk's spawn: the task in parallel with the owner's code up to sync (spawn_measured).
@@ -67,7 +69,42 @@ class scope {
   // hot_state::spawn_limit there) — and only then is the owning fiber (or measured path) looked up.
   explicit scope(detail::hot_state& h) noexcept
       : owner_(&h), base_(h.top), expected_top_(h.top), limit_(h.spawn_limit) {
-    if (limit_ == nullptr) [[unlikely]] owner_id_ = detail::scope_owner_id();
+    if (base_ < limit_) [[likely]]
+      mark_level(base_);
+    else if (limit_ == nullptr)
+      owner_id_ = detail::scope_owner_id();
+  }
+
+  // The level mark.  A spawn is latent work only at the scope's own level: where h.top is
+  // expected_top_ and nothing opened there since the scope's last spawn is still running.  The top
+  // alone cannot say the second: a join's second branch run inline, or a task that another scope's
+  // sync or a weft::spawn handle's sync runs itself, runs after its frame was popped, at the very
+  // top its join began from — and a spawn there left latent ran at the scope's sync, after the
+  // branch had returned, with the branch's locals gone (stop 55's spawnapi hunt: a
+  // stack-use-after-scope under AddressSanitizer).  So the scope marks the slot at expected_top_
+  // (task_state::level: its own address, low bits 111) when it is made, after each latent spawn,
+  // before sync runs one of its tasks there (a task's own spawns into its scope stay latent, as
+  // in WOOL), and when a sync ends at its base; anything else opened at that slot — a join's
+  // push, a loop frame, a weft::spawn handle, another scope — writes the slot's state word first,
+  // and so does leave_scope_level where a branch pushes no frame.  A spawn that finds the mark gone
+  // runs at once: correct wherever it is, and latent only where nothing else was opened since.
+  // What it gives up: a spawn at the level after a join (or loop, handle, nested scope) made there
+  // since the scope's last spawn runs at once, in its serial place, until the scope's next sync
+  // (the tasks spawned before it stay stealable; a completed join leaves nothing that tells it from
+  // one still in its second branch, short of a store per join).  The cost falls on scopes, not
+  // joins: a load and a compare per spawn, a store per latent spawn, per task sync runs, per scope
+  // and per sync (fib written with a scope: 58 -> 83 instructions a node; docs/results/
+  // fine-grained.md, "The level mark").  Only this
+  // scope writes its value, so a mark left by an older scope at the same slot cannot pass for it;
+  // a sync called inside a branch opened at the level (a misuse: "sync where the spawns are")
+  // marks the base as a sync at the level does.  The state word is written relaxed, as a push
+  // writes it: the slot lies at or above the top, where no thief takes a task (a wool thief reading
+  // it finds no public task and leaves it).
+  void mark_level(detail::frame* fr) noexcept {
+    detail::store_free_slot_state(fr, detail::task_state::level(this));
+  }
+  bool level_marked(const detail::frame* fr) const noexcept {
+    return fr->state.load(std::memory_order_relaxed) == detail::task_state::level(this);
   }
 
   // A task spawned as latent work is a frame on the owner's task stack, like a join's second branch
@@ -82,13 +119,15 @@ class scope {
     return *std::launder(reinterpret_cast<const inline_runner*>(fr->payload));
   }
   // The stores every latent spawn makes, after its closure (or the record's address) is in place:
-  // the runner, the push (the thief's wrapper in the state word), the scope's new top.  The closure
+  // the runner, the push (the thief's wrapper in the state word), the scope's new top and its level
+  // mark there (fr + 1 <= limit_: the slot exists, half-way up the task stack).  The closure
   // goes in as 8-byte words (frame_closure::store), not as bytes, which may alias the scope's fields.
   WEFT_INLINE void push_task(detail::hot_state& h, detail::frame* fr, inline_runner run_inline,
                              detail::task_fn run) noexcept {
     ::new (fr->payload) inline_runner(run_inline);
     detail::push_frame(h, fr, run);
     expected_top_ = h.top;
+    mark_level(expected_top_);
   }
   template <class F>
   static constexpr bool in_frame = std::is_trivially_copyable_v<F> && std::is_invocable_v<const F&> &&
@@ -343,7 +382,7 @@ WEFT_INLINE void scope::spawn(F&& f) {
   detail::hot_state& h = detail::tls_hot;
   detail::frame* fr = h.top;
   if constexpr (in_frame<Fn>) {
-    if (fr < limit_ && fr >= base_ && fr == expected_top_) [[likely]] {
+    if (fr < limit_ && fr >= base_ && fr == expected_top_ && level_marked(fr)) [[likely]] {
       frame_closure<Fn>::store(fr, f);
       push_task(h, fr, &frame_closure<Fn>::run_inline, &frame_closure<Fn>::run);
       if (detail::poll_pending(h)) [[unlikely]] detail::promote_at_poll(h, fr);
@@ -380,9 +419,10 @@ void scope::spawn_slow(F&& f) {
     return;
   }
   detail::frame* fr = h.top;
-  if (fr != expected_top_ || fr >= limit_) {
+  if (fr != expected_top_ || fr >= limit_ || !level_marked(fr)) {
     // Not on a worker (external: the global pool), or not at the scope's own level (a join branch
-    // opened since), or past the spawn limit: not latent work of this worker.
+    // opened since, or run inline since: the level mark), or past the spawn limit: not latent work
+    // of this worker.
     if (h.self == nullptr) {
       record* r = make_record(std::forward<F>(f));
       r->seq = slow_spawns_++;
@@ -451,12 +491,19 @@ WEFT_INLINE void scope::sync() {
   // before anything the owner writes meanwhile is read (stop 54).
   if (owner_ != &h) [[unlikely]] return sync_slow();
   if (h.top == expected_top_) {
-    while (expected_top_ != base_ && !detail::must_reclaim(expected_top_ - 1) && error_bound_ == no_owner_error) {
+    while (expected_top_ != base_) {
       detail::frame* fr = expected_top_ - 1;
+      if (detail::must_reclaim(fr) || error_bound_ != no_owner_error) break;
       h.top = fr;
-      expected_top_ = fr;  // a task run inline here may spawn into this scope again, at fr
+      expected_top_ = fr;
+      // The task runs at the scope's level: its own spawns into this scope are latent, at fr (the
+      // level mark), and this loop runs them next.
+      mark_level(fr);
       run_frame_inline(fr);
     }
+    // Nothing latent, at the level: later spawns here are latent again (the level mark), also
+    // after a join or loop made here had taken the mark.
+    if (expected_top_ == base_ && base_ < limit_) mark_level(base_);
   }
   if (has_work()) [[unlikely]] sync_slow();
   // Said to the compiler: a sync that returns leaves the scope empty (sync_slow returns only so; no

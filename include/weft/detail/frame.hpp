@@ -39,6 +39,10 @@ using task_fn = void (*)(frame*);
 //   EMPTY      transient during a steal, or no task in the slot
 //   STOLEN(i)  taken by worker i (needed for leapfrogging)
 //   DONE       a stolen task that its thief has finished
+// and one value no task, thief or loop ever has (low bits 111):
+//   LEVEL(s)   the slot just above the youngest latent frame of weft::scope s, as s left it: every
+//              push overwrites the state word, so a spawn that still finds its scope's mark at the
+//              top knows nothing was opened at the scope's level since (scope.hpp, "the level mark")
 namespace task_state {
 inline constexpr std::uintptr_t none = 0;   // a slot not used since its task stack was mapped
 inline constexpr std::uintptr_t empty = 1;
@@ -52,6 +56,8 @@ constexpr std::uintptr_t stolen(unsigned thief) noexcept { return (std::uintptr_
 constexpr unsigned thief_of(std::uintptr_t s) noexcept { return unsigned(s >> 2); }
 inline std::uintptr_t task(task_fn f) noexcept { return reinterpret_cast<std::uintptr_t>(f); }
 inline task_fn wrapper(std::uintptr_t s) noexcept { return reinterpret_cast<task_fn>(s & ~std::uintptr_t(7)); }
+// A scope is at least 8-aligned, so its mark keeps its address whole: no two live scopes share one.
+inline std::uintptr_t level(const void* scope) noexcept { return reinterpret_cast<std::uintptr_t>(scope) | 7; }
 }  // namespace task_state
 
 // One slot of a worker's task stack.  Frames live in place in a per-worker array (WOOL §III.A):
@@ -192,6 +198,33 @@ WEFT_INLINE bool poll_pending(const hot_state& h) noexcept {
 #else
   return h.poll.load(std::memory_order_relaxed) != 0;
 #endif
+}
+
+// The owner's store of a state word in a slot above its task stack's top, where no task is (a
+// scope's level mark, scope.hpp; leave_scope_level): semantically a relaxed atomic store, as a push
+// writes the word.  On x86-64 an aligned 8-byte `mov` (single-copy atomic there; x86-TSO even gives
+// it release order) written as asm whose only output is that word: gcc takes a std::atomic store to
+// touch all memory and reloads the task-stack top and the scope's fields after it, and the mark
+// made a scope's spawn and sync cost ~28 instructions more instead of ~8 (callgrind, fib written
+// with a scope).  `volatile` keeps every such store (none merged or dropped).  ThreadSanitizer does
+// not see inside asm, so its builds (and every other target) store through the atomic itself.
+WEFT_INLINE void store_free_slot_state(frame* fr, std::uintptr_t v) noexcept {
+#if defined(__x86_64__) && !defined(WEFT_POLL_AS_ATOMIC_LOAD)
+  static_assert(sizeof(fr->state) == sizeof(std::uintptr_t) && std::atomic<std::uintptr_t>::is_always_lock_free);
+  asm volatile("movq %1, %0" : "=m"(*reinterpret_cast<std::uintptr_t*>(&fr->state)) : "r"(v));
+#else
+  fr->state.store(v, std::memory_order_relaxed);
+#endif
+}
+
+// Code that runs a callable of the program as a branch of its own without pushing a frame (a loop
+// split by halves whose whole range is one leaf, parallel_invoke of one callable) clears any
+// scope's level mark at the top, as a push would: a scope spawn from inside it runs at once, as
+// from a join's branch, instead of leaving a latent task that outlives the branch (scope.hpp, "The
+// level mark").  One store per loop or invoke.  Below spawn_limit only: no scope marks a slot
+// above it (its spawns there run at once anyway), and a thread that is no worker has none.
+inline void leave_scope_level(hot_state& h) noexcept {
+  if (h.top < h.spawn_limit) store_free_slot_state(h.top, task_state::empty);
 }
 
 }  // namespace weft::detail
