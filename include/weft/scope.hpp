@@ -93,7 +93,7 @@ class scope {
   // (the tasks spawned before it stay stealable; a completed join leaves nothing that tells it from
   // one still in its second branch, short of a store per join).  The cost falls on scopes, not
   // joins: a load and a compare per spawn, a store per latent spawn, per task sync runs, per scope
-  // and per sync (fib written with a scope: 58 -> 83 instructions a node; docs/results/
+  // and per sync (fib written with a scope: 58 -> 84 instructions a node; docs/results/
   // fine-grained.md, "The level mark").  Only this
   // scope writes its value, so a mark left by an older scope at the same slot cannot pass for it;
   // a sync called inside a branch opened at the level (a misuse: "sync where the spawns are")
@@ -101,7 +101,7 @@ class scope {
   // writes it: the slot lies at or above the top, where no thief takes a task (a wool thief reading
   // it finds no public task and leaves it).
   void mark_level(detail::frame* fr) noexcept {
-    detail::store_free_slot_state(fr, detail::task_state::level(this));
+    fr->state.store(detail::task_state::level(this), std::memory_order_relaxed);
   }
   bool level_marked(const detail::frame* fr) const noexcept {
     return fr->state.load(std::memory_order_relaxed) == detail::task_state::level(this);

@@ -200,31 +200,16 @@ WEFT_INLINE bool poll_pending(const hot_state& h) noexcept {
 #endif
 }
 
-// The owner's store of a state word in a slot above its task stack's top, where no task is (a
-// scope's level mark, scope.hpp; leave_scope_level): semantically a relaxed atomic store, as a push
-// writes the word.  On x86-64 an aligned 8-byte `mov` (single-copy atomic there; x86-TSO even gives
-// it release order) written as asm whose only output is that word: gcc takes a std::atomic store to
-// touch all memory and reloads the task-stack top and the scope's fields after it, and the mark
-// made a scope's spawn and sync cost ~28 instructions more instead of ~8 (callgrind, fib written
-// with a scope).  `volatile` keeps every such store (none merged or dropped).  ThreadSanitizer does
-// not see inside asm, so its builds (and every other target) store through the atomic itself.
-WEFT_INLINE void store_free_slot_state(frame* fr, std::uintptr_t v) noexcept {
-#if defined(__x86_64__) && !defined(WEFT_POLL_AS_ATOMIC_LOAD)
-  static_assert(sizeof(fr->state) == sizeof(std::uintptr_t) && std::atomic<std::uintptr_t>::is_always_lock_free);
-  asm volatile("movq %1, %0" : "=m"(*reinterpret_cast<std::uintptr_t*>(&fr->state)) : "r"(v));
-#else
-  fr->state.store(v, std::memory_order_relaxed);
-#endif
-}
-
 // Code that runs a callable of the program as a branch of its own without pushing a frame (a loop
 // split by halves whose whole range is one leaf, parallel_invoke of one callable) clears any
 // scope's level mark at the top, as a push would: a scope spawn from inside it runs at once, as
 // from a join's branch, instead of leaving a latent task that outlives the branch (scope.hpp, "The
 // level mark").  One store per loop or invoke.  Below spawn_limit only: no scope marks a slot
 // above it (its spawns there run at once anyway), and a thread that is no worker has none.
+// The store is relaxed, as a push's store of the word: the slot is at the top, where no thief takes
+// a task (docs/PROTOCOLS.md §11e).
 inline void leave_scope_level(hot_state& h) noexcept {
-  if (h.top < h.spawn_limit) store_free_slot_state(h.top, task_state::empty);
+  if (h.top < h.spawn_limit) h.top->state.store(task_state::empty, std::memory_order_relaxed);
 }
 
 }  // namespace weft::detail
