@@ -460,10 +460,10 @@ TEST(LifecycleGlobal, ForkChildUsesTheGlobalPool) {
 // Found by stop 46's lifecycle hunt: a fork() called inside a task that a worker thread runs leaves
 // the child that one thread; once the task returned, the child slept in the idle loop for ever (no
 // other thread, no caller of the run), or parked at a join whose thief was another thread of the
-// parent.  It now ends with a message saying so (SIGABRT).  The second
-// branch forks only on a worker thread (not the test's thread, which may run the job on a borrowed
-// slot); the first waits, polling, until the second has started, so that a thief takes it (bounded:
-// 10 s; a steal takes microseconds).  The forked child arms alarm(10): hung, it dies of SIGALRM.
+// parent.  It now ends with a message saying so (SIGABRT).  A branch
+// forks only on a worker thread (not the test's thread, which may run the job on a borrowed slot);
+// the first waits, polling, until the second has started, so that a thief takes one of them
+// (bounded: 10 s; a steal takes microseconds).  The forked child arms alarm(10): hung, it dies of SIGALRM.
 TEST_P(Lifecycle, AForkChildWhoseTaskReturnsOnAWorkerSaysSo) {
   if (GetParam() == weft::policy::serial) GTEST_SKIP() << "serial runs every job on its caller: no worker thread";
   EXPECT_EXIT(
@@ -475,20 +475,29 @@ TEST_P(Lifecycle, AForkChildWhoseTaskReturnsOnAWorkerSaysSo) {
         // Under the fiber engine the test's thread, running the job on a borrowed slot, may take the
         // second branch itself (its job's thread, stop 53): then the run is tried again, at most 100
         // times (each a few microseconds unless a poll waits for a thief).
+        // Under fifo a join queues its first branch as a thread and runs its second at once, on
+        // the caller's fiber: there the first branch is the one a worker runs, so whichever branch
+        // runs on a worker thread forks (once: `forked`); before stop 56 only the second did, and
+        // fifo (in this suite since stop 55) found no worker in 100 attempts when the test's thread
+        // ran the job (CI rehearsal: exit 6).
         for (int attempt = 0; attempt < 100 && child <= 0; ++attempt) {
-          std::atomic<bool> started{false};
+          std::atomic<bool> started{false}, forked{false};
+          const auto fork_on_a_worker = [&] {
+            if (wt::thread_now() == caller || forked.exchange(true)) return;
+            child = ::fork();
+            if (child == 0) ::alarm(10);
+          };
           p.run([&] {
             weft::join(
                 [&] {
                   const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
                   while (!started.load() && std::chrono::steady_clock::now() < until)
                     weft::join([] {}, [] {});  // a poll: the lazy policies and heartbeat promote here
+                  fork_on_a_worker();
                 },
                 [&] {
                   started = true;
-                  if (wt::thread_now() == caller) return;
-                  child = ::fork();
-                  if (child == 0) ::alarm(10);
+                  fork_on_a_worker();
                 });
           });
         }
