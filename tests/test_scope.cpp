@@ -269,19 +269,23 @@ TEST_P(Scope, SpawnFromInnerBranchRunsAtOnce) {
 // A spawn from code that this thread runs as a branch of its own but without a frame of its own
 // at the time — a join's second branch run inline, a task that another scope's sync or a
 // weft::spawn handle's sync runs itself, the body of a loop of one iteration, parallel_invoke's one
-// callable, a reduction's map — runs at once, before that code returns, so its closure may read the
-// code's locals by reference (README, weft::scope; the level mark, scope.hpp).  `ran` is atomic
+// callable, a reduction's map, a pool::run job that a worker of the same pool runs inline — runs at
+// once, before that code returns, so its closure may read the code's locals by reference (README,
+// weft::scope; the level mark, scope.hpp).  `ran` is atomic
 // only so that the test itself stays race-free where the defect returns: a latent task a thief
 // took would write it while the branch reads it.
 //
 // Regression test (stop 55's spawnapi hunt, fixed in stop 56): under every policy but adf, dfd and
 // fifo such a spawn was latent and ran at the scope's sync, after the branch had returned — a
-// stack-use-after-scope under AddressSanitizer, and `ran` false at the branch's end.
+// stack-use-after-scope under AddressSanitizer, and `ran` false at the branch's end.  The pool::run
+// job run inline was still latent after that fix, under every policy but adf, dfd and fifo, every
+// time (found by stop 56's levelmark hunt): pool::run called on a worker of its own pool calls the
+// job with nothing pushed, and cleared no mark.
 TEST_P(Scope, SpawnFromABranchRunInlineRunsBeforeTheBranchReturns) {
-  const char* const places[] = {"a join's second branch",  "another scope's task", "a spawn handle's task",
-                                "a one-iteration loop",     "a loop of one leaf",   "parallel_invoke(f)",
-                                "a one-iteration reduction"};
-  for (int place = 0; place < 7; ++place) {
+  const char* const places[] = {"a join's second branch",    "another scope's task", "a spawn handle's task",
+                                "a one-iteration loop",       "a loop of one leaf",   "parallel_invoke(f)",
+                                "a one-iteration reduction", "a pool::run job run inline"};
+  for (int place = 0; place < 8; ++place) {
     for (int rep = 0; rep < (can_steal() ? 20 : 1); ++rep) {
       int out = 0;
       std::atomic<int> ran_in_branch{0}, branches{0};
@@ -324,8 +328,11 @@ TEST_P(Scope, SpawnFromABranchRunInlineRunsBeforeTheBranchReturns) {
           case 5:
             weft::parallel_invoke(branch);
             break;
-          default:
+          case 6:
             EXPECT_EQ(weft::parallel_reduce(0, 1, 0, [&](int) { branch(); return 1; }, std::plus<>{}), 1);
+            break;
+          default:
+            pool().run(branch);  // a worker of this pool: the job runs inline
             break;
         }
         sc.sync();
