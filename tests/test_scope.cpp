@@ -387,6 +387,41 @@ TEST_P(Scope, SpawnsAtTheLevelStayLatentUntilSomethingIsOpenedThere) {
   });
 }
 
+// A sync called inside another scope's task that runs at the first scope's level (a misuse: README,
+// "sync() belongs where the spawns are"; with nothing latent it succeeds) marks that level again, so
+// a spawn after it in the task is latent and is left below the top when the task returns.  The
+// other scope's sync, ending at its base, must not write its level mark over that frame's state
+// word: the frame is latent work that a policy may promote and a thief take.  Before, sync's fast
+// path marked its base without checking that the top was there: a thief then called the mark (a
+// scope's stack address) as the task's wrapper — SIGSEGV under heartbeat at 2 workers — or found
+// the mark where it waited for DONE and hung (found by stop 56's levelmark hunt).  One worker is
+// deterministic (nothing steals the frame before the check); more workers add the thieves.
+TEST_P(Scope, ASyncEndingAtItsBaseLeavesAFrameLeftAboveItAlone) {
+  if (wt::uses_fibers(policy())) GTEST_SKIP() << "every spawn runs at once: no frame is left";
+  for (int rep = 0; rep < (can_steal() ? 200 : 1); ++rep) {
+    std::atomic<int> ran{0};
+    pool().run([&] {
+      const weft::detail::frame* const base = weft::detail::tls_hot.top;
+      weft::scope first;
+      weft::scope other;
+      other.spawn([&] {
+        first.sync();  // the misuse: nothing latent, at the first scope's level
+        first.spawn([&ran] { ran.fetch_add(1); });
+      });
+      other.sync();
+      // A frame is left only where this thread ran the task (a thief runs the spawn at once).
+      const weft::detail::frame* const top = weft::detail::tls_hot.top;
+      if (workers() == 1) EXPECT_EQ(top, base + 1) << "the first scope's task left latent (the misuse's effect)";
+      if (top == base + 1) {
+        const std::uintptr_t s = base->state.load(std::memory_order_relaxed);
+        EXPECT_NE(s & 7, std::uintptr_t(7)) << "a level mark written over the state of a frame below the top";
+      }
+      first.sync();
+    });
+    ASSERT_EQ(ran.load(), 1) << "rep " << rep;
+  }
+}
+
 // Spawning into a scope from inside its own spawned tasks, recursively: a binary tree of tasks.
 // Tasks that run on their owner (inline at sync) spawn latent work; tasks a thief took spawn from
 // another worker (the header says: run at once).

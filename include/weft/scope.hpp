@@ -502,8 +502,11 @@ WEFT_INLINE void scope::sync() {
       run_frame_inline(fr);
     }
     // Nothing latent, at the level: later spawns here are latent again (the level mark), also
-    // after a join or loop made here had taken the mark.
-    if (expected_top_ == base_ && base_ < limit_) mark_level(base_);
+    // after a join or loop made here had taken the mark.  Only with the top at the base: a task run
+    // above may have left a frame at the base (a misuse, another scope synced and spawned into
+    // inside it), latent work whose state word a mark must not replace — a thief called the mark
+    // as its wrapper (stop 56's levelmark hunt), as sync_slow's end already checks.
+    if (expected_top_ == base_ && h.top == base_ && base_ < limit_) mark_level(base_);
   }
   if (has_work()) [[unlikely]] sync_slow();
   // Said to the compiler: a sync that returns leaves the scope empty (sync_slow returns only so; no
