@@ -418,7 +418,7 @@ void resolve_fiber_stack(config& out) {
   }
 }
 
-// The fiber engine's fork limit (sched_fibers.cpp, joins_inline): a count, "inf" (no limit), or
+// The fiber engine's fork limit (sched_fibers.cpp, placement): a count, "inf" (no limit), or
 // unset; only the fiber engine's policies fork threads.
 void resolve_fiber_fork_limit(config& out) {
   const bool has_fibers = traits_of(out.policy).runs_on == mechanism::fibers;

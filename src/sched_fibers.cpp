@@ -264,7 +264,7 @@ class fiber_scheduler final : public scheduler {
   void reset_peaks() override { stacks_.reset_peak(); }
 
   // fiber_fork / fiber_wait / the quota, on the calling thread's own stack.
-  bool fork(worker& w, fiber_child& c);  // false: not forked, the join runs inline (joins_inline)
+  fork_outcome fork(worker& w, fiber_child& c);  // a join's first branch: placement decides
   void wait(fiber_child& c) noexcept;
   void before_alloc(std::size_t bytes);
 
@@ -289,7 +289,7 @@ class fiber_scheduler final : public scheduler {
     if (++maker.fibers_live > maker.fibers_live_peak) maker.fibers_live_peak = maker.fibers_live;
   }
   void fork_dummies(std::size_t n);
-  bool joins_inline(const fiber_thread* self) const noexcept;
+  fork_outcome placement(const fiber_thread* self) const noexcept;
   thread_deque* new_deque(int owner, thread_deque* right_of);
   void delete_deque(thread_deque* d) noexcept;
   fiber_thread* running_thread() const noexcept;
@@ -583,34 +583,44 @@ void fiber_scheduler::delete_deque(thread_deque* d) noexcept {
   delete d;
 }
 
-// Past config::fiber_fork_limit live threads, a join runs its branches on the thread that meets
-// it — its serial elision, the order adf and dfd give it on one worker — while that thread's stack keeps at
-// least half its size free; past that half, the join forks again, and the child starts on a stack of
-// its own.  Without this every level of nesting was a live thread with a stack of its own (two
-// mappings each), and a program stopped at about 32,700 of them under Linux's default
-// vm.max_map_count: 10^6 nested joins (issue 9), or fifo's breadth-first order on fib past ~24.
-// A thread that runs a join inline exposes nothing to other workers until it forks again; with
-// thousands of live threads there is work enough elsewhere, and none of NAR's space bounds (§3.2,
-// §6.2, §7.1) grows: the inline branches are the depth-first order those bounds are measured from.
-// The live count is read relaxed: a heuristic, any recent value will do.
-bool fiber_scheduler::joins_inline(const fiber_thread* self) const noexcept {
-  const std::int64_t live = rt_.live.now.load(std::memory_order_relaxed);
-  if (live < 0 || std::uint64_t(live) < rt_.cfg.fiber_fork_limit) return false;
+// Where a join goes.  On a stack with less than half its size free it moves, both branches, to a
+// thread of its own that starts on a fresh stack (join_moved, fiber_join.hpp), whatever the live
+// count: forking only its first branch left the second, and all it nests, on the short stack, and a
+// chain nested through second branches overflowed it (stop 56's forklimit hunt).  Otherwise, past
+// config::fiber_fork_limit live threads, it runs its branches on the thread that meets it — its
+// serial elision, the order adf and dfd give it on one worker.  Without the limit every level of
+// nesting was a live thread with a stack of its own (two mappings each), and a program stopped at
+// about 32,700 of them under Linux's default vm.max_map_count: 10^6 nested joins (issue 9), or
+// fifo's breadth-first order on fib past ~24.  A thread that runs a join inline exposes nothing to
+// other workers until it forks again; with thousands of live threads there is work enough
+// elsewhere, and none of NAR's space bounds (§3.2, §6.2, §7.1) grows: the inline branches are the
+// depth-first order those bounds are measured from.  The live count is read relaxed: a heuristic,
+// any recent value will do.
+fork_outcome fiber_scheduler::placement(const fiber_thread* self) const noexcept {
   const char* const here = static_cast<const char*>(__builtin_frame_address(0));
   const char* const lowest = static_cast<const char*>(self->stack_lowest);
   const std::size_t size = stacks_.stack_bytes();
-  return here >= lowest + size / 2 && here < lowest + size;  // the stack grows down to `lowest`
+  // The stack grows down to `lowest`; a frame outside it (none is expected) forks as NAR's rule does.
+  if (here < lowest || here >= lowest + size) return fork_outcome::forked;
+  if (here < lowest + size / 2) return fork_outcome::move_join;
+  const std::int64_t live = rt_.live.now.load(std::memory_order_relaxed);
+  if (live >= 0 && std::uint64_t(live) >= rt_.cfg.fiber_fork_limit) return fork_outcome::run_inline;
+  return fork_outcome::forked;
 }
 
-bool fiber_scheduler::fork(worker& w, fiber_child& c) {
+fork_outcome fiber_scheduler::fork(worker& w, fiber_child& c) {
   fiber_thread* self = running_thread();
   // The join counts when it is made, before its fork may fail, as a join counts under every other
   // policy: a loop's split has taken its count back already (loops.hpp, uncount_split), and a fork
   // that found no stack and counted nothing left the count one low per failed split (stop 51's
-  // stats hunt: a fifo loop out of stacks read 2^64 - 13,256 joins).
-  if (!c.dummy) {
-    ++w.hot->joins;
-    if (joins_inline(self)) return false;
+  // stats hunt: a fifo loop out of stacks read 2^64 - 13,256 joins).  So a moved join counts when
+  // it moves, not when its mover forks (c.moved) nor when the mover runs it (c.counted).
+  if (!c.dummy && !c.moved) {
+    if (!c.counted) ++w.hot->joins;
+    const fork_outcome where = placement(self);
+    // A moved join moves no further: a fresh stack less than half free before the join began (a
+    // few KiB under a sanitizer's frames) would fork movers without end.  It forks its first branch.
+    if (where == fork_outcome::run_inline || (where == fork_outcome::move_join && !c.counted)) return where;
   }
   fiber_thread* child = make_thread(&c, nullptr);  // may throw: nothing forked
   child->job_of = self->job_of;
@@ -639,13 +649,13 @@ bool fiber_scheduler::fork(worker& w, fiber_child& c) {
       make_ready(child);
     }
     rt_.notify_work();
-    return true;
+    return fork_outcome::forked;
   }
   rt_.live.add();
   self->req = fiber_thread::request::fork;
   self->forked = child;
   self->switch_to_scheduler();
-  return true;
+  return fork_outcome::forked;
 }
 
 void fiber_scheduler::wait(fiber_child& c) noexcept {
@@ -716,7 +726,7 @@ fiber_scheduler& engine_of(const worker& w) noexcept { return *state_of(w).engin
 
 }  // namespace
 
-bool fiber_fork(fiber_child& c) {
+fork_outcome fiber_fork(fiber_child& c) {
   worker& w = *tls_hot.self;
   return engine_of(w).fork(w, c);
 }

@@ -191,7 +191,7 @@ TEST(FibersShape, FifoHoldsFarMoreThreadsThanAdf) {
 }
 
 // Past config::fiber_fork_limit live threads a join runs its branches on the thread that meets it
-// (sched_fibers.cpp, joins_inline).  fib(20) nests 19 joins, far from half a stack, so no join forks
+// (sched_fibers.cpp, placement).  fib(20) nests 19 joins, far from half a stack, so no join forks
 // for want of stack: at a limit of 1 the root thread alone is live and no join forks at all; at 8
 // and 64 the pool's live threads stay within the limit, plus one per worker beyond the first (each
 // may read the count one below the limit and fork).  Results and joins are the serial elision's.
@@ -216,8 +216,8 @@ TEST_P(Fibers, AForkLimitBoundsTheLiveThreads) {
   }
 }
 
-// A thread whose stack has less than half its size free forks at its next join even past the limit:
-// the child starts on a stack of its own.  10^5 nested joins on 256 KiB stacks with a limit of 1 —
+// A thread whose stack has less than half its size free does not run its next join inline even past
+// the limit: the join moves to a thread of its own, on a fresh stack.  10^5 nested joins on 256 KiB stacks with a limit of 1 —
 // every join inline until the stack is half used — fork every few hundred levels, and none
 // overflows.  Under the sanitizers 2 * 10^4 levels on 1 MiB stacks: AddressSanitizer's frames are
 // several times larger (its redzones: ~70 levels a 256 KiB stack's half, 1,450 forks for 10^5).
@@ -232,6 +232,39 @@ TEST_P(Fibers, AJoinForksAgainWhenItsThreadsStackRunsShort) {
   EXPECT_EQ(s.joins, std::uint64_t(depth));
   EXPECT_GT(s.live_threads_peak, 1u) << "a chain this deep does not fit half of one 256 KiB stack";
   EXPECT_LE(s.live_threads_peak, std::uint64_t(depth / 100)) << "each stack holds hundreds of inline levels";
+}
+
+// A chain nested through the second branch: join(leaf, chain(n - 1)).  A join's second branch runs on
+// the thread that meets the join whether it forks its first or not, so until stop 56 every level of
+// such a chain stayed on one fiber stack — below the fork limit (each level forks its leaf, which
+// ends at once: the live threads stay few) as past it — and 10^6 levels overflowed the default
+// 64 MiB stack under adf, dfd and fifo, ending the process with the overflow's message (found by
+// stop 56's forklimit hunt; the left chain above never showed it: its first branches fork).  Now a
+// join that meets its thread's stack less than half free moves to a fresh one, both branches, and
+// the thread waits for it.  Here 10^5 levels on 256 KiB stacks, at the default limit (every leaf
+// forks) and at a limit of 1 (no leaf forks: every fork is a move).  Under the sanitizers 2,000
+// levels on 64 KiB stacks, still dozens of moves: each fiber made costs ThreadSanitizer about a
+// millisecond (2 * 10^4 levels took it 10-30 s an instance).
+long second_branch_chain(long n) {
+  if (n == 0) return 0;
+  auto [a, b] = weft::join([&] { return n & 1; }, [&] { return second_branch_chain(n - 1); });
+  return a + b;
+}
+
+TEST_P(Fibers, AChainThroughTheSecondBranchMovesToFreshStacks) {
+  const long depth = wt::sanitized ? 2'000 : 100'000;
+  for (const std::size_t limit : {std::size_t(0), std::size_t(1)}) {
+    SCOPED_TRACE("fiber_fork_limit " + std::to_string(limit));
+    weft::config c = cfg();
+    c.fiber_fork_limit = limit;
+    c.fiber_stack_bytes = wt::sanitized ? 64 << 10 : 256 << 10;
+    weft::pool pool(c);
+    EXPECT_EQ(pool.run([&] { return second_branch_chain(depth); }), depth / 2);
+    const weft::counters s = pool.stats().total;
+    EXPECT_EQ(s.joins, std::uint64_t(depth)) << "a join moved to a fresh stack is still one join";
+    if (limit == 1) EXPECT_GT(s.promotions, 0u) << "the chain does not fit half of one stack: it moved";
+    EXPECT_EQ(pool.run([] { return wt::fib(16); }), wt::fib_serial(16)) << "the pool works afterwards";
+  }
 }
 
 // Issue 9's nesting without a cliff under the fiber engine too: a chain of 10^6 nested joins runs

@@ -117,9 +117,9 @@ struct config {
   std::size_t fiber_stack_bytes = 0;
   // adf, dfd, fifo: the live threads at which a join stops forking and runs its branches on the
   // thread that meets it (its serial elision), for as long as that thread's stack keeps half its
-  // size free — then it forks again, onto a fresh stack; 0 = default 4,096.  weft::no_fork_limit:
-  // every join forks, as in NAR, and the number of stacks limits nesting (about 32,700 live
-  // threads under Linux's default vm.max_map_count).  WEFT_FIBER_FORK_LIMIT = a count or "inf".
+  // size free — then the join moves to a thread of its own, on a fresh stack (at any live count);
+  // 0 = default 4,096.  weft::no_fork_limit: every join forks, as in NAR, and the number of stacks
+  // limits nesting (about 32,700 live threads under Linux's default vm.max_map_count).  WEFT_FIBER_FORK_LIMIT = a count or "inf".
   std::size_t fiber_fork_limit = 0;
   // The trace's buffer per worker, in events of 16 bytes (reserved, committed as written); 0 =
   // default 2^20.  Events past it are dropped and counted in the file (WEFT_TRACE_EVENTS).

@@ -421,10 +421,10 @@ void ThreadSim::fork(unsigned p, std::int32_t id) {
   threads_[std::size_t(id)].forked = true;
   const Thread t = threads_[std::size_t(id)];  // a copy: new_thread may move the vector
   std::int32_t a = -1, b = -1;
-  // The runtime's fork limit (config::fiber_fork_limit, sched_fibers.cpp joins_inline): with
+  // The runtime's fork limit (config::fiber_fork_limit, sched_fibers.cpp placement): with
   // fork_limit threads live or more, a join runs its branches on the thread that meets it, first
-  // then second, and forks nothing.  Its stack test (fork again once half the stack is used) is
-  // not modelled: the simulator has no stacks.  Dummy threads always fork, as the runtime's.
+  // then second, and forks nothing.  Its stack test (a join met with half the stack used moves to a
+  // thread of its own) is not modelled: the simulator has no stacks.  Dummy threads always fork, as the runtime's.
   const bool inline_run = costs_.fork_limit != 0 && live_threads_ >= costs_.fork_limit && t.kind != Kind::dummy;
   // A loop is a balanced fork tree over its iterations: the loop's thread forks its range in
   // halves, a part of two or more iterations forks again, a part of one is that iteration's own
