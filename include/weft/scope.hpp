@@ -93,7 +93,7 @@ class scope {
   // (the tasks spawned before it stay stealable; a completed join leaves nothing that tells it from
   // one still in its second branch, short of a store per join).  The cost falls on scopes, not
   // joins: a load and a compare per spawn, a store per latent spawn, per task sync runs, per scope
-  // and per sync (fib written with a scope: 58 -> 84 instructions a node; docs/results/
+  // and per sync (fib written with a scope: 58 -> 86 instructions a node; docs/results/
   // fine-grained.md, "The level mark").  Only this
   // scope writes its value, so a mark left by an older scope at the same slot cannot pass for it;
   // a sync called inside a branch opened at the level (a misuse: "sync where the spawns are")
