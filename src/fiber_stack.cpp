@@ -10,9 +10,35 @@
 #include "pool_runtime.hpp"
 #include "stack_guard.hpp"
 
+#if defined(__SANITIZE_ADDRESS__)
+#define WEFT_STACKS_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define WEFT_STACKS_ASAN 1
+#endif
+#endif
+#ifdef WEFT_STACKS_ASAN
+#include <sanitizer/asan_interface.h>
+#endif
+
 namespace weft::detail {
 
 namespace {
+#ifdef WEFT_STACKS_ASAN
+// The top of a stack, where a fiber's entry frames lie: they never return (the fiber's last switch
+// leaves them), so AddressSanitizer's scope poisoning of their locals stays in the shadow of these
+// addresses after the fiber has ended — for the next fiber on this stack, and, once the arena is
+// unmapped, for whatever is mapped there next (another pool's stacks, at other offsets: the next
+// fiber's deeper frames there read as stack-use-after-scope; Fibers.* under ASan in one process,
+// stop 56's forklimit hunt).  Cleared when a stack is given back and when an arena is unmapped: a
+// stack's top only (the public unpoison writes the shadow byte by byte: a whole 64 MiB stack is 8 MiB
+// of shadow per fork).
+constexpr std::size_t entry_frames_bytes = 64 * 1024;
+void clear_entry_frames(void* lowest, std::size_t usable) noexcept {
+  const std::size_t n = std::min(entry_frames_bytes, usable);
+  ASAN_UNPOISON_MEMORY_REGION(static_cast<char*>(lowest) + usable - n, n);
+}
+#endif
 // Below each stack, as below the native stacks: stack_guard.hpp says how large and why (the stack
 // below in an arena is another fiber's).  Reserved address space only: PROT_NONE pages are never
 // committed.
@@ -25,6 +51,9 @@ fiber_stack_pool::fiber_stack_pool(const runtime& rt, std::size_t stack_bytes)
     : usable_((stack_bytes + 4095) / 4096 * 4096), mu_(rt) {}
 
 fiber_stack_pool::~fiber_stack_pool() {
+#ifdef WEFT_STACKS_ASAN
+  for (void* lowest : free_) clear_entry_frames(lowest, usable_);
+#endif
   for (const arena& a : arenas_) {
     unregister_guard(a.guard_handle);
     ::munmap(a.base, a.bytes);
@@ -75,6 +104,9 @@ void fiber_stack_pool::retire() noexcept {
 }
 
 void fiber_stack_pool::give(void* lowest, bool retired) noexcept {
+#ifdef WEFT_STACKS_ASAN
+  clear_entry_frames(lowest, usable_);
+#endif
   std::lock_guard lk(mu_);
   free_.push_back(lowest);  // cannot throw: capacity for every stack was reserved when its arena was mapped
   if (!retired) --in_use_;
