@@ -267,6 +267,26 @@ TEST_P(Fibers, AChainThroughTheSecondBranchMovesToFreshStacks) {
   }
 }
 
+// Pools of different stack sizes one after another, each nesting joins deep into its stacks with a
+// fork limit of 1 (inline joins until a stack is half used, then moved joins): the results and the
+// join counts, and a later pool's stacks mapped where an earlier pool's were, at other offsets.
+// Under AddressSanitizer the stale shadow such reuse left (a fiber's entry frames never return:
+// src/fiber_stack.cpp, clear_entry_frames) was reported as stack-use-after-scope by the whole Fibers
+// suite run in one process (`--gtest_filter='*Fibers*'`, stop 56's forklimit hunt); this test alone
+// did not reproduce that report before the fix, so the suite run is the check that did.
+TEST_P(Fibers, PoolsOfOtherStackSizesReuseTheAddressesCleanly) {
+  const long depth = wt::sanitized ? 3'000 : 20'000;
+  for (std::size_t kib : {1024, 256, 768, 192, 512, 1024}) {
+    weft::config c = cfg();
+    c.fiber_fork_limit = 1;  // inline joins until a stack is half used, then a fresh stack
+    c.fiber_stack_bytes = kib << 10;
+    weft::pool pool(c);
+    EXPECT_EQ(pool.run([&] { return wt::join_chain(depth); }), depth / 2) << kib << " KiB stacks";
+    EXPECT_EQ(pool.run([&] { return second_branch_chain(depth); }), depth / 2) << kib << " KiB stacks";
+    EXPECT_EQ(pool.stats().total.joins, std::uint64_t(2 * depth)) << kib << " KiB stacks";
+  }
+}
+
 // Issue 9's nesting without a cliff under the fiber engine too: a chain of 10^6 nested joins runs
 // with the default fork limit, where every join a thread of its own stopped at about 32,700 levels
 // (vm.max_map_count: FibersLimits above).  Under the sanitizers 10^4 levels, as test_nesting.cpp's,
