@@ -7,24 +7,14 @@
 #include <stdexcept>
 #include <string>
 
+#include "fiber_thread.hpp"  // WEFT_FIBER_ASAN and the ASan interface
 #include "pool_runtime.hpp"
 #include "stack_guard.hpp"
-
-#if defined(__SANITIZE_ADDRESS__)
-#define WEFT_STACKS_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define WEFT_STACKS_ASAN 1
-#endif
-#endif
-#ifdef WEFT_STACKS_ASAN
-#include <sanitizer/asan_interface.h>
-#endif
 
 namespace weft::detail {
 
 namespace {
-#ifdef WEFT_STACKS_ASAN
+#ifdef WEFT_FIBER_ASAN
 // The top of a stack, where a fiber's entry frames lie: they never return (the fiber's last switch
 // leaves them), so AddressSanitizer's scope poisoning of their locals stays in the shadow of these
 // addresses after the fiber has ended — for the next fiber on this stack, and, once the arena is
@@ -51,7 +41,7 @@ fiber_stack_pool::fiber_stack_pool(const runtime& rt, std::size_t stack_bytes)
     : usable_((stack_bytes + 4095) / 4096 * 4096), mu_(rt) {}
 
 fiber_stack_pool::~fiber_stack_pool() {
-#ifdef WEFT_STACKS_ASAN
+#ifdef WEFT_FIBER_ASAN
   for (void* lowest : free_) clear_entry_frames(lowest, usable_);
 #endif
   for (const arena& a : arenas_) {
@@ -104,7 +94,7 @@ void fiber_stack_pool::retire() noexcept {
 }
 
 void fiber_stack_pool::give(void* lowest, bool retired) noexcept {
-#ifdef WEFT_STACKS_ASAN
+#ifdef WEFT_FIBER_ASAN
   clear_entry_frames(lowest, usable_);
 #endif
   std::lock_guard lk(mu_);

@@ -329,7 +329,7 @@ void scope::sync_slow() {
     mark_level(fr);  // as in sync(): the task's own spawns into this scope are latent, at fr
     run_frame_inline(fr);
   }
-  if (owner_ == &h && h.top == base_ && base_ < limit_) mark_level(base_);  // as at the end of sync()
+  mark_base_again(h);  // as at the end of sync()
   const std::size_t lost = last_ != nullptr || chunks_started() ? sync_records() : 0;
   used_ = 0;
   error_bound_ = no_owner_error;

@@ -103,6 +103,15 @@ class scope {
   void mark_level(detail::frame* fr) noexcept {
     fr->state.store(detail::task_state::level(this), std::memory_order_relaxed);
   }
+  // At the end of a sync with nothing latent: later spawns at the level are latent again, also
+  // after a join or loop made there had taken the mark.  Only with the top at the base (which also
+  // says this is the owner: another thread's top lies in another reservation, or is null): a task
+  // run above may have left a frame at the base (a misuse, another scope synced and spawned into
+  // inside it), latent work whose state word a mark must not replace — a thief called the mark as
+  // its wrapper (stop 56's levelmark hunt).
+  void mark_base_again(const detail::hot_state& h) noexcept {
+    if (h.top == base_ && base_ < limit_) mark_level(base_);
+  }
   bool level_marked(const detail::frame* fr) const noexcept {
     return fr->state.load(std::memory_order_relaxed) == detail::task_state::level(this);
   }
@@ -491,9 +500,8 @@ WEFT_INLINE void scope::sync() {
   // before anything the owner writes meanwhile is read (stop 54).
   if (owner_ != &h) [[unlikely]] return sync_slow();
   if (h.top == expected_top_) {
-    while (expected_top_ != base_) {
+    while (expected_top_ != base_ && !detail::must_reclaim(expected_top_ - 1) && error_bound_ == no_owner_error) {
       detail::frame* fr = expected_top_ - 1;
-      if (detail::must_reclaim(fr) || error_bound_ != no_owner_error) break;
       h.top = fr;
       expected_top_ = fr;
       // The task runs at the scope's level: its own spawns into this scope are latent, at fr (the
@@ -501,12 +509,7 @@ WEFT_INLINE void scope::sync() {
       mark_level(fr);
       run_frame_inline(fr);
     }
-    // Nothing latent, at the level: later spawns here are latent again (the level mark), also
-    // after a join or loop made here had taken the mark.  Only with the top at the base: a task run
-    // above may have left a frame at the base (a misuse, another scope synced and spawned into
-    // inside it), latent work whose state word a mark must not replace — a thief called the mark
-    // as its wrapper (stop 56's levelmark hunt), as sync_slow's end already checks.
-    if (expected_top_ == base_ && h.top == base_ && base_ < limit_) mark_level(base_);
+    if (expected_top_ == base_) mark_base_again(h);
   }
   if (has_work()) [[unlikely]] sync_slow();
   // Said to the compiler: a sync that returns leaves the scope empty (sync_slow returns only so; no
