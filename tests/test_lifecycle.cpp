@@ -462,8 +462,8 @@ TEST(LifecycleGlobal, ForkChildUsesTheGlobalPool) {
 // other thread, no caller of the run), or parked at a join whose thief was another thread of the
 // parent.  It now ends with a message saying so (SIGABRT).  A branch
 // forks only on a worker thread (not the test's thread, which may run the job on a borrowed slot);
-// the first waits, polling, until the second has started, so that a thief takes one of them
-// (bounded: 10 s; a steal takes microseconds).  The forked child arms alarm(10): hung, it dies of SIGALRM.
+// each branch waits until the other has started (the first polling), so that a worker takes one of
+// them (bounded: 10 s each; a steal takes microseconds).  The forked child arms alarm(10): hung, it dies of SIGALRM.
 TEST_P(Lifecycle, AForkChildWhoseTaskReturnsOnAWorkerSaysSo) {
   if (GetParam() == weft::policy::serial) GTEST_SKIP() << "serial runs every job on its caller: no worker thread";
   EXPECT_EXIT(
@@ -479,9 +479,19 @@ TEST_P(Lifecycle, AForkChildWhoseTaskReturnsOnAWorkerSaysSo) {
         // the caller's fiber: there the first branch is the one a worker runs, so whichever branch
         // runs on a worker thread forks (once: `forked`); before stop 56 only the second did, and
         // fifo (in this suite since stop 55) found no worker in 100 attempts when the test's thread
-        // ran the job (CI rehearsal: exit 6).
+        // ran the job (CI rehearsal: exit 6).  Nor was that enough (stop 56's CI, exit 6 again):
+        // the caller, done with the second branch at once, blocked at the join and its scheduler
+        // took the queued first branch before the woken worker did.  So the second branch also
+        // waits until the first has started (bounded as the first's wait), without a join: under
+        // fifo a join's wait there could run the queued first branch on the caller.  Elsewhere the
+        // first branch has always started before the second can (it runs first, or is its thief's
+        // victim), so that wait ends at once.
         for (int attempt = 0; attempt < 100 && child <= 0; ++attempt) {
-          std::atomic<bool> started{false}, forked{false};
+          std::atomic<bool> first_started{false}, started{false}, forked{false};
+          const auto wait_until = [](const std::atomic<bool>& flag, auto&& poll) {
+            const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+            while (!flag.load() && std::chrono::steady_clock::now() < until) poll();
+          };
           const auto fork_on_a_worker = [&] {
             if (wt::thread_now() == caller || forked.exchange(true)) return;
             child = ::fork();
@@ -490,18 +500,19 @@ TEST_P(Lifecycle, AForkChildWhoseTaskReturnsOnAWorkerSaysSo) {
           p.run([&] {
             weft::join(
                 [&] {
-                  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-                  while (!started.load() && std::chrono::steady_clock::now() < until)
-                    weft::join([] {}, [] {});  // a poll: the lazy policies and heartbeat promote here
+                  first_started = true;
+                  // a poll: the lazy policies and heartbeat promote here
+                  wait_until(started, [] { weft::join([] {}, [] {}); });
                   fork_on_a_worker();
                 },
                 [&] {
                   started = true;
+                  wait_until(first_started, [] { std::this_thread::yield(); });
                   fork_on_a_worker();
                 });
           });
         }
-        if (child <= 0) std::_Exit(6);  // the second branch ran on the test's thread: nothing tested
+        if (child <= 0) std::_Exit(6);  // both branches ran on the test's thread each time: nothing tested
         int status = 0;
         if (::waitpid(child, &status, 0) != child) std::_Exit(4);
         if (!WIFSIGNALED(status) || WTERMSIG(status) != SIGABRT) {
