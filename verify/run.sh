@@ -70,6 +70,9 @@ spin_check sleep-fixed              sleep.pml pass
 spin_check sleep-cpp-today          sleep.pml fail -DSLEEPER_CPP_TODAY
 spin_check sleep-no-publish-fence   sleep.pml fail -DNO_PUBLISH_FENCE
 spin_check sleep-no-epoch           sleep.pml fail -DNO_EPOCH
+spin_check sleep-no-last-searcher-wake  sleep.pml fail -DNO_LAST_SEARCHER_WAKE
+spin_check sleep-searching-until-checked  sleep.pml fail -DSEARCHING_UNTIL_CHECKED
+spin_check sleep-no-pending-clear-at-sleep  sleep.pml fail -DNO_PENDING_CLEAR_AT_SLEEP
 
 echo "=== loom: deque, Wool steal/join, sleep/wake (verify/loom) ==="
 loom_log="$work/loom.log"

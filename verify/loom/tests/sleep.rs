@@ -146,3 +146,66 @@ fn two_sleepers_with_sleeper_fence() {
         assert!(!(asleep(sees1, e1) && asleep(sees2, e2)), "lost wake-up: every idle worker sleeps with work published");
     });
 }
+
+/// The searcher rule (issue 9 item 2; PROTOCOLS.md §4, "Skipping the wake because a worker
+/// searches"): notify_work wakes nobody while a worker counts as searching (`searching_`, read
+/// relaxed after the publisher's fence), because that worker, to sleep, first stops searching
+/// (`searching_.fetch_sub(1, seq_cst)`), then announces itself and passes its fence, and only then
+/// checks for work.  The C++ argument uses the two fences only: the publisher's fence X is
+/// sequenced before its load of `searching`; if that load reads the value before the decrement D,
+/// it is coherence-ordered before D, and D is sequenced before the sleeper's fence Y, so X precedes
+/// Y in S ([atomics.order]: fence X happens before A, A coherence-ordered before B, B happens before
+/// fence Y); the publisher's store W of the work is sequenced before X, so the sleeper's relaxed
+/// load after Y cannot read a value older than W (else Y would precede X).  loom models that rule;
+/// the seq_cst of the RMW adds nothing here, as for `sleepers`.  The worker starts counted as
+/// searching (worker_main's begin_search).
+fn run_searcher(name: &str, decrement_before_check: bool) {
+    common::explore(name, 5, move || {
+        let work = Arc::new(AtomicUsize::new(0));
+        let searching = Arc::new(AtomicUsize::new(1)); // this worker, looking
+        let sleepers = Arc::new(AtomicUsize::new(0));
+        let epoch = Arc::new(AtomicUsize::new(0));
+
+        let publisher = {
+            let (work, searching, sleepers, epoch) = (work.clone(), searching.clone(), sleepers.clone(), epoch.clone());
+            thread::spawn(move || {
+                work.store(1, Release); // publish / push
+                fence(SeqCst); // notify_work
+                if searching.load(Relaxed) != 0 {
+                    return; // a searcher will see it before it may sleep
+                }
+                if sleepers.load(Relaxed) != 0 {
+                    epoch.fetch_add(1, Release); // wake_one
+                }
+            })
+        };
+
+        // runtime::sleep, entered by a searching worker
+        let e = epoch.load(Acquire);
+        if decrement_before_check {
+            searching.fetch_sub(1, SeqCst);
+        }
+        sleepers.fetch_add(1, SeqCst);
+        fence(SeqCst);
+        let sees_work = work.load(Relaxed) != 0; // work_visible
+        if !decrement_before_check {
+            searching.fetch_sub(1, SeqCst); // broken: still counted as searching while it checked
+        }
+        publisher.join().unwrap();
+        if !sees_work {
+            assert!(epoch.load(Relaxed) != e, "lost wake-up: the publisher skipped its wake for a searcher that then slept");
+        }
+    });
+}
+
+#[test]
+fn searcher_stops_searching_before_it_checks() {
+    run_searcher("sleep::searcher_stops_searching_before_it_checks", true);
+}
+
+/// Expected to fail: a sleeper that stops counting as searching only after its check.
+#[test]
+#[should_panic(expected = "lost wake-up")]
+fn broken_searching_until_checked_is_caught() {
+    run_searcher("sleep::broken_searching_until_checked_is_caught", false);
+}
