@@ -152,11 +152,14 @@ inline run_task(task) {
   }
 }
 
-/* WOOL §III.B privatization, nondeterministic in the count: the owner holds the task. */
+/* WOOL §III.B privatization, nondeterministic in the count (sched_wool.cpp maybe_privatize): the
+ * top public slot becomes private, whether it is the joined slot k (the owner holds its task) or
+ * lies above it, above the owner's top: a dead slot (issue 9 item 2's case; until stop 57 the model
+ * privatized only the joined slot). */
 inline maybe_privatize(w, k) {
   if
-  :: (k + 1 == pub[w] && pub[w] > 1) ->
-     promoted[SL(w, k)] = 0; pub[w]--; set_trip(w)
+  :: (k + 1 <= pub[w] && pub[w] > 1) ->
+     promoted[SL(w, pub[w] - 1)] = 0; pub[w]--; set_trip(w)
   :: true -> skip
   fi
 }

@@ -1,4 +1,4 @@
-//! loom model of weft's Chase-Lev deque (src/deque.hpp, `chase_lev_deque`): push and pop by the
+//! loom model of weft's Chase-Lev deque (include/weft/detail/deque.hpp, `chase_lev_deque`): push and pop by the
 //! owner, steal by a thief, including the race for the last item.
 //!
 //! Orders.  Every access that is relaxed, acquire or release in the C++ is the same here:
