@@ -146,6 +146,14 @@ void runtime::wait_stolen(worker& w, frame* fr, unsigned thief) {
   frame* const reserved = joined_on_stack ? fr : h.top;
   if (reserved < w.stack.end() && reserved + 1 > h.top) h.top = reserved + 1;
   WEFT_ASSERT(h.top >= w.base && h.top <= w.stack.end(), "task stack top outside [base, end] at a blocked join");
+  // The thief this worker waited for before (-1: none): a join of a task leapfrogged while an outer
+  // join waits is nested in that wait, which goes on when this one ends, and must name its own
+  // thief again — other blocked joins follow it, and its thief's pushes wake it through it when it
+  // parks (wake_parked_joiners).  Until stop 57 the end stored -1: the outer join, parked after such
+  // a nested join, slept through its thief's pushes until DONE.  Relaxed: only the slot's holder
+  // writes the word, so this load reads its own last store (coherence), and readers take it as a
+  // hint (PROTOCOLS.md §8), ordered where it matters by park_until_done's fence.
+  const int waited_before = w.blocked_on.load(std::memory_order_relaxed);
   w.blocked_on.store(int(thief), std::memory_order_relaxed);
   w.trace_enter(activity::leapfrogging);
   // Leapfrog only while the task stack has room.  The hop choice and the steal are not one atomic
@@ -196,7 +204,7 @@ void runtime::wait_stolen(worker& w, frame* fr, unsigned thief) {
       since = 0;
     }
   }
-  w.blocked_on.store(-1, std::memory_order_relaxed);
+  w.blocked_on.store(waited_before, std::memory_order_relaxed);
   // This join's own waiting (the leapfrogged tasks' waits are counted by their own joins).
   const std::uint64_t blocked = now_ns() - entered;
   w.waited_ns += blocked > leapfrogged_ns ? blocked - leapfrogged_ns : 0;

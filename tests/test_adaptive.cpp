@@ -687,3 +687,72 @@ TEST(Adaptive, APolicyNeverActsOnAnotherPoolsBitsLeftInThePollWord) {
     EXPECT_EQ(with.poll, without.poll | foreign) << weft::to_string(p) << ": the bits are the next poll's to put aside";
   }
 }
+
+// A blocked join names the thief it waits for in `blocked_on` while it waits (runtime::wait_stolen):
+// other blocked joins follow it to leapfrog transitively, and a thief's push wakes the join parked on
+// it through it (wake_parked_joiners, PROTOCOLS.md §8).  A join nested in a task that the waiting
+// join leapfrogged blocks too, and sets its own thief there; when it ends, the outer join is still
+// waiting, and must name its own thief again.  Until stop 57 the nested join left -1 behind: from
+// then on the outer join, parked, slept on through its thief's pushes until DONE (the wake for work
+// of stop 52's idle hunt lost), and nobody leapfrogged through it.  The rig: worker 0's outer join
+// waits for thief 1 and leapfrogs a task of worker 1, in which a join waits for thief 2 (its frame
+// already DONE, so that it returns at once); the task records what worker 0 names after it.
+namespace nested_wait {
+wt::manual_runtime* rig = nullptr;
+weft::detail::frame* outer = nullptr;
+int named_after_inner = -2;
+WEFT_TASK_FN void leapfrogged(weft::detail::frame*) {
+  using namespace weft::detail;
+  alignas(64) frame inner;
+  inner.state.store(task_state::done, std::memory_order_relaxed);
+  rig->rt.wait_stolen(rig->w(0), &inner, 2);
+  named_after_inner = rig->w(0).blocked_on.load(std::memory_order_relaxed);
+  outer->state.store(task_state::done, std::memory_order_release);  // the outer join's thief finishes
+}
+}  // namespace nested_wait
+
+TEST(Adaptive, AJoinNestedInALeapfrogLeavesTheOuterJoinNamingItsThief) {
+  using namespace weft::detail;
+  for (weft::policy p : weft::implemented_policies()) {
+    const mechanism runs_on = wt::traits(p).runs_on;
+    if (runs_on != mechanism::deque && runs_on != mechanism::wool_stack) continue;  // no blocked joins
+    wt::manual_runtime m(p, 3, 64);
+    nested_wait::rig = &m;
+    nested_wait::named_after_inner = -2;
+    alignas(64) frame outer, task;
+    outer.state.store(task_state::stolen(1), std::memory_order_relaxed);
+    nested_wait::outer = &outer;
+    // The task worker 0 leapfrogs, stealable on worker 1: on its deque, or in its bottom public slot.
+    if (runs_on == mechanism::deque) {
+      task.state.store(task_state::task(&nested_wait::leapfrogged), std::memory_order_relaxed);
+      ASSERT_TRUE(m.sched().promote_frame(m.w(1), &task));
+    } else {
+      m.w(1).stack.begin()->state.store(task_state::task(&nested_wait::leapfrogged) | task_state::public_tag,
+                                        std::memory_order_release);
+    }
+    const std::uint64_t leapfrogs = m.w(0).leapfrogs;
+    // Bounded: were the task not leapfrogged, the wait would park for ever; after 10 s (the whole
+    // test takes well under a millisecond) a watchdog plays the thief's end, DONE and the unpark
+    // of execute_stolen, and the leapfrog count below fails.
+    std::atomic<bool> finished{false};
+    std::thread watchdog([&] {
+      const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+      while (!finished.load() && std::chrono::steady_clock::now() < deadline)
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      if (finished.load()) return;
+      outer.state.store(task_state::done, std::memory_order_release);
+      std::atomic_thread_fence(std::memory_order_seq_cst);
+      if (m.w(0).parked.load(std::memory_order_relaxed)) {
+        m.w(0).unpark_epoch.fetch_add(1, std::memory_order_release);
+        m.w(0).unpark_epoch.notify_all();
+      }
+    });
+    m.rt.wait_stolen(m.w(0), &outer, 1);  // returns once the leapfrogged task has set DONE
+    finished.store(true);
+    watchdog.join();
+    EXPECT_EQ(m.w(0).leapfrogs, leapfrogs + 1) << weft::to_string(p) << ": the task was not leapfrogged";
+    EXPECT_EQ(nested_wait::named_after_inner, 1)
+        << weft::to_string(p) << ": after the nested join the outer join no longer names its thief (worker 1)";
+    EXPECT_EQ(m.w(0).blocked_on.load(), -1) << weft::to_string(p) << ": the outer join left a thief named";
+  }
+}
