@@ -304,7 +304,8 @@ class fiber_scheduler final : public scheduler {
   thread_deque* deques_tail_ = nullptr;
   std::atomic<std::size_t> ready_{0};    // threads in state ready (written under mu_)
   // dfd: deques in R' owned by a worker's waiting thread while that worker runs a nested loop
-  // (nested_loop); steal_attempt widens its window by them.
+  // (nested_loop); steal_attempt widens its window by them.  Relaxed: it only sizes a random
+  // choice (the deques themselves are read under mu_), so a stale count skews one choice at most.
   std::atomic<std::size_t> set_aside_{0};
 };
 

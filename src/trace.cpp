@@ -100,7 +100,7 @@ bool trace_buffer::record(trace_kind k, std::uint32_t a, std::uint16_t b, activi
   }
   events_[n] = trace_event{cycle_count(), a, b, k, act};
   size_private_ = n + 1;
-  size_.store(n + 1, std::memory_order_release);  // publishes events_[n] to a concurrent writer
+  size_.store(n + 1, std::memory_order_release);  // publishes events_[n] to a concurrent reader (write_trace)
   return true;
 }
 
