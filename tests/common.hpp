@@ -258,6 +258,26 @@ bool wait_until(P pred, std::chrono::milliseconds timeout) {
 // never steals fails with a message instead of a timeout.
 inline constexpr std::chrono::seconds event_bound{30};
 
+// The rounds of a handshake stress test (the deque and Wool-window races): `full` rounds, unless
+// more than `budget` of wall time has passed once `floor` of them are done.  Each such round waits
+// for a thread of its own to be scheduled, which costs a few ns on an idle machine and a scheduler
+// slice (ms) on a loaded one: DequeRace.LastItemGoesToExactlyOneTaker's 5 x 50,000 rounds take 5 s
+// alone, 66 s beside two busy loops, and ran past ctest's 120 s under heavier load (stop 50's and
+// stop 57's rehearsals).  The floor keeps what every run checks (all its assertions, over at least
+// `floor` rounds); only how far past it a loaded run goes depends on the machine.
+struct round_budget {
+  std::size_t full, floor;
+  std::chrono::steady_clock::time_point until;
+  round_budget(std::size_t full_rounds, std::size_t floor_rounds, std::chrono::milliseconds budget)
+      : full(full_rounds), floor(floor_rounds), until(std::chrono::steady_clock::now() + budget) {}
+  // Whether round `r` (0-based) runs; the clock is read once every 64 rounds.
+  bool more(std::size_t r) const {
+    if (r >= full) return false;
+    if (r < floor || r % 64 != 0) return true;
+    return std::chrono::steady_clock::now() < until;
+  }
+};
+
 // Called in a join's first branch: polls (tiny joins: the poll points where lazy and heartbeat
 // policies promote, LS §3, HB §2) until `happened` (set by the second branch once it runs on
 // another worker), at most event_bound.  Returns whether it happened.

@@ -401,7 +401,9 @@ TEST(WoolWindow, RealJoinTagsPublicPushesAndTakesAStolenResult) {
 // Races: the owner pushes and joins `depth` tasks per round for a fixed number of rounds; 1-3
 // thieves steal until the owner is done.  Every task runs exactly once (thief or owner, never both,
 // never neither), whatever the interleaving; the window invariants that need no quiescence hold at
-// the end.  Bounded by the owner's task count, not by time.
+// the end.  Bounded by the owner's task count; past a tenth of its rounds also by 10 s of wall time
+// (wt::round_budget: each round yields to the thieves, a scheduler slice on a loaded machine, where
+// the three instances took 55 s of ctest's 120, stop 57).
 
 class WoolRace : public ::testing::TestWithParam<unsigned> {};
 
@@ -409,8 +411,9 @@ TEST_P(WoolRace, EveryTaskRunsExactlyOnce) {
   const unsigned thieves = GetParam();
   wt::manual_runtime m(weft::policy::wool, thieves + 1, capacity);
   owner o(m, 0);
-  const std::size_t rounds = std::size_t(wt::pick(20000, 2000)), depth = 12;
-  std::vector<probe> p(rounds * depth);
+  const std::size_t full = std::size_t(wt::pick(20000, 2000)), depth = 12;
+  const wt::round_budget budget(full, full / 10, std::chrono::seconds(10));
+  std::vector<probe> p(full * depth);
   std::atomic<bool> done{false};
   std::latch started(thieves + 1);
   std::vector<std::thread> ts;
@@ -424,7 +427,8 @@ TEST_P(WoolRace, EveryTaskRunsExactlyOnce) {
     });
   started.arrive_and_wait();
   std::uint64_t stolen_joins = 0;
-  for (std::size_t r = 0; r < rounds; ++r) {
+  std::size_t rounds = 0;
+  for (std::size_t r = 0; budget.more(r); rounds = ++r) {
     for (std::size_t k = 0; k < depth; ++k) o.push(p[r * depth + k]);
     // Let the thieves in (they may share our core) before a different join each round, or in no
     // round at all: thieves then find the window in every state of the unwinding.
@@ -441,13 +445,15 @@ TEST_P(WoolRace, EveryTaskRunsExactlyOnce) {
   for (auto& t : ts) t.join();
   std::uint64_t thief_steals = 0;
   for (unsigned t = 1; t <= thieves; ++t) thief_steals += m.w(t).steals;
-  for (std::size_t i = 0; i < p.size(); ++i) ASSERT_EQ(p[i].runs.load(), 1) << "task " << i;
+  ASSERT_GE(rounds, full / 10);
+  for (std::size_t i = 0; i < rounds * depth; ++i) ASSERT_EQ(p[i].runs.load(), 1) << "task " << i;
+  for (std::size_t i = rounds * depth; i < p.size(); ++i) ASSERT_EQ(p[i].runs.load(), 0) << "task " << i << " (never pushed)";
   EXPECT_EQ(stolen_joins, thief_steals) << "each stolen join matches one steal";
   EXPECT_EQ(o.w.leapfrogs, 0u) << "the thieves never publish anything to leapfrog onto";
   EXPECT_GE(o.win().pub, 1u);
   EXPECT_EQ(o.win().trip.load(), expected_trip(o.win().pub));
-  std::printf("[ info ] %u thieves: %llu of %zu tasks stolen, window now %zu public slots\n", thieves,
-              (unsigned long long)stolen_joins, p.size(), o.win().pub);
+  std::printf("[ info ] %u thieves: %llu of %zu tasks stolen (%zu rounds), window now %zu public slots\n", thieves,
+              (unsigned long long)stolen_joins, rounds * depth, rounds, o.win().pub);
 }
 
 INSTANTIATE_TEST_SUITE_P(Thieves, WoolRace, ::testing::Values(1u, 2u, 3u));
