@@ -3,6 +3,8 @@
 #include <sys/resource.h>
 #include <time.h>
 
+#include <algorithm>
+
 #include "common.hpp"
 
 namespace {
@@ -27,34 +29,40 @@ TEST_P(Idle, IdlePoolUsesNoCpuAndWakesUp) {
   EXPECT_EQ(p.run([&] { return wt::fib(n); }), wt::fib_serial(n));
   // Sanitizer runtimes have background threads of their own: allow them some CPU.
   const double budget_ms = wt::sanitized ? 40.0 : 20.0;
-  double used = 0;
-  for (int attempt = 0; attempt < 3; ++attempt) {  // a noisy machine: the best of three windows
-    std::this_thread::sleep_for(50ms);
-    const double t0 = process_cpu_ms();
-    std::this_thread::sleep_for(200ms);
-    used = process_cpu_ms() - t0;
-    if (used < budget_ms) break;
-  }
+  // A noisy machine: the best of three windows.
+  const auto idle_cpu_ms = [&] {
+    double used = 0;
+    for (int attempt = 0; attempt < 3; ++attempt) {
+      std::this_thread::sleep_for(50ms);
+      const double t0 = process_cpu_ms();
+      std::this_thread::sleep_for(200ms);
+      used = process_cpu_ms() - t0;
+      if (used < budget_ms) break;
+    }
+    return used;
+  };
+  const double used = idle_cpu_ms();
   EXPECT_LT(used, budget_ms) << "an idle pool of " << workers << " workers used " << used << " ms of CPU in 200 ms";
 
-  // Wake-up: a run on the sleeping pool completes quickly.
+  // Wake-up: a run on the sleeping pool completes quickly — the fastest of three (a noisy machine,
+  // as above: one run may wait a scheduler slice or more for its thread; a pool that does not wake
+  // waits in all three).
+  auto fastest = std::chrono::steady_clock::duration::max();
   for (int k = 0; k < 3; ++k) {
     std::this_thread::sleep_for(20ms);
     const auto t0 = std::chrono::steady_clock::now();
     EXPECT_EQ(p.run([] { return 42; }), 42);
-    const auto dt = std::chrono::steady_clock::now() - t0;
-    EXPECT_LT(dt, wt::sanitized ? 500ms : 100ms) << "waking the pool took "
-                                                << std::chrono::duration<double, std::milli>(dt).count() << " ms";
+    fastest = std::min(fastest, std::chrono::steady_clock::now() - t0);
   }
+  EXPECT_LT(fastest, wt::sanitized ? 500ms : 100ms)
+      << "waking the pool took " << std::chrono::duration<double, std::milli>(fastest).count() << " ms";
   const auto t0 = std::chrono::steady_clock::now();
   EXPECT_EQ(p.run([&] { return wt::fib(n); }), wt::fib_serial(n));
   EXPECT_LT(std::chrono::steady_clock::now() - t0, wt::sanitized ? 5000ms : 1000ms);
 
   // And idle again after that.
-  std::this_thread::sleep_for(50ms);
-  const double t1 = process_cpu_ms();
-  std::this_thread::sleep_for(200ms);
-  EXPECT_LT(process_cpu_ms() - t1, budget_ms);
+  const double used_after = idle_cpu_ms();
+  EXPECT_LT(used_after, budget_ms) << "after a run, the idle pool used " << used_after << " ms of CPU in 200 ms";
 }
 
 // A join whose stolen branch blocks (here: sleeps 300 ms) does not burn its core while it waits: after
@@ -63,31 +71,36 @@ TEST_P(Idle, IdlePoolUsesNoCpuAndWakesUp) {
 // has started on another worker, polling meanwhile.  What is measured is the joining thread's own CPU
 // clock (the join returns on the thread that called it): the process clock would also count the
 // heartbeat thread, which keeps beating while the thief's task runs, and on a loaded machine that
-// alone can pass 100 ms in 300.
+// alone can pass 100 ms in 300.  Less the first branch's polling, when it ran on that thread: it
+// lasts until the thief is scheduled, a slice or more on a loaded machine (stop 57's flaky hunt),
+// and is not the blocked join's.
 TEST_P(Idle, BlockedJoinSleepsWhileItsThiefBlocks) {
   if (wt::runs_on_caller(GetParam())) GTEST_SKIP() << "nothing is stolen under serial";
   weft::pool p(weft::config{.workers = 2, .policy = GetParam()});
   std::atomic<bool> started{false};
   bool stolen = false;
-  double joiner_cpu_ms = 0;
+  double joiner_cpu_ms = 0, polling_cpu_ms = 0;
   p.run([&] {
+    const auto joiner = std::this_thread::get_id();
     const double t0 = thread_cpu_ms();
     weft::join(
         [&] {
+          const double p0 = thread_cpu_ms();
           const auto deadline = std::chrono::steady_clock::now() + 5s;
           // Polls (tiny joins) while waiting: heartbeat promotes the oldest frame at a poll after a beat.
           while (!started.load() && std::chrono::steady_clock::now() < deadline) weft::join([] {}, [] {});
           stolen = started.load();
+          if (std::this_thread::get_id() == joiner) polling_cpu_ms = thread_cpu_ms() - p0;
         },
         [&] {
           started.store(true);
           std::this_thread::sleep_for(300ms);
         });
-    joiner_cpu_ms = thread_cpu_ms() - t0;
+    joiner_cpu_ms = thread_cpu_ms() - t0 - polling_cpu_ms;
   });
   ASSERT_TRUE(stolen) << "the second branch was not stolen within 5 s";
   // Before parking, a blocked join yielded in a loop: ~300 ms of CPU.  Parked: a few ms (the 1 ms
-  // of spinning, the first branch's wait for the steal).
+  // of spinning).
   EXPECT_LT(joiner_cpu_ms, wt::sanitized ? 150.0 : 100.0)
       << "CPU used by the joining thread while its join was blocked for 300 ms";
 }
