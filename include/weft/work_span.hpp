@@ -87,11 +87,18 @@ void measure_region_end(hot_state& h, measure_saved& s, std::string_view name) n
 
 // Runs f() and, when the pool measures work and span, accounts its work and span to `name` (nested
 // regions are each accounted; a region inside a join branch measures that branch's part).
-// Otherwise it is f().
+// Otherwise it is f(), a branch of its own all the same: a scope spawn inside it runs at once, as
+// the mode measures it (a serial call: the region is a path of its own) and as README says —
+// left latent at the scope's level, it ran at the scope's sync after the region had returned, its
+// closure reading the region's locals (stop 57's levelmark2 hunt).  One store per region
+// (detail::leave_scope_level, as parallel_invoke(f) makes).
 template <class F>
 decltype(auto) region(std::string_view name, F&& f) {
   detail::hot_state& h = detail::tls_hot;
-  if (!(h.poll.load(std::memory_order_relaxed) & detail::poll_bit::measure)) return f();
+  if (!(h.poll.load(std::memory_order_relaxed) & detail::poll_bit::measure)) {
+    detail::leave_scope_level(h);
+    return f();
+  }
   detail::measure_saved s;
   detail::measure_region_begin(h, s);
   struct end_region {

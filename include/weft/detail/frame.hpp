@@ -202,7 +202,8 @@ WEFT_INLINE bool poll_pending(const hot_state& h) noexcept {
 
 // Code that runs a callable of the program as a branch of its own without pushing a frame (a loop
 // split by halves whose whole range is one leaf, parallel_invoke of one callable, a pool::run job
-// that a worker of the same pool runs inline) clears any scope's level mark at the top, as a push
+// that a worker of the same pool runs inline, a weft::region outside the work/span mode) clears any
+// scope's level mark at the top, as a push
 // would: a scope spawn from inside it runs at once, as from a join's branch, instead of leaving a
 // latent task that outlives the branch (scope.hpp, "The level mark").  One store per loop, invoke
 // or inline run.  Below spawn_limit only: no scope marks a slot
