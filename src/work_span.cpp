@@ -6,6 +6,8 @@
 #include <cstdio>
 #include <stdexcept>
 
+#include <utility>
+
 #include "measure.hpp"
 #include "weft/detail/platform.hpp"
 #include "pool_runtime.hpp"
@@ -76,6 +78,11 @@ void measure_join(hot_state& h, const measure_saved& outer, const measure_saved&
 }
 
 std::uint64_t measured_path(hot_state& h) noexcept { return state_of(h).path; }
+
+// Only the id changes: the branch's strands go on adding to the path they run on (it forks nothing),
+// and no strand ends here, for the id is no cost.
+std::uint64_t measure_enter_unforked(hot_state& h) noexcept { return std::exchange(state_of(h).path, new_path()); }
+void measure_leave_unforked(hot_state& h, std::uint64_t path) noexcept { state_of(h).path = path; }
 
 void measure_call(hot_state& h) noexcept { count_call(state_of(h)); }
 

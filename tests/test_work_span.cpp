@@ -430,6 +430,55 @@ TEST_P(WorkSpan, ScopeSpawnsFromInsideABranchAreSerialCalls) {
   EXPECT_EQ(r.total.span, 1.0 + 4);
 }
 
+// A spawn from a branch that pushes no frame — parallel_invoke's one callable, the body of a loop
+// of one piece, a reduction's map, a pool::run job that a worker of the same pool runs inline —
+// runs at once under every policy (the level mark: README, weft::scope), so it is measured as a
+// serial call, as from a join's branch: the branch's span grows by the task's whole path.  Before,
+// such a branch ran on the path of the code around it, the spawn was taken for one at the scope's
+// level and measured as Cilk's spawn (in parallel with the rest of the branch and with the code up
+// to the scope's sync): a span too short, parallelism the runtime never gives (found by stop 57's
+// levelmark2 hunt).  `chain` is three joins one after the other: span 3; the spawned task 1 + 3.
+TEST_P(WorkSpan, ScopeSpawnsFromABranchWithoutAFrameAreSerialCalls) {
+  const auto chain = [] {
+    for (int i = 0; i < 3; ++i) weft::join([] {}, [] {});
+  };
+  const char* const places[] = {"parallel_invoke(f)", "a one-iteration loop", "a loop of one piece",
+                                "a one-iteration reduction", "a pool::run job run inline"};
+  for (int place = 0; place < 5; ++place) {
+    double span[2] = {0, 0};
+    for (int spawning = 0; spawning < 2; ++spawning) {
+      weft::pool pl(cfg(0));
+      pl.run([&] {
+        weft::scope s;
+        const auto branch = [&] {
+          if (spawning) s.spawn(chain);
+          chain();
+        };
+        switch (place) {
+          case 0:
+            weft::parallel_invoke(branch);
+            break;
+          case 1:
+            weft::parallel_for(0, 1, [&](int) { branch(); });
+            break;
+          case 2:
+            weft::parallel_for(0, 3, [&](int i) { if (i == 1) branch(); }, weft::grain{8});
+            break;
+          case 3:
+            EXPECT_EQ(weft::parallel_reduce(0, 1, 0, [&](int) { branch(); return 1; }, std::plus<>{}), 1);
+            break;
+          default:
+            pl.run(branch);  // a worker of this pool: the job runs inline
+            break;
+        }
+        s.sync();
+      });
+      span[spawning] = pl.work_span().total.span;
+    }
+    EXPECT_EQ(span[1], span[0] + 1 + 3) << places[place] << ": the spawn was not measured as a serial call";
+  }
+}
+
 // Spawns from a thread that is no worker (it measures nothing) run there at once, while the owner's
 // own spawns go on being measured: the figures are the owner's alone.  Under ThreadSanitizer: the
 // other thread reads only what the scope's constructor wrote.

@@ -229,6 +229,9 @@ template <class T, class I, class Map, class Combine>
 T measured_loop(I lo, std::uint64_t b, std::uint64_t e, Map& map, Combine& combine, std::uint64_t grain) {
   hot_state& h = tls_hot;
   if (e - b <= grain) {
+    // A loop of one piece forks nothing: its body is a branch all the same (measured_unforked; in
+    // a split, each half has a path of its own already, and this one is another).
+    const measured_unforked own(h);
     const auto one = [&](std::uint64_t k) {
       measure_call(h);
       // Counted once it returns, as the loop engines count (an iteration that throws is no

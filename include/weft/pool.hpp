@@ -137,6 +137,10 @@ std::invoke_result_t<F&> pool::run(F&& f) {
     // A job run inline pushes no frame: a scope spawn inside it runs at once, as from a join's
     // branch (detail::leave_scope_level; left latent, it outlived the job: stop 56's levelmark hunt).
     detail::leave_scope_level(detail::tls_hot);
+    if (detail::tls_hot.poll.load(std::memory_order_relaxed) & detail::poll_bit::measure) [[unlikely]] {
+      const detail::measured_unforked own(detail::tls_hot);  // and so measured: a serial call
+      return f();
+    }
     return f();
   }
   detail::typed_root_job<std::remove_reference_t<F>> job(&f);

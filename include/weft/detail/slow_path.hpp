@@ -94,6 +94,23 @@ void measure_join(hot_state& h, const measure_saved& outer, const measure_saved&
 void measure_call(hot_state& h) noexcept;
 // The id of the measured path running now (a branch, region or job; measure_state::path).
 std::uint64_t measured_path(hot_state& h) noexcept;
+// A branch that forks nothing and pushes no frame — parallel_invoke's one callable, a loop of one
+// piece, a pool::run job that a worker of the same pool runs inline — under the work/span mode: it
+// runs under an id of its own (measure_state::path), restored when it ends, so that a scope spawn
+// inside it is no spawn at the scope's level (scope::measured_spawn_begin) but a serial call, as
+// the runtime runs it (leave_scope_level).  On the path of the code around it, such a spawn was
+// measured as Cilk's spawn, in parallel with the rest of the branch and the code up to the scope's
+// sync (stop 57's levelmark2 hunt).  Its span and work are the path's as before: only the id changes.
+std::uint64_t measure_enter_unforked(hot_state& h) noexcept;
+void measure_leave_unforked(hot_state& h, std::uint64_t path) noexcept;
+struct measured_unforked {
+  hot_state& h;
+  const std::uint64_t path;
+  explicit measured_unforked(hot_state& hs) noexcept : h(hs), path(measure_enter_unforked(hs)) {}
+  ~measured_unforked() { measure_leave_unforked(h, path); }
+  measured_unforked(const measured_unforked&) = delete;
+  measured_unforked& operator=(const measured_unforked&) = delete;
+};
 // The two branches of a measured join or loop split: the first opens on construction, second()
 // opens the second, and the pair is joined when it goes (also when a branch throws: the path is
 // joined as far as it went).
