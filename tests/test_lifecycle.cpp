@@ -488,10 +488,6 @@ TEST_P(Lifecycle, AForkChildWhoseTaskReturnsOnAWorkerSaysSo) {
         // victim), so that wait ends at once.
         for (int attempt = 0; attempt < 100 && child <= 0; ++attempt) {
           std::atomic<bool> first_started{false}, started{false}, forked{false};
-          const auto wait_until = [](const std::atomic<bool>& flag, auto&& poll) {
-            const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-            while (!flag.load() && std::chrono::steady_clock::now() < until) poll();
-          };
           const auto fork_on_a_worker = [&] {
             if (wt::thread_now() == caller || forked.exchange(true)) return;
             child = ::fork();
@@ -501,13 +497,12 @@ TEST_P(Lifecycle, AForkChildWhoseTaskReturnsOnAWorkerSaysSo) {
             weft::join(
                 [&] {
                   first_started = true;
-                  // a poll: the lazy policies and heartbeat promote here
-                  wait_until(started, [] { weft::join([] {}, [] {}); });
+                  wt::poll_until(started, std::chrono::seconds(10));  // the lazy policies and heartbeat promote at its polls
                   fork_on_a_worker();
                 },
                 [&] {
                   started = true;
-                  wait_until(first_started, [] { std::this_thread::yield(); });
+                  wt::wait_until([&] { return first_started.load(); }, std::chrono::seconds(10));
                   fork_on_a_worker();
                 });
           });
