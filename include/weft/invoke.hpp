@@ -74,19 +74,14 @@ auto parallel_invoke(F&&... fs) {
       // One callable is no join, but still a call of the program: the work/span mode counts it as
       // it counts a join's branch or a one-iteration loop (parallel_invoke(f) measured no call,
       // parallel_invoke(f, g) two, before stop 47's seeing-inside hunt).
-      // And a branch of its own, which forks nothing: on a path of its own (measured_unforked).
+      // And a branch of its own, which forks nothing and pushes no frame: a scope spawn inside it
+      // runs at once, measured so (call_unforked).
       const auto one = [&refs] {
         detail::hot_state& h = detail::tls_hot;
-        if (h.poll.load(std::memory_order_relaxed) & detail::poll_bit::measure) [[unlikely]] {
-          detail::measure_call(h);
-          const detail::measured_unforked own(h);
-          return detail::invoke_span<0, 1>(refs);
-        }
-        return detail::invoke_span<0, 1>(refs);
+        if (h.poll.load(std::memory_order_relaxed) & detail::poll_bit::measure) [[unlikely]] detail::measure_call(h);
+        return detail::call_unforked(h, [&refs] { return detail::invoke_span<0, 1>(refs); });
       };
       if (detail::tls_hot.self == nullptr) return pool::global().run(one);
-      // A branch that pushes no frame: a scope spawn inside it runs at once (leave_scope_level).
-      detail::leave_scope_level(detail::tls_hot);
       return one();
     } else {
       return detail::invoke_span<0, sizeof...(F)>(refs);

@@ -133,16 +133,9 @@ std::invoke_result_t<F&> pool::run(F&& f) {
   static_assert(std::is_void_v<R> || std::is_reference_v<R> || std::is_move_constructible_v<std::remove_cv_t<R>>,
                 "weft::pool::run: the job's result type must be move-constructible (it is made on a thread of "
                 "the pool and moved to the caller): return a std::unique_ptr to it instead");
-  if (detail::runs_in(rt_.get())) {
-    // A job run inline pushes no frame: a scope spawn inside it runs at once, as from a join's
-    // branch (detail::leave_scope_level; left latent, it outlived the job: stop 56's levelmark hunt).
-    detail::leave_scope_level(detail::tls_hot);
-    if (detail::tls_hot.poll.load(std::memory_order_relaxed) & detail::poll_bit::measure) [[unlikely]] {
-      const detail::measured_unforked own(detail::tls_hot);  // and so measured: a serial call
-      return f();
-    }
-    return f();
-  }
+  // A job run inline pushes no frame: a scope spawn inside it runs at once, as from a join's branch
+  // (left latent, it outlived the job: stop 56's levelmark hunt), and is measured so.
+  if (detail::runs_in(rt_.get())) return detail::call_unforked(detail::tls_hot, f);
   detail::typed_root_job<std::remove_reference_t<F>> job(&f);
   detail::submit_and_wait(rt_.get(), job);
   if (job.error) std::rethrow_exception(job.error);

@@ -111,6 +111,17 @@ struct measured_unforked {
   measured_unforked(const measured_unforked&) = delete;
   measured_unforked& operator=(const measured_unforked&) = delete;
 };
+// Calls f() as such a branch, on this thread: a scope spawn inside it runs at once
+// (leave_scope_level), and the work/span mode measures it so (measured_unforked).
+template <class F>
+WEFT_INLINE decltype(auto) call_unforked(hot_state& h, F&& f) {
+  leave_scope_level(h);
+  if (h.poll.load(std::memory_order_relaxed) & poll_bit::measure) [[unlikely]] {
+    const measured_unforked own(h);
+    return f();
+  }
+  return f();
+}
 // The two branches of a measured join or loop split: the first opens on construction, second()
 // opens the second, and the pair is joined when it goes (also when a branch throws: the path is
 // joined as far as it went).
