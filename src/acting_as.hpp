@@ -4,6 +4,7 @@
 
 #include <utility>
 
+#include "eh_state.hpp"
 #include "pool_runtime.hpp"
 
 namespace weft::detail {
@@ -22,6 +23,7 @@ class acting_as {
         saved_loops_(h_.loops_run_as), saved_base_(w.base), saved_eager_deque_(h_.eager_deque),
         saved_eager_ledger_(h_.eager_ledger), saved_spawn_limit_(h_.spawn_limit) {
     h_.self = &w;
+    h_.exceptions_in_flight = &thread_eh_state()->uncaught;  // this thread's for good: not restored
     h_.spawn_limit = spawn_limit_for(w, poll_bits);
     h_.eager_deque = eager;
     h_.eager_ledger = &w.ledger;

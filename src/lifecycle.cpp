@@ -9,6 +9,7 @@
 
 #include "beat_signal.hpp"
 #include "config_resolve.hpp"
+#include "eh_state.hpp"
 #include "pool_runtime.hpp"
 
 namespace weft::detail {
@@ -108,6 +109,7 @@ void runtime::worker_thread(worker& w, std::latch& started) {
   if (w.trace) w.trace->replace(activity::startup);
   hot_state& h = tls_hot;
   h.self = &w;
+  h.exceptions_in_flight = &thread_eh_state()->uncaught;  // this thread's for good
   h.top = w.stack.begin();
   h.scan_base = nullptr;
   const std::uint32_t poll_bits = sched->initial_poll_bits(w);

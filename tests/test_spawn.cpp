@@ -158,6 +158,59 @@ TEST_P(Spawn, ErrorsComeOutOfSync) {
   EXPECT_EQ(pool().run([] { return fib_spawn(15); }), wt::fib_serial(15));
 }
 
+// A handle made inside a destructor that an exception calls is no part of that unwinding: left to
+// its destructor, it is synced at the cleanup's end and its task runs, as the serial elision runs
+// it (the spawn saves the count of exceptions in flight: hot_state::exceptions_in_flight; before,
+// the task was dropped unrun and nothing said so).  An exception thrown inside the cleanup after a
+// spawn still drops that handle's task, unless a thief took it.
+struct cleanup_that_spawns {
+  std::atomic<int>& ran;
+  std::atomic<int>& dropped_ran;
+  ~cleanup_that_spawns() {
+    {
+      auto t = weft::spawn([this] {
+        ran.fetch_add(1);
+        return wt::fib(8);
+      });
+      wt::fib(10);
+    }  // ~spawned, unsynced, while "outer" unwinds: the task runs
+    try {
+      auto t = weft::spawn([this] { dropped_ran.fetch_add(1); });
+      throw std::range_error("inside the cleanup");
+    } catch (const std::range_error&) {
+    }
+  }
+};
+
+TEST_P(Spawn, AHandleMadeDuringUnwindingRunsItsTask) {
+  constexpr int rounds = 20;
+  std::atomic<int> ran{0}, dropped_ran{0};
+  for (int round = 0; round < rounds; ++round)
+    EXPECT_THROW(pool().run([&] {
+                   cleanup_that_spawns c{ran, dropped_ran};
+                   throw std::out_of_range("outer");
+                 }),
+                 std::out_of_range);
+  EXPECT_EQ(ran.load(), rounds) << "a handle made during unwinding dropped its task";
+  if (workers() == 1 || wt::uses_fibers(policy()))
+    EXPECT_EQ(dropped_ran.load(), 0) << "a handle destroyed by an exception thrown since its spawn ran its task";
+  else
+    EXPECT_LE(dropped_ran.load(), rounds);
+}
+
+// The same on a thread that is no worker (every spawn there takes the slow path and runs its task
+// at sync).
+TEST(SpawnUnwinding, AHandleMadeDuringUnwindingOutsideAPoolRunsItsTask) {
+  std::atomic<int> ran{0}, dropped_ran{0};
+  try {
+    cleanup_that_spawns c{ran, dropped_ran};
+    throw std::out_of_range("outer");
+  } catch (const std::out_of_range&) {
+  }
+  EXPECT_EQ(ran.load(), 1);
+  EXPECT_EQ(dropped_ran.load(), 0);
+}
+
 // A scope's destructor runs its tasks while an exception unwinds; such a task is not unwinding
 // itself: a handle it leaves to its destructor runs its task, a scope of its own keeps its error
 // (hot_state::unwinding_base).  With one worker nothing is stolen, so the scope's task surely runs

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <exception>
 #include <type_traits>
 #include <utility>
 
@@ -62,16 +63,15 @@ class [[nodiscard]] spawned {
   }
 
   // A handle left unsynced is synced here, its result discarded and its exception thrown — unless an
-  // exception is unwinding the stack (std::uncaught_exceptions() > 0, counted from the start of the
-  // task this code runs in: detail::unwinding_here): then the task is taken back unrun, or its thief
-  // waited for and what it made dropped, as a join drops its second branch when its first throws
-  // (the exception in flight wins).  Also for a handle made during that unwinding (in a destructor
-  // an exception calls), whose task the serial elision would run: telling the two apart needs the
-  // count of exceptions in flight saved at the spawn, a call on the fast path (README, Known issues,
-  // "A handle made during unwinding").
+  // exception thrown since the spawn is unwinding the stack (std::uncaught_exceptions() above its
+  // count at the spawn): then the task is taken back unrun, or its thief waited for and what it made
+  // dropped, as a join drops its second branch when its first throws (the exception in flight wins).
+  // A handle made during an unwinding (in a destructor an exception calls) and destroyed at that
+  // destructor's end is synced as any other: the serial elision runs its task.
   ~spawned() noexcept(false) {
     if (state_ != detail::spawn_state::synced) [[unlikely]]
-      detail::spawn_abandoned<F>(std::exchange(state_, detail::spawn_state::synced), closure_arg());
+      detail::spawn_abandoned<F>(std::exchange(state_, detail::spawn_state::synced), closure_arg(),
+                                 uncaught_at_spawn_);
   }
 
  private:
@@ -85,6 +85,7 @@ class [[nodiscard]] spawned {
   WEFT_INLINE explicit spawned(G&& g) : f_(std::forward<G>(g)), holder_(in_frame ? nullptr : &f_) {
     detail::hot_state& h = detail::tls_hot;
     if (detail::poll_pending(h)) [[unlikely]] {
+      uncaught_at_spawn_ = static_cast<unsigned int>(std::uncaught_exceptions());  // any thread
       // Made in this block by join's slow_path_arg (such a closure is trivially copyable: the move
       // copies it, and the handle keeps its own).  Passed as the member itself, the closure stayed
       // in memory for the whole function, and gcc no longer turned the recursion's last call into a
@@ -95,6 +96,7 @@ class [[nodiscard]] spawned {
         state_ = detail::spawn_slow_held<F>(&holder_);
       return;
     }
+    uncaught_at_spawn_ = *h.exceptions_in_flight;  // a worker's: set with h.self
     detail::frame* fr = h.top;
     branch::store(fr, f_, holder_);
     detail::push_frame(h, fr, &branch::run);
@@ -139,6 +141,9 @@ class [[nodiscard]] spawned {
   // synced; or, when the spawn took no frame, a tagged value (detail::spawn_state; a top is 64-byte
   // aligned, and never equals one of those: a thread that is no worker has a null top).
   std::uintptr_t state_;
+  // std::uncaught_exceptions() at the spawn: an exception unwinds the handle's scope exactly when
+  // more are in flight at its destructor (one made in a destructor an exception calls is no such).
+  unsigned int uncaught_at_spawn_;
 };
 
 }  // namespace weft

@@ -116,6 +116,9 @@ inline constexpr std::uint32_t fibers = 1u << 6;
 inline constexpr std::uint32_t eager = 1u << 7;
 }  // namespace poll_bit
 
+// What hot_state::exceptions_in_flight reads on a thread that has not yet set it.
+inline constexpr unsigned int no_exceptions_in_flight = 0;
+
 // The owner's private fast-path state, in thread-local storage so that a join reaches it with
 // %fs-relative addressing.  `poll` is also written by other threads (thieves, the timer) with
 // fetch_or; the owner reads it with a relaxed load: a poll is one load and one branch.
@@ -141,10 +144,19 @@ struct hot_state {
   frame* spawn_limit = nullptr;
   // std::uncaught_exceptions() when this thread began running, on the runtime's behalf, a task from
   // inside an unwinding (a stolen task run while a join or a handle waits for its thief, a scope's
-  // task run by its destructor): 0 otherwise.  The destructors that behave differently during
-  // unwinding (~scope, ~spawned) compare the count with it (unwinding_here, slow_path.hpp), so that
-  // such a task's own scopes and handles are not taken to be unwinding.  Written on slow paths only.
+  // task run by its destructor): 0 otherwise.  ~scope, which behaves differently during unwinding,
+  // compares the count with it (unwinding_here, slow_path.hpp), so that such a task's own scopes are
+  // not taken to be unwinding (~spawned uses the count its spawn saved).  Written on slow paths only.
   int unwinding_base = 0;
+  // This OS thread's count of exceptions in flight, the one std::uncaught_exceptions() reads (the
+  // Itanium ABI's __cxa_eh_globals::uncaughtExceptions; a fiber's switch swaps its contents, never
+  // its place).  weft::spawn's fast path saves it in the handle, so that ~spawned tells an exception
+  // thrown since the spawn (drop the task) from one that was unwinding already when the handle was
+  // made in a destructor it calls (run the task): a load here and one there instead of a call into
+  // the C++ runtime.  Set where `self` is set (lifecycle.cpp, acting_as.hpp) and kept with the
+  // thread; until then it points at a zero, and the slow path, which every thread that is no worker
+  // takes, calls std::uncaught_exceptions() instead.
+  const unsigned int* exceptions_in_flight = &no_exceptions_in_flight;
   // weft::spawn handles open on this thread whose spawn made no frame (spawn_state::deferred and
   // the work/span mode's measured ones): each keeps its place in this count, and its sync checks
   // that it is the youngest (spawn.cpp, frameless_handles; a fiber-engine thread keeps its own).

@@ -54,7 +54,8 @@ std::uint32_t& frameless_handles() noexcept;
 
 // Is an exception unwinding the stack of the code running now — not one that was already in flight
 // when the runtime started the task this code belongs to (hot_state::unwinding_base)?  The rule of
-// ~scope and ~spawned (oneTBB's task_group rule, std::uncaught_exceptions() > 0), made relative.
+// ~scope (oneTBB's task_group rule, std::uncaught_exceptions() > 0), made relative; ~spawned compares
+// with the count its spawn saved instead (hot_state::exceptions_in_flight).
 bool unwinding_here() noexcept;
 // Runs nested work on the runtime's behalf from here on: the tasks run while it lives count only
 // exceptions thrown after it as unwinding their code.

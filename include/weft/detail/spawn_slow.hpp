@@ -162,15 +162,16 @@ WEFT_NOINLINE ret_t<F> sync_aside(std::uintptr_t s, spawn_closure_arg<F> f) {
 }
 
 // A handle destroyed unsynced (its state taken already): synced, the result discarded, unless an
-// exception is unwinding the stack — then the task is dropped as an unwinding join drops its second
-// branch (join_unwind): taken back unrun, or its thief waited for and what it made destroyed.
+// exception thrown since the spawn is unwinding the stack (more in flight than the spawn saw) — then
+// the task is dropped as an unwinding join drops its second branch (join_unwind): taken back unrun,
+// or its thief waited for and what it made destroyed.
 template <class F>
-WEFT_NOINLINE void spawn_abandoned(std::uintptr_t s, spawn_closure_arg<F> f) {
+WEFT_NOINLINE void spawn_abandoned(std::uintptr_t s, spawn_closure_arg<F> f, unsigned int uncaught_at_spawn) {
   hot_state& h = tls_hot;
   const bool is_frame = (s & spawn_state::tag_mask) == 0;
   if (is_frame && reinterpret_cast<std::uintptr_t>(h.top) != s) spawn_out_of_order(false);
   if (!is_frame) frameless_closed(s, false);
-  if (!unwinding_here()) {
+  if (static_cast<unsigned int>(std::uncaught_exceptions()) <= uncaught_at_spawn) {
     if (!is_frame) {
       (void)run_frameless<F>(s, f);
       return;
