@@ -35,14 +35,12 @@ void runtime::execute_stolen(worker& w, worker& victim, frame* t, task_fn fn) {
     // from inside an exception's cleanup: a join whose first branch threw waits so, in
     // first_branch_cleanup) is none of the code that exception unwinds: it runs as on a thief, with
     // no exception in flight — std::uncaught_exceptions() reads 0, and user code that follows the
-    // rule weft's own scope follows does not take itself for unwinding (it did since stop 52, when
+    // rule of oneTBB's task_group does not take itself for unwinding (it did since stop 52, when
     // that wait moved out of a catch (...) handler: stop 52's exc2 hunt).  The wrapper catches the
-    // task's exception into t->error, so the task leaves the count as it found it, 0; the guard,
-    // made after the count is set aside, counts the task's own exceptions from there, whatever
-    // base an enclosing task had.
+    // task's exception into t->error, so the task leaves the count as it found it, 0.  (weft's own
+    // scopes and handles compare with the count they saw when made, and need nothing more here.)
     eh_state* const eh = thread_eh_state();
     const unsigned int in_flight = std::exchange(eh->uncaught, 0u);
-    const unwinding_base_guard nested;
     fn(t);
     eh->uncaught = in_flight;
   }

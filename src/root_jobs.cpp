@@ -35,13 +35,12 @@ void escaped_frames(const char* what) noexcept {
 namespace {
 
 // A root job run on this thread (its own stack or a borrowed one, not a fiber of the fiber engine,
-// which starts each root on a fresh fiber): a task the runtime starts, so unwinding is counted from
-// here (hot_state::unwinding_base) — a job this thread runs while its own code is inside an
+// which starts each root on a fresh fiber).  A job this thread runs while its own code is inside an
 // exception's cleanup (a worker of this pool serving it from a pool::run of another pool called in a
 // destructor; a caller that runs its job on a borrowed slot, or itself under the serial policy)
-// behaves as one run anywhere else.
+// behaves as one run anywhere else: its scopes and handles count the exceptions thrown since they
+// were made, not those in flight.
 void run_root_here(root_job& job) {
-  const unwinding_base_guard fresh;
   frame* const top = tls_hot.top;
   run_root_body(job);
   // Frames left above where the job began are tasks it spawned and kept past its end: a scope's

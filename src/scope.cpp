@@ -94,11 +94,17 @@ void scope::close_measured(record* r) noexcept {
   if (owner_ == &h && measuring(h)) detail::measure_join(h, m->outer, m->first);
 }
 
+void scope::start_unlimited() noexcept {
+  if (limit_ == nullptr) owner_id_ = detail::scope_owner_id();
+  uncaught_at_start_ = static_cast<unsigned int>(std::uncaught_exceptions());
+}
+
 void scope::sync_in_destructor() {
-  if (detail::unwinding_here()) {
-    // The tasks run here are not unwinding themselves: their own scopes and handles behave as
-    // anywhere else (hot_state::unwinding_base).
-    const detail::unwinding_base_guard nested;
+  // An exception thrown since the scope was made unwinds it (uncaught_at_start_; the count is this
+  // thread's, or under the fiber engine the fiber's, swapped in with it, as at the constructor).
+  // The tasks run here are not unwinding themselves: the scopes and handles they make save the
+  // count as it is now, and compare with that.
+  if (static_cast<unsigned int>(std::uncaught_exceptions()) > uncaught_at_start_) {
     try {
       sync();
     } catch (...) {
@@ -117,14 +123,14 @@ void* scope::allocate(std::size_t bytes, std::size_t align) {
     const std::uintptr_t base = reinterpret_cast<std::uintptr_t>(inline_buf_);
     const std::size_t aligned = std::size_t(((base + used_ + align - 1) & ~std::uintptr_t(align - 1)) - base);
     if (aligned + bytes <= sizeof(inline_buf_)) {
-      used_ = aligned + bytes;
+      used_ = static_cast<std::uint32_t>(aligned + bytes);  // at most sizeof(inline_buf_)
       return inline_buf_ + aligned;
     }
     // Each record beyond the inline buffer gets its own block (spawns past 128 bytes of records are
     // the slow case anyway); blocks are chained and freed at sync.  The first overflow starts the
     // chain (the constructor leaves chunks_ unwritten) and marks used_ past the buffer for good.
     chunks_ = nullptr;
-    used_ = sizeof(inline_buf_) + 1;
+    used_ = static_cast<std::uint32_t>(sizeof(inline_buf_) + 1);
   }
   const std::size_t header = offsetof(chunk, data);  // data: aligned as malloc's blocks are
   const std::size_t slack = align > alignof(std::max_align_t) ? align - alignof(std::max_align_t) : 0;

@@ -25,14 +25,6 @@ reclaimed reclaim(hot_state& h, frame* fr) {
 
 bool reclaim_after_throw(hot_state& h, frame* fr) { return reclaim(h, fr) == reclaimed::stolen; }
 
-bool unwinding_here() noexcept { return std::uncaught_exceptions() > tls_hot.unwinding_base; }
-
-unwinding_base_guard::unwinding_base_guard() noexcept : saved_(tls_hot.unwinding_base) {
-  tls_hot.unwinding_base = std::uncaught_exceptions();
-}
-
-unwinding_base_guard::~unwinding_base_guard() { tls_hot.unwinding_base = saved_; }
-
 constinit std::atomic<promotion_hook> installed_promotion_hook{nullptr};
 
 void set_promotion_hook(promotion_hook hook) noexcept { installed_promotion_hook.store(hook, std::memory_order_release); }

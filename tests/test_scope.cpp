@@ -796,9 +796,11 @@ TEST_P(Scope, ErrorsInSpawnOrderWhenTasksSpawnIntoTheirScopeDuringSync) {
   }
 }
 
-// The destructor's rule (scope.hpp): errors leave it unless it runs during stack unwinding.  In a
-// catch handler nothing is unwinding (std::uncaught_exceptions() == 0): the task's error leaves the
-// destructor there too.  In a destructor that runs during unwinding, sync() still throws.
+// The destructor's rule (scope.hpp): errors leave it unless an exception thrown since the scope was
+// made unwinds it.  In a catch handler nothing is unwinding (std::uncaught_exceptions() == 0): the
+// task's error leaves the destructor there too.  In a destructor that runs during unwinding, sync()
+// throws (and so, since stop 58, does the destructor of a scope made there:
+// Exceptions.AScopeMadeDuringUnwindingKeepsItsTasksErrors).
 TEST_P(Scope, ErrorsLeaveTheDestructorInACatchHandlerAndSyncDuringUnwinding) {
   pool().run([&] {
     try {

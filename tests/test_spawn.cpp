@@ -213,7 +213,7 @@ TEST(SpawnUnwinding, AHandleMadeDuringUnwindingOutsideAPoolRunsItsTask) {
 
 // A scope's destructor runs its tasks while an exception unwinds; such a task is not unwinding
 // itself: a handle it leaves to its destructor runs its task, a scope of its own keeps its error
-// (hot_state::unwinding_base).  With one worker nothing is stolen, so the scope's task surely runs
+// (each compares with the count of exceptions in flight when it was made).  With one worker nothing is stolen, so the scope's task surely runs
 // in the destructor.
 TEST(SpawnUnwinding, TasksRunDuringUnwindingAreNotUnwinding) {
   weft::pool pl(weft::config{.workers = 1});

@@ -23,13 +23,15 @@ class scope {
  public:
   scope() noexcept : scope(detail::tls_hot) {}
   // Syncs.  If a task threw and sync() was not called, the exception leaves the destructor — unless
-  // the destructor runs during stack unwinding (std::uncaught_exceptions() > 0, the rule of oneTBB's
-  // task_group), in which case the tasks' errors are dropped: the exception in flight wins.  Code
-  // that may itself run during unwinding (a destructor) and wants the tasks' errors calls sync(),
-  // which always throws them.  A task the runtime starts from inside an unwinding (a stolen task run
-  // while a join waits for its thief, a scope's task run by this destructor, a pool::run job) is not
-  // unwinding itself: only exceptions thrown since it began count (detail::unwinding_here); a task
-  // that cleanup code runs inline (a join's branch, an explicit sync()) is part of that cleanup.
+  // an exception thrown since the scope was made is unwinding it (std::uncaught_exceptions() above
+  // its count when the scope was made, the rule of a scope guard — N4152, the reason the count
+  // exists — rather than oneTBB's task_group rule, `> 0`), in which case the tasks' errors are
+  // dropped: the exception in flight wins.  A scope made in code that runs during an unwinding (a
+  // destructor an exception calls, a task run from there, inline or on a thief) is not unwound by
+  // it: its destructor throws its tasks' errors as anywhere else (the serial elision's calls would
+  // throw them there), as a weft::spawn handle made there syncs.  Until stop 58 such a scope
+  // dropped them, silently — and one in a join branch of that cleanup kept them only when a thief
+  // ran the branch.
   ~scope() noexcept(false) {
     if (has_work()) [[unlikely]] sync_in_destructor();
   }
@@ -63,16 +65,23 @@ class scope {
 
  private:
   // A scope is made per node of a recursion (one spawn and one sync a node in fib written with
-  // spawns), so its constructor is part of what a spawn costs: three loads, a few stores, no poll
+  // spawns), so its constructor is part of what a spawn costs: five loads, a few stores, no poll
   // word and no call on a worker.  The spawn limit is null wherever every spawn must run at once —
   // on a thread that is no worker, under the fiber engine, in the work/span mode (the runtime clears
   // hot_state::spawn_limit there) — and only then is the owning fiber (or measured path) looked up.
+  // The count of exceptions in flight (~scope's rule) is read as a handle's spawn reads it: through
+  // the worker's pointer where the limit is set (lifecycle.cpp and acting_as set both), by the C++
+  // runtime's call elsewhere (start_unlimited, out of line; a thread that is no worker points at a
+  // zero there; under the fiber engine either would do: the fiber's count is swapped into the
+  // thread's, fiber_thread.hpp).  Three instructions on a worker (docs/results/fine-grained.md).
   explicit scope(detail::hot_state& h) noexcept
       : owner_(&h), base_(h.top), expected_top_(h.top), limit_(h.spawn_limit) {
-    if (base_ < limit_) [[likely]]
+    if (base_ < limit_) [[likely]] {
       mark_level(base_);
-    else if (limit_ == nullptr)
-      owner_id_ = detail::scope_owner_id();
+      uncaught_at_start_ = *h.exceptions_in_flight;
+    } else {
+      start_unlimited();
+    }
   }
 
   // The level mark.  A spawn is latent work only at the scope's own level: where h.top is
@@ -213,6 +222,8 @@ class scope {
   WEFT_INLINE bool has_work() const noexcept { return expected_top_ != base_ || last_ != nullptr || error_; }
   void sync_slow();
   void sync_in_destructor();
+  // The constructor's unlikely branch: no spawn limit (owner_id_), or a full stack.
+  void start_unlimited() noexcept;
   std::size_t sync_records();  // the external jobs lost to a fork()
   [[noreturn]] static void throw_sync_inside_a_task();
   [[noreturn]] static void throw_sync_on_a_worker();  // a worker's sync of a scope made on a plain thread
@@ -237,8 +248,13 @@ class scope {
   record* last_ = nullptr;       // records, youngest first
   std::size_t slow_spawns_ = 0;  // spawns that made no frame (run at once, external records): their seq
   // Bytes of inline_buf_ in use; past sizeof(inline_buf_) once records overflowed into heap chunks
-  // (chunks_started()).
-  std::size_t used_ = 0;
+  // (chunks_started()).  32 bits, to leave room for the next field in the same word: a scope of 240
+  // bytes instead of 224 (a field of its own) made gcc inline fib written with a scope differently,
+  // 9 more instructions a node (tools/join_cost.sh scope:lazy-bf).
+  std::uint32_t used_ = 0;
+  // std::uncaught_exceptions() when the scope was made (the constructor writes it): the destructor
+  // drops the tasks' errors only when more are in flight — an exception thrown since unwinds it.
+  unsigned int uncaught_at_start_;
   // The serial order of errors without a spawn index in the frames.  The scope's live frames lie in
   // spawn order on the task stack; a frame sync has popped (it runs it, or takes it back from its
   // thief) comes after the live frames below it and before any frame pushed since its pop, at its

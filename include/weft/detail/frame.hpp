@@ -142,20 +142,15 @@ struct hot_state {
   // joins nested in them (scope.hpp; a spawn that would reach it runs at once).  Set and cleared
   // with `self`; null on a thread that is no worker.
   frame* spawn_limit = nullptr;
-  // std::uncaught_exceptions() when this thread began running, on the runtime's behalf, a task from
-  // inside an unwinding (a stolen task run while a join or a handle waits for its thief, a scope's
-  // task run by its destructor): 0 otherwise.  ~scope, which behaves differently during unwinding,
-  // compares the count with it (unwinding_here, slow_path.hpp), so that such a task's own scopes are
-  // not taken to be unwinding (~spawned uses the count its spawn saved).  Written on slow paths only.
-  int unwinding_base = 0;
   // This OS thread's count of exceptions in flight, the one std::uncaught_exceptions() reads (the
   // Itanium ABI's __cxa_eh_globals::uncaughtExceptions; a fiber's switch swaps its contents, never
-  // its place).  weft::spawn's fast path saves it in the handle, so that ~spawned tells an exception
-  // thrown since the spawn (drop the task) from one that was unwinding already when the handle was
-  // made in a destructor it calls (run the task): a load here and one there instead of a call into
-  // the C++ runtime.  Set where `self` is set (lifecycle.cpp, acting_as.hpp) and kept with the
-  // thread; until then it points at a zero, and the slow path, which every thread that is no worker
-  // takes, calls std::uncaught_exceptions() instead.
+  // its place).  weft::spawn's fast path saves it in the handle, and a scope's constructor in the
+  // scope, so that ~spawned and ~scope tell an exception thrown since (drop the task, or the tasks'
+  // errors) from one that was unwinding already when they were made in a destructor it calls (run
+  // it, throw them): a load here and one there instead of a call into the C++ runtime.  Set where
+  // `self` is set (lifecycle.cpp, acting_as.hpp) and kept with the thread; until then it points at a
+  // zero, and the slow paths, which every thread that is no worker takes (a null spawn limit for a
+  // scope), call std::uncaught_exceptions() instead.
   const unsigned int* exceptions_in_flight = &no_exceptions_in_flight;
   // weft::spawn handles open on this thread whose spawn made no frame (spawn_state::deferred and
   // the work/span mode's measured ones): each keeps its place in this count, and its sync checks

@@ -52,24 +52,6 @@ bool reclaim_after_throw(hot_state& h, frame* fr);
 // fiber engine (it may move between workers while a handle is open), else the thread's.
 std::uint32_t& frameless_handles() noexcept;
 
-// Is an exception unwinding the stack of the code running now — not one that was already in flight
-// when the runtime started the task this code belongs to (hot_state::unwinding_base)?  The rule of
-// ~scope (oneTBB's task_group rule, std::uncaught_exceptions() > 0), made relative; ~spawned compares
-// with the count its spawn saved instead (hot_state::exceptions_in_flight).
-bool unwinding_here() noexcept;
-// Runs nested work on the runtime's behalf from here on: the tasks run while it lives count only
-// exceptions thrown after it as unwinding their code.
-class unwinding_base_guard {
- public:
-  unwinding_base_guard() noexcept;
-  ~unwinding_base_guard();
-  unwinding_base_guard(const unwinding_base_guard&) = delete;
-  unwinding_base_guard& operator=(const unwinding_base_guard&) = delete;
-
- private:
-  int saved_;
-};
-
 // Test and tracing instrumentation: called on every promotion (in the promoting worker, on the
 // slow path) when installed.  `depth` is the promoted frame's slot in the task stack (for a loop
 // split: the loop frame's slot); `kind` says what was made stealable.
