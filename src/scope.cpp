@@ -255,6 +255,13 @@ void scope::throw_sync_inside_a_task() {
       "it); sync a scope where its spawns are, after them");
 }
 
+void scope::throw_sync_on_another_thread() {
+  throw std::logic_error(
+      "weft::scope::sync: called on another thread than the one that made the scope — from inside one of its "
+      "own tasks, or a join branch, that a thief runs; sync a scope on its own thread, where its spawns are, "
+      "after them");
+}
+
 // sync_slow's refusal on a worker of a scope made on a thread that is no worker: from there it cannot
 // tell one of the scope's own tasks from any other code on that worker (a pool::run job another
 // thread called, say) without reading the owner's records, so the message names both (until stop
@@ -317,6 +324,17 @@ void scope::sync_slow() {
   // links its records meanwhile, with no synchronization with its tasks (ThreadSanitizer reported
   // the read, stop 54's fibertls hunt).
   if (owner_ != &h && limit_ == nullptr && owner_id_ == 0 && h.self != nullptr) throw_sync_on_a_worker();
+  // A scope made on a worker (limit_ set: not the fiber engine, whose owner is a fiber, nor the
+  // work/span mode) belongs to that worker's thread, and its code never leaves that thread: a sync
+  // on another thread is one in a task of the scope, or a join branch, that a thief runs — the
+  // misuse of "sync where the spawns are".  It went on to read expected_top_, error_, last_ and the
+  // records while the owner's spawns and sync wrote them (ThreadSanitizer reported it in stop 52's CI
+  // rehearsal) and threw "different nesting level", or returned, or rethrew and cleared the owner's
+  // error, as the race fell.  Refused here before any of those reads: only owner_ and limit_ are read,
+  // which the constructor wrote before the spawn that made the task stealable.  Free on the fast
+  // path, which sends every sync on another thread here already (sync(): stop 54); the Known issue
+  // had said such a check would cost every sync a load (stop 58's costclaims hunt).
+  if (owner_ != &h && limit_ != nullptr) throw_sync_on_another_thread();
   if (expected_top_ != base_ && h.top != expected_top_)
     throw std::logic_error("weft::scope::sync: called at a different nesting level than spawn");
   // The scope's frames, youngest first: a stolen one is waited for, the others run here.

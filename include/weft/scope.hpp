@@ -60,7 +60,10 @@ class scope {
   // its nesting level, with nothing opened since still open (no join branch, loop body or task
   // started after the spawns, no younger weft::spawn handle unsynced).  Elsewhere, while the scope
   // holds latent tasks, it throws std::logic_error: it cannot take them back past younger frames
-  // (a policy whose spawns all ran at once has none, and there such a sync succeeds).
+  // (a policy whose spawns all ran at once has none, and there such a sync succeeds).  On another
+  // thread than the one that made the scope (one of its tasks, or a join branch, that a thief runs)
+  // it throws whatever the scope holds, under every policy whose spawns make frames: the owner
+  // writes the scope's fields meanwhile, and no read of them there would be race-free.
   void sync();
 
  private:
@@ -227,6 +230,7 @@ class scope {
   std::size_t sync_records();  // the external jobs lost to a fork()
   [[noreturn]] static void throw_sync_inside_a_task();
   [[noreturn]] static void throw_sync_on_a_worker();  // a worker's sync of a scope made on a plain thread
+  [[noreturn]] static void throw_sync_on_another_thread();  // a thief's sync of a worker's scope
 
   detail::hot_state* owner_;
   detail::frame* base_;          // the owner's task-stack top when the scope was made
