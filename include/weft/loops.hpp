@@ -201,19 +201,26 @@ struct called_in_place {
   F* f;
   template <class I>
   WEFT_INLINE decltype(auto) operator()(I i) const {
-    return (*f)(i);
+    return (*f)(static_cast<I&&>(i));
   }
 };
 
+// The index reaches the body as an rvalue, its own copy (README: "an rvalue of the bounds' common
+// type"), as for_tree::leaf and measured_loop pass it and as index_callable checks it: until stop
+// 58's loopsuser hunt this wrapper and called_in_place passed their parameter as an lvalue, so a
+// body taking `int&&`, which the constraint lets through, failed to compile deep in the engine
+// ("cannot bind rvalue reference"), and a body overloaded on the index's value category (`auto&&`
+// seeing `int&` or `int&&`) took one overload under the loop-frame policies and named bodies, the
+// other under the halving ones.  A cast of a scalar parameter: the same code.
 template <class R, class F, class I>
 struct loop_body {
   std::conditional_t<copy_behaves_same<F, I>, F, F&> f;
   WEFT_INLINE R operator()(I i) const {
     if constexpr (std::is_same_v<R, unit>) {
-      f(i);
+      f(static_cast<I&&>(i));
       return unit{};
     } else {
-      return f(i);
+      return f(static_cast<I&&>(i));
     }
   }
 };
