@@ -495,6 +495,53 @@ TEST_P(Loops, TheIndexReachesTheBodyAsAnRvalue) {
   }
 }
 
+// A temporary body or map is called as the non-const object it is, as the serial elision
+// (`auto&& body = make(); for (...) body(i);`) and a named body call it, also where the loop calls a
+// copy of it (loops.hpp, body_copy).  Until stop 58's loopsuser hunt the copy was a const member of
+// the loop's wrapper: a function object overloaded on const took its const overload for all 1000
+// iterations of a parallel_for under serial, ws-ap, the lazy policies and heartbeat and of every
+// reduction, its non-const one in a parallel_for under ws, wool, adf, dfd and fifo.
+struct constness_seen {
+  std::atomic<long>* as_const;
+  std::atomic<long>* as_non_const;
+  long operator()(int) const {
+    as_const->fetch_add(1, std::memory_order_relaxed);
+    return 1;
+  }
+  long operator()(int) {
+    as_non_const->fetch_add(1, std::memory_order_relaxed);
+    return 1;
+  }
+};
+
+TEST_P(Loops, ATemporaryBodyIsCalledAsANonConstObject) {
+  const int n = wt::pick(1000, 300);
+  for (std::size_t g : {std::size_t(1), std::size_t(7)}) {
+    std::atomic<long> as_const{0}, as_non_const{0};
+    constness_seen named{&as_const, &as_non_const};
+    pool().run([&] {
+      weft::parallel_for(0, n, constness_seen{&as_const, &as_non_const}, weft::grain{g});
+      weft::parallel_for(0, n, named, weft::grain{g});
+    });
+    EXPECT_EQ(as_const.load(), 0) << "parallel_for, grain " << g;
+    EXPECT_EQ(as_non_const.load(), 2L * n) << "parallel_for, grain " << g;
+    as_non_const = 0;
+    EXPECT_EQ(pool().run([&] {
+                return weft::parallel_reduce(0, n, 0L, constness_seen{&as_const, &as_non_const}, std::plus<>{}, weft::grain{g}) +
+                       weft::parallel_reduce(0, n, 0L, named, std::plus<>{}, weft::grain{g});
+              }),
+              2L * n);
+    EXPECT_EQ(as_const.load(), 0) << "parallel_reduce, grain " << g;
+    EXPECT_EQ(as_non_const.load(), 2L * n) << "parallel_reduce, grain " << g;
+  }
+  // A const temporary stays const: its const overload, as its serial elision calls it.
+  std::atomic<long> as_const{0}, as_non_const{0};
+  const constness_seen c{&as_const, &as_non_const};
+  pool().run([&] { weft::parallel_for(0, n, std::move(c)); });
+  EXPECT_EQ(as_const.load(), long(n));
+  EXPECT_EQ(as_non_const.load(), 0);
+}
+
 // ---------------------------------------------------------------------------------------------
 // The shapes of body and map the loops take (loops.hpp, detail::index_callable): anything callable
 // through an lvalue with the index as an rvalue, whatever it returns — and no other (the refused

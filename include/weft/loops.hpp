@@ -212,15 +212,32 @@ struct called_in_place {
 // ("cannot bind rvalue reference"), and a body overloaded on the index's value category (`auto&&`
 // seeing `int&` or `int&&`) took one overload under the loop-frame policies and named bodies, the
 // other under the halving ones.  A cast of a scalar parameter: the same code.
+//
+// The copy is called as the object it copies, non-const (`mutable`, as the pieces hold the wrapper
+// in const locals), as the serial elision `for (...) body(i);` calls a body and as the halving
+// policies' trees and a named body's called_in_place call it: a temporary function object whose
+// call operator is overloaded on const took its const overload under the loop-frame policies and in
+// every reduction, its non-const one in a parallel_for under ws, wool, adf, dfd and fifo (stop 58's
+// loopsuser hunt).  A lambda's call operator is const only, so its loop compiles as before.
+template <class F>
+struct body_copy {
+  mutable std::remove_const_t<F> f;  // a const F (a const temporary) is still called as const: get()
+  WEFT_INLINE F& get() const noexcept { return f; }
+};
+template <class F>
+struct body_ref {
+  F& f;
+  WEFT_INLINE F& get() const noexcept { return f; }
+};
 template <class R, class F, class I>
 struct loop_body {
-  std::conditional_t<copy_behaves_same<F, I>, F, F&> f;
+  std::conditional_t<copy_behaves_same<F, I>, body_copy<F>, body_ref<F>> f;
   WEFT_INLINE R operator()(I i) const {
     if constexpr (std::is_same_v<R, unit>) {
-      f(static_cast<I&&>(i));
+      f.get()(static_cast<I&&>(i));
       return unit{};
     } else {
-      return f(static_cast<I&&>(i));
+      return f.get()(static_cast<I&&>(i));
     }
   }
 };
