@@ -96,7 +96,7 @@ void scope::close_measured(record* r) noexcept {
 
 void scope::start_unlimited() noexcept {
   if (limit_ == nullptr) owner_id_ = detail::scope_owner_id();
-  uncaught_at_start_ = static_cast<unsigned int>(std::uncaught_exceptions());
+  uncaught_at_start_ = detail::exceptions_in_flight_now();
 }
 
 void scope::sync_in_destructor() {
@@ -104,7 +104,7 @@ void scope::sync_in_destructor() {
   // thread's, or under the fiber engine the fiber's, swapped in with it, as at the constructor).
   // The tasks run here are not unwinding themselves: the scopes and handles they make save the
   // count as it is now, and compare with that.
-  if (static_cast<unsigned int>(std::uncaught_exceptions()) > uncaught_at_start_) {
+  if (detail::unwound_since(uncaught_at_start_)) {
     try {
       sync();
     } catch (...) {

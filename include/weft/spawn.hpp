@@ -10,7 +10,6 @@
 #pragma once
 
 #include <cstdint>
-#include <exception>
 #include <type_traits>
 #include <utility>
 
@@ -85,7 +84,7 @@ class [[nodiscard]] spawned {
   WEFT_INLINE explicit spawned(G&& g) : f_(std::forward<G>(g)), holder_(in_frame ? nullptr : &f_) {
     detail::hot_state& h = detail::tls_hot;
     if (detail::poll_pending(h)) [[unlikely]] {
-      uncaught_at_spawn_ = static_cast<unsigned int>(std::uncaught_exceptions());  // any thread
+      uncaught_at_spawn_ = detail::exceptions_in_flight_now();  // any thread
       // Made in this block by join's slow_path_arg (such a closure is trivially copyable: the move
       // copies it, and the handle keeps its own).  Passed as the member itself, the closure stayed
       // in memory for the whole function, and gcc no longer turned the recursion's last call into a

@@ -52,6 +52,14 @@ bool reclaim_after_throw(hot_state& h, frame* fr);
 // fiber engine (it may move between workers while a handle is open), else the thread's.
 std::uint32_t& frameless_handles() noexcept;
 
+// ~spawned's and ~scope's rule (a scope guard's, N4152): the count of exceptions in flight is saved
+// when the handle or scope is made — on a worker's fast path through hot_state::exceptions_in_flight,
+// elsewhere by exceptions_in_flight_now() — and its tasks (or their errors) are dropped only when an
+// exception thrown since then is unwinding it: more are in flight now.  One made in a destructor an
+// exception calls is not unwound by that exception.
+inline unsigned int exceptions_in_flight_now() noexcept { return static_cast<unsigned int>(std::uncaught_exceptions()); }
+inline bool unwound_since(unsigned int saved) noexcept { return exceptions_in_flight_now() > saved; }
+
 // Test and tracing instrumentation: called on every promotion (in the promoting worker, on the
 // slow path) when installed.  `depth` is the promoted frame's slot in the task stack (for a loop
 // split: the loop frame's slot); `kind` says what was made stealable.

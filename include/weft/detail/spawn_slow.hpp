@@ -171,7 +171,7 @@ WEFT_NOINLINE void spawn_abandoned(std::uintptr_t s, spawn_closure_arg<F> f, uns
   const bool is_frame = (s & spawn_state::tag_mask) == 0;
   if (is_frame && reinterpret_cast<std::uintptr_t>(h.top) != s) spawn_out_of_order(false);
   if (!is_frame) frameless_closed(s, false);
-  if (static_cast<unsigned int>(std::uncaught_exceptions()) <= uncaught_at_spawn) {
+  if (!unwound_since(uncaught_at_spawn)) {
     if (!is_frame) {
       (void)run_frameless<F>(s, f);
       return;
