@@ -25,7 +25,9 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 if [ ! -x "$root/.venv/bin/python" ]; then
   python3 -m venv "$root/.venv"
 fi
-"$root/.venv/bin/python" -m pip install -q --disable-pip-version-check -r "$root/bench/requirements.txt" pytest
+# pytest-xdist runs the driver's tests in parallel (scripts/test.sh: most of them wait on processes).
+"$root/.venv/bin/python" -m pip install -q --disable-pip-version-check -r "$root/bench/requirements.txt" pytest \
+  pytest-xdist==3.8.0
 # Rust (for the Rayon and chili peers of the benchmark suite).
 if ! command -v cargo >/dev/null 2>&1; then
   if [ -x "$HOME/.cargo/bin/cargo" ]; then
