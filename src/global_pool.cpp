@@ -131,6 +131,10 @@ namespace detail {
 
 runtime* global_runtime() { return pool::global().rt_.get(); }
 
+void run_on_global_pool(void (*job)(void*), void* arg) {
+  pool::global().run([job, arg] { job(arg); });
+}
+
 namespace {
 // The pools kept (pool::~pool: made before a fork, or destroyed from inside one of their runs):
 // reachable from here, so that a leak checker sees them as live.

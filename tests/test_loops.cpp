@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <functional>
 #include <limits>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -400,6 +401,57 @@ TEST_P(Loops, GrainZeroThrows) {
   }).join();
   EXPECT_TRUE(refused_outside);
   EXPECT_EQ(ran.load(), 0);
+}
+
+// A reduction from a thread that is no worker enters the global pool through one out-of-line
+// function (detail::run_on_global_pool, stop 59's loopsize hunt) and brings its result back
+// through the caller's frame: a move-only result arrives, none is copied, and the map's exception
+// comes out as itself.
+TEST(LoopsOutsideAPool, ReductionResultAndErrorComeBack) {
+  struct counted {
+    long v = 0;
+    int* copies = nullptr;
+    counted() = default;
+    counted(long x, int* c) : v(x), copies(c) {}
+    counted(const counted& o) : v(o.v), copies(o.copies) { ++*copies; }
+    counted(counted&&) noexcept = default;
+    counted& operator=(const counted& o) {
+      v = o.v;
+      copies = o.copies;
+      ++*copies;
+      return *this;
+    }
+    counted& operator=(counted&&) noexcept = default;
+  };
+  const int n = wt::pick(10000, 2000);
+  long sum = 0;
+  int copies = 0;
+  bool threw = false;
+  std::string what;
+  std::thread([&] {
+    auto p = weft::parallel_reduce(0, n, std::make_unique<long>(7), [](int i) { return std::make_unique<long>(i); },
+                                   [](std::unique_ptr<long> a, std::unique_ptr<long> b) {
+                                     *a += *b;
+                                     return a;
+                                   });
+    sum = *p;
+    counted c = weft::parallel_reduce(0, n, counted(0, &copies), [&](int i) { return counted(i, &copies); },
+                                      [](counted a, counted b) { return counted(a.v + b.v, a.copies); });
+    sum += c.v;
+    try {
+      weft::parallel_reduce(0, n, 0L, [&](int i) {
+        if (i == n / 2) throw std::runtime_error("map " + std::to_string(i));
+        return long(i);
+      }, std::plus<>{});
+    } catch (const std::runtime_error& e) {
+      threw = true;
+      what = e.what();
+    }
+  }).join();
+  EXPECT_EQ(sum, 7 + 2 * (long(n) * (n - 1) / 2));
+  EXPECT_EQ(copies, 0) << "a partial or final result was copied";
+  EXPECT_TRUE(threw);
+  EXPECT_EQ(what, "map " + std::to_string(n / 2));
 }
 
 TEST_P(Loops, NestedLoops) {

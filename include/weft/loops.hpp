@@ -450,7 +450,8 @@ template <class I, class Body>
 void parallel_for_off_fast_path(I lo, I hi, Body& body, grain g) {
   if (tls_hot.self == nullptr) {
     // A body that reached here as a copyable temporary (or a called_in_place) goes on as one.
-    pool::global().run([&] { parallel_for(lo, hi, as_forwarded<Body, I>(body), g); });
+    auto again = [&] { parallel_for(lo, hi, as_forwarded<Body, I>(body), g); };
+    run_on_global_pool([](void* a) { (*static_cast<decltype(again)*>(a))(); }, &again);
     return;
   }
   if (tls_hot.loops_run_as == loop_style::halving) {
@@ -468,8 +469,16 @@ void parallel_for_off_fast_path(I lo, I hi, Body& body, grain g) {
 
 template <class I, class T, class Map, class Combine>
 T parallel_reduce_off_fast_path(I lo, I hi, T init, Map& map, Combine& combine, grain g) {
-  if (tls_hot.self == nullptr)
-    return pool::global().run([&] { return parallel_reduce(lo, hi, std::move(init), as_forwarded<Map, I>(map), combine, g); });
+  if (tls_hot.self == nullptr) {
+    // The result made in place from the call, as pool::run makes a job's (root_result_slot), and
+    // moved out once.
+    root_result_slot<T> out;
+    auto again = [&] {
+      out.make([&] { return parallel_reduce(lo, hi, std::move(init), as_forwarded<Map, I>(map), combine, g); });
+    };
+    run_on_global_pool([](void* a) { (*static_cast<decltype(again)*>(a))(); }, &again);
+    return std::move(out.value);
+  }
   if (tls_hot.loops_run_as == loop_style::halving) {
     leave_scope_level(tls_hot);  // as parallel_for's
     split_failure<I> failure(lo);

@@ -120,6 +120,13 @@ struct typed_root_job : root_job {
 
 bool runs_in(const runtime* rt) noexcept;  // is this thread a worker of rt?
 
+// pool::global().run of job(arg), out of line: the loops' way into the global pool from a thread
+// outside every pool (loops.hpp, parallel_for_off_fast_path).  A pointer and a function pointer,
+// so that a loop call site instantiates no root job of its own (typed_root_job, pool::run's
+// submit, wait and rethrow: ~1 KB of code per loop; stop 59's loopsize hunt); what the job
+// returns travels through `arg`.  Once per loop entered from outside, never on a worker.
+void run_on_global_pool(void (*job)(void*), void* arg);
+
 template <class F, class G>
 WEFT_NOINLINE std::pair<ret_t<F>, ret_t<G>> join_external(F f, G g) {
   return pool::global().run([&] { return weft::join(std::move(f), std::move(g)); });
