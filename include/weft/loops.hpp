@@ -76,8 +76,12 @@ struct split_failure {
 };
 
 // Splitting by halves through join: every split is a join whose second half is latent work, so the
-// policy's promotion decides which halves become stealable (ws: all of them, eagerly).  A split is
-// no join of the program's, though (SPEC §6: `joins` counts joins and scope spawns; a loop frame's
+// policy's promotion decides which halves become stealable (ws: all of them, eagerly).  The join is
+// join_on_worker (join.hpp): a split is made and run only on a pool worker outside the work/span
+// mode, so its slow path leaves out weft::join's entry into the global pool and its measured path
+// (a file of one parallel_for: 50 → 35 KB of code, 18 KB with split out of line, below, and the
+// global pool's re-entry out of line; stop 59's loopsize hunt, docs/results/ci-time.md).  A split
+// is no join of the program's, though (SPEC §6: `joins` counts joins and scope spawns; a loop frame's
 // splits count none either), so each one takes back, on the thread that is about to push it, the
 // count its push will make (join.hpp push_frame; the fiber engine's fork, sched_fibers.cpp, counts
 // on the same thread before the fiber can move, also when the fork then fails for want of fiber
@@ -106,11 +110,19 @@ struct for_tree {
     else
       leaf(lo, hi);
   }
-  void split(I lo, I hi) const {
+  // Never inlined: the join's slow-path functions (join_slow, join_general, join_promoted, the
+  // thief's branch_in_frame::run, the fiber engine's) each run a branch, `run`, and gcc inlined one
+  // level of split into them or two, and two levels into split itself, as its unit's inlining
+  // budget allowed — so a split's code changed with what else the file held (join_on_worker's
+  // smaller slow path made wool's stream +1.45 % instructions through join_general).  Called
+  // instead, a call site compiles one split; under wool (callgrind, --size quick, 1 worker, against
+  // stop 58's code) stream +0.58 % (a call per level of its recursion), flat_spmv -2.5 %, spmv and
+  // nqueens -0.1 % (stop 59's loopsize hunt, docs/results/ci-time.md).
+  WEFT_NOINLINE void split(I lo, I hi) const {
     if (failure.skips(lo)) return;
     const I mid = range_mid(lo, hi);
     uncount_split();
-    weft::join([this, lo, mid] { run(lo, mid); }, [this, mid, hi] { run(mid, hi); });
+    join_on_worker([this, lo, mid] { run(lo, mid); }, [this, mid, hi] { run(mid, hi); });
   }
   // The body gets a copy of the index (a prvalue), as the loop frames' loop_body passes its own
   // parameter: given `i` itself, a body taking `auto&&` that changed its index moved this loop's
@@ -150,11 +162,11 @@ struct reduce_tree {
     if (range_size(lo, hi) > grain) return split(lo, hi);
     return leaf(lo, hi);
   }
-  T split(I lo, I hi) const {
+  WEFT_NOINLINE T split(I lo, I hi) const {  // never inlined: as for_tree::split
     if (failure.skips(lo)) throw skipped_piece{};
     const I mid = range_mid(lo, hi);
     uncount_split();
-    auto [x, y] = weft::join([this, lo, mid] { return run(lo, mid); }, [this, mid, hi] { return run(mid, hi); });
+    auto [x, y] = join_on_worker([this, lo, mid] { return run(lo, mid); }, [this, mid, hi] { return run(mid, hi); });
     return combine(std::move(x), std::move(y));
   }
   T leaf(I lo, I hi) const {

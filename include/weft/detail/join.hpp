@@ -233,14 +233,20 @@ WEFT_INLINE std::pair<ret_t<F>, ret_t<G>> join_pushed(hot_state& h, frame* fr, F
   return {std::move(a), call(g)};
 }
 
-template <class F, class G>
+// `OnWorker`: the caller is known to run on a pool worker outside the work/span mode — a loop's
+// halving split (loops.hpp, for_tree and reduce_tree), which is made only where loops_run_as says
+// `halving` on a worker, and whose pieces run only there and on that pool's thieves.  Such a join
+// does not instantiate the paths it can never take (join_external: a root job entering the global
+// pool; join_measured): a file of one parallel_for compiled 50 KB of code, 35 KB without them
+// (stop 59's loopsize hunt, docs/results/ci-time.md).  Every other join passes false.
+template <class F, class G, bool OnWorker = false>
 WEFT_NOINLINE std::pair<ret_t<F>, ret_t<G>> join_general(F f, G g);
 
 // The eager join (ws, ws-ap; eager.hpp): every frame promoted as it is pushed and taken back inline.
 // Inlined into join_slow, so that a promotion costs the deque's push and pop and not two more
 // out-of-line calls.  (Inlined into the fast path itself it costs the never-promoted join of every
 // other policy ~10 instructions: gcc then keeps the branches in memory.)
-template <class F, class G>
+template <class F, class G, bool OnWorker>
 WEFT_INLINE std::pair<ret_t<F>, ret_t<G>> join_eager(hot_state& h, F& f, G& g) {
   WEFT_ASSERT(h.eager_deque != nullptr, "the poll word says eager on a worker without an eager deque");
   using B = branch_t<G>;
@@ -255,7 +261,7 @@ WEFT_INLINE std::pair<ret_t<F>, ret_t<G>> join_eager(hot_state& h, F& f, G& g) {
     // a thief has made room meanwhile, pushes and marks it as every other deque promotion does.
     h.top = fr;
     --h.joins;
-    return join_general(std::move(f), std::move(g));
+    return join_general<F, G, OnWorker>(std::move(f), std::move(g));
   }
   return join_pushed<F, G, true>(h, fr, f, g);
 }
@@ -294,13 +300,24 @@ WEFT_INLINE bool eager_join(const hot_state& h) noexcept {
 // A poll found a reason to leave the fast path: not a worker, or the policy wants to look.  The
 // branches come by value (moved), so that their addresses do not escape from the fast path: that
 // would force the compiler to keep the closures in memory on the fast path too.
-template <class F, class G>
+template <class F, class G, bool OnWorker>
 WEFT_NOINLINE std::pair<ret_t<F>, ret_t<G>> join_general(F f, G g) {
   using B = branch_t<G>;
   hot_state& h = tls_hot;
-  if (h.self == nullptr) return join_external(std::move(f), std::move(g));
+  if constexpr (!OnWorker) {
+    if (h.self == nullptr) return join_external(std::move(f), std::move(g));
+  }
   const std::uint32_t bits = h.poll.load(std::memory_order_relaxed);
-  if (bits & poll_bit::measure) return join_measured(h, f, g);
+  if constexpr (OnWorker) {
+    // The work/span mode sets loops_run_as to `measured` with its poll bit (measured_root), so a
+    // loop begun there is measured_loop's, never a halving split; a split's pieces run on the
+    // worker that made it or on its pool's thieves, neither inside a measured job (one entered from
+    // a piece's body — another pool's run — ends before the body returns).
+    WEFT_ASSERT(h.self != nullptr, "a loop's halving split on a thread that is no pool worker");
+    WEFT_ASSERT(!(bits & poll_bit::measure), "a loop's halving split inside the work/span mode");
+  } else {
+    if (bits & poll_bit::measure) return join_measured(h, f, g);
+  }
   if (bits & poll_bit::fibers) return join_fibered(f, g);
   typename B::holder holder(&g);
   frame* fr = h.top;
@@ -312,11 +329,11 @@ WEFT_NOINLINE std::pair<ret_t<F>, ret_t<G>> join_general(F f, G g) {
 
 // The eager join has this function to itself (its registers and its frame are what the eager join
 // needs, nothing of the general path's); everything else goes on to join_general.
-template <class F, class G>
+template <class F, class G, bool OnWorker = false>
 WEFT_NOINLINE std::pair<ret_t<F>, ret_t<G>> join_slow(F f, G g) {
   hot_state& h = tls_hot;
-  if (eager_join(h)) [[likely]] return join_eager(h, f, g);
-  return join_general(std::move(f), std::move(g));
+  if (eager_join(h)) [[likely]] return join_eager<F, G, OnWorker>(h, f, g);
+  return join_general<F, G, OnWorker>(std::move(f), std::move(g));
 }
 
 // The branch as join keeps it: a temporary closure is used as it is (a copy of it, run by a thief,
@@ -353,18 +370,29 @@ WEFT_INLINE auto slow_path_branch(T& t) {
     return [&t]() -> decltype(auto) { return t(); };
 }
 
-template <class F, class G>
+template <class F, class G, bool OnWorker = false>
 WEFT_INLINE auto join_branches(F& f, G& g) {
   static_assert(result_movable<F> && result_movable<G>, WEFT_RESULT_MOVABLE_MESSAGE);
   using B = branch_t<G>;
   hot_state& h = tls_hot;
   if (poll_pending(h)) [[unlikely]]
-    return join_slow(slow_path_branch(f), slow_path_branch(g));
+    return join_slow<decltype(slow_path_branch(f)), decltype(slow_path_branch(g)), OnWorker>(slow_path_branch(f),
+                                                                                              slow_path_branch(g));
   typename B::holder holder(&g);
   frame* fr = h.top;
   B::store(fr, g, holder);
   push_frame(h, fr, &B::run);
   return join_pushed<F, G>(h, fr, f, g);
+}
+
+// weft::join for a caller known to be on a pool worker outside the work/span mode (join_general's
+// OnWorker): a loop's halving split.  The same fast path, the same slow path but the two ways in
+// it can never take.
+template <class F, class G>
+WEFT_INLINE auto join_on_worker(F&& f, G&& g) {
+  auto&& fb = as_branch(std::forward<F>(f));
+  auto&& gb = as_branch(std::forward<G>(g));
+  return join_branches<std::remove_reference_t<decltype(fb)>, std::remove_reference_t<decltype(gb)>, true>(fb, gb);
 }
 
 }  // namespace detail
