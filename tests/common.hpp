@@ -278,17 +278,24 @@ struct round_budget {
   }
 };
 
-// Called in a join's first branch: polls (tiny joins: the poll points where lazy and heartbeat
-// policies promote, LS §3, HB §2) until `happened` (set by the second branch once it runs on
-// another worker), at most event_bound.  Returns whether it happened.
-template <class Flag>
-bool poll_until(const Flag& happened, std::chrono::nanoseconds bound = event_bound) {
+// wait_until, polling meanwhile (tiny joins: the poll points where lazy and heartbeat policies
+// promote, LS §3, HB §2): a wait inside a join's branch for its other branch to run elsewhere.  A
+// wait that only yields polls nothing, and under heartbeat the other branch is then never promoted.
+template <class P>
+bool poll_until_true(P pred, std::chrono::nanoseconds bound = event_bound) {
   return wait_until(
       [&] {
         weft::join([] {}, [] {});
-        return happened.load() != 0;
+        return pred();
       },
       std::chrono::duration_cast<std::chrono::milliseconds>(bound));
+}
+
+// Called in a join's first branch: polls until `happened` (set by the second branch once it runs
+// on another worker), at most event_bound.  Returns whether it happened.
+template <class Flag>
+bool poll_until(const Flag& happened, std::chrono::nanoseconds bound = event_bound) {
+  return poll_until_true([&] { return happened.load() != 0; }, bound);
 }
 
 // Tells whether a join's second branch ran on another thread than its first branch, while the

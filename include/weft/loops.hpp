@@ -463,7 +463,7 @@ void parallel_for_off_fast_path(I lo, I hi, Body& body, grain g) {
   if (tls_hot.self == nullptr) {
     // A body that reached here as a copyable temporary (or a called_in_place) goes on as one.
     auto again = [&] { parallel_for(lo, hi, as_forwarded<Body, I>(body), g); };
-    run_on_global_pool([](void* a) { (*static_cast<decltype(again)*>(a))(); }, &again);
+    run_on_global_pool(again);
     return;
   }
   if (tls_hot.loops_run_as == loop_style::halving) {
@@ -488,7 +488,7 @@ T parallel_reduce_off_fast_path(I lo, I hi, T init, Map& map, Combine& combine, 
     auto again = [&] {
       out.make([&] { return parallel_reduce(lo, hi, std::move(init), as_forwarded<Map, I>(map), combine, g); });
     };
-    run_on_global_pool([](void* a) { (*static_cast<decltype(again)*>(a))(); }, &again);
+    run_on_global_pool(again);
     return std::move(out.value);
   }
   if (tls_hot.loops_run_as == loop_style::halving) {

@@ -126,6 +126,11 @@ bool runs_in(const runtime* rt) noexcept;  // is this thread a worker of rt?
 // submit, wait and rethrow: ~1 KB of code per loop; stop 59's loopsize hunt); what the job
 // returns travels through `arg`.  Once per loop entered from outside, never on a worker.
 void run_on_global_pool(void (*job)(void*), void* arg);
+// The same for a callable `f` of the caller's, called there as f().
+template <class F>
+void run_on_global_pool(F& f) {
+  run_on_global_pool([](void* a) { (*static_cast<F*>(a))(); }, std::addressof(f));
+}
 
 template <class F, class G>
 WEFT_NOINLINE std::pair<ret_t<F>, ret_t<G>> join_external(F f, G g) {

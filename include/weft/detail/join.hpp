@@ -385,14 +385,20 @@ WEFT_INLINE auto join_branches(F& f, G& g) {
   return join_pushed<F, G>(h, fr, f, g);
 }
 
+// weft::join's body: each branch as join keeps it, then the join.  `OnWorker` as join_general's.
+template <bool OnWorker, class F, class G>
+WEFT_INLINE auto join_kept_branches(F&& f, G&& g) {
+  auto&& fb = as_branch(std::forward<F>(f));
+  auto&& gb = as_branch(std::forward<G>(g));
+  return join_branches<std::remove_reference_t<decltype(fb)>, std::remove_reference_t<decltype(gb)>, OnWorker>(fb, gb);
+}
+
 // weft::join for a caller known to be on a pool worker outside the work/span mode (join_general's
 // OnWorker): a loop's halving split.  The same fast path, the same slow path but the two ways in
 // it can never take.
 template <class F, class G>
 WEFT_INLINE auto join_on_worker(F&& f, G&& g) {
-  auto&& fb = as_branch(std::forward<F>(f));
-  auto&& gb = as_branch(std::forward<G>(g));
-  return join_branches<std::remove_reference_t<decltype(fb)>, std::remove_reference_t<decltype(gb)>, true>(fb, gb);
+  return join_kept_branches<true>(std::forward<F>(f), std::forward<G>(g));
 }
 
 }  // namespace detail
@@ -405,9 +411,7 @@ WEFT_INLINE auto join(F&& f, G&& g) {
   // several errors deep).
   static_assert(std::is_invocable_v<std::remove_reference_t<F>&> && std::is_invocable_v<std::remove_reference_t<G>&>,
                 "weft::join: each branch must be callable with no arguments (capture what it needs)");
-  auto&& fb = detail::as_branch(std::forward<F>(f));
-  auto&& gb = detail::as_branch(std::forward<G>(g));
-  return detail::join_branches<std::remove_reference_t<decltype(fb)>, std::remove_reference_t<decltype(gb)>>(fb, gb);
+  return detail::join_kept_branches<false>(std::forward<F>(f), std::forward<G>(g));
 }
 
 }  // namespace weft
