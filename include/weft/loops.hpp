@@ -88,10 +88,37 @@ struct split_failure {
 // stacks: before stop 51 that left the count one low per failed split).
 WEFT_INLINE void uncount_split() noexcept { --tls_hot.joins; }
 
+// A split's branch as the join's general slow path takes it: half of a range, run by its tree
+// through a function pointer.  The general path's functions are instantiated over the branch type
+// (join_general, join_promoted, the thief's branch_in_frame::run, the fiber engine's fiber_branch
+// and join_fibered): over a closure of the tree, each loop call site compiled all of them again,
+// ~2.5 KB of its ~13 KB of code at -O3; over this, every loop of the same index and result types
+// shares one copy (stop 60, docs/results/ci-time.md).
+template <class R, class I>
+struct range_half {
+  R (*run)(const void* tree, I lo, I hi);
+  const void* tree;
+  I lo, hi;
+  WEFT_INLINE R operator()() const { return run(tree, lo, hi); }
+};
+
+// A split's branch as the split makes it: this tree's half [lo, hi), called directly, 16 bytes (in
+// registers, and two stores into the frame).  The fast path and join_slow (ws's eager join: every
+// split of ws's loops) run it as that; the general path as its range_half (join.hpp,
+// join_general_of).  All range_half at every step, ws's splits paid an indirect call and a call
+// level per branch: 6-13 % more instructions for its loops (callgrind, stop 60).
+template <class Tree, class R, class I>
+struct split_half {
+  const Tree* tree;
+  I lo, hi;
+  WEFT_INLINE R operator()() const { return tree->run(lo, hi); }
+  range_half<R, I> shared_branch() const noexcept { return {&Tree::run_half, tree, lo, hi}; }
+};
+
 // One loop split by halves: what every piece shares (the body or map and combine, the grain, the
 // lowest failure), in the frame of the loop's first call, which outlives every piece.  A split's
-// branches capture this tree's address and their two bounds (16 bytes: they travel in registers
-// and fit a frame's payload), and a piece is a call with three arguments.  With the shared parts
+// branches hold this tree's address and their two bounds (split_half: 16 bytes, they travel in
+// registers and fit a frame's payload), and a piece is a call with three arguments.  With the shared parts
 // passed one by one down the recursion (six arguments, branches capturing six references), a split
 // and its leaf cost ~130 instructions beyond the body under wool, ~60 now (callgrind;
 // docs/results/small-work.md, "Stop 49: the halving policies' splits, cheaper").
@@ -122,8 +149,10 @@ struct for_tree {
     if (failure.skips(lo)) return;
     const I mid = range_mid(lo, hi);
     uncount_split();
-    join_on_worker([this, lo, mid] { run(lo, mid); }, [this, mid, hi] { run(mid, hi); });
+    using half = split_half<for_tree, void, I>;
+    join_on_worker(half{this, lo, mid}, half{this, mid, hi});
   }
+  static void run_half(const void* tree, I lo, I hi) { static_cast<const for_tree*>(tree)->run(lo, hi); }
   // The body gets a copy of the index (a prvalue), as the loop frames' loop_body passes its own
   // parameter: given `i` itself, a body taking `auto&&` that changed its index moved this loop's
   // counter (512 of 1000 iterations ran under ws with grain 16: stop 52's loopshape hunt).  The
@@ -166,9 +195,11 @@ struct reduce_tree {
     if (failure.skips(lo)) throw skipped_piece{};
     const I mid = range_mid(lo, hi);
     uncount_split();
-    auto [x, y] = join_on_worker([this, lo, mid] { return run(lo, mid); }, [this, mid, hi] { return run(mid, hi); });
+    using half = split_half<reduce_tree, T, I>;
+    auto [x, y] = join_on_worker(half{this, lo, mid}, half{this, mid, hi});
     return combine(std::move(x), std::move(y));
   }
+  static T run_half(const void* tree, I lo, I hi) { return static_cast<const reduce_tree*>(tree)->run(lo, hi); }
   T leaf(I lo, I hi) const {
     if (failure.skips(lo)) throw skipped_piece{};
     I i = lo;
@@ -260,9 +291,11 @@ struct loop_body {
 // run in index order on one thread: README, weft::grain): such a piece's iterations are calls one
 // after the other on one path.  Split down to single iterations whatever the grain, a loop of 1000
 // iterations given grain{1000}, which never runs on two threads, measured span 2 and parallelism
-// 500 in `calls` (a bug hunt of the loop API).
+// 500 in `calls` (a bug hunt of the loop API).  Never inlined: gcc unrolled levels of this
+// recursion into run_loop_otherwise, 2.2 KB a loop call site for a mode that measures calls, not
+// time (stop 60).
 template <class T, class I, class Map, class Combine>
-T measured_loop(I lo, std::uint64_t b, std::uint64_t e, Map& map, Combine& combine, std::uint64_t grain) {
+WEFT_NOINLINE T measured_loop(I lo, std::uint64_t b, std::uint64_t e, Map& map, Combine& combine, std::uint64_t grain) {
   hot_state& h = tls_hot;
   if (e - b <= grain) {
     // A loop of one piece forks nothing: its body is a branch all the same (measured_unforked; in
@@ -311,7 +344,10 @@ std::optional<T> reduce_loop_frame(I lo, I hi, Map& map, Combine& combine, std::
 // A loop on a pool thread whose policy does not run loops as plain loop frames: ws-ap's partitioned
 // frames, or the work/span mode's measured tree.  (Halving policies and threads outside a pool are
 // handled by the callers, which know how to re-enter themselves.)  Out of line, so that the fast
-// path of parallel_for and parallel_reduce stays small.
+// path of parallel_for and parallel_reduce stays small.  ws-ap's first piece is run_piece inlined
+// here, its partitioner known on: through adaptive_loop::run, the out-of-line entry its children
+// take (1.8 KB less code per loop call site), nqueens' nested 12-candidate loops cost ws-ap 2.5-5 %
+// more instructions (callgrind, stop 60).
 template <class T, class I, class Map, class Combine>
 WEFT_NOINLINE std::optional<T> run_loop_otherwise(I lo, I hi, Map& map, Combine& combine, std::size_t grain) {
   if (tls_hot.loops_run_as == loop_style::measured)

@@ -242,6 +242,32 @@ WEFT_INLINE std::pair<ret_t<F>, ret_t<G>> join_pushed(hot_state& h, frame* fr, F
 template <class F, class G, bool OnWorker = false>
 WEFT_NOINLINE std::pair<ret_t<F>, ret_t<G>> join_general(F f, G g);
 
+// The branch as join_general takes it from join_slow: one that names a type shared by many call
+// sites to run through (`shared_branch()`: a loop's split halves, loops.hpp split_half) goes on as
+// that, so that the general path — promotion, the promoted join, the thief's entry, the fiber
+// engine — is compiled once for all of them.  join_slow and its eager path stay each call site's
+// own: ws's loops split through them at every level, with the branches' calls direct and inlined
+// (stop 60, docs/results/ci-time.md).
+template <class F>
+concept has_shared_branch = requires(F& f) { f.shared_branch(); };
+
+// Out of line: inlined, the shared branches' construction let gcc load both branches into
+// registers at join_slow's entry, and ws's eager path (the likely one there) kept six registers
+// more: spmv's splits +13 % instructions under ws (callgrind, stop 60).
+template <class F, class G, bool OnWorker>
+WEFT_NOINLINE std::pair<ret_t<F>, ret_t<G>> join_general_shared(F& f, G& g) {
+  return join_general<decltype(f.shared_branch()), decltype(g.shared_branch()), OnWorker>(f.shared_branch(),
+                                                                                          g.shared_branch());
+}
+
+template <class F, class G, bool OnWorker>
+WEFT_INLINE std::pair<ret_t<F>, ret_t<G>> join_general_of(F& f, G& g) {
+  if constexpr (has_shared_branch<F> && has_shared_branch<G>)
+    return join_general_shared<F, G, OnWorker>(f, g);
+  else
+    return join_general<F, G, OnWorker>(std::move(f), std::move(g));
+}
+
 // The eager join (ws, ws-ap; eager.hpp): every frame promoted as it is pushed and taken back inline.
 // Inlined into join_slow, so that a promotion costs the deque's push and pop and not two more
 // out-of-line calls.  (Inlined into the fast path itself it costs the never-promoted join of every
@@ -261,7 +287,7 @@ WEFT_INLINE std::pair<ret_t<F>, ret_t<G>> join_eager(hot_state& h, F& f, G& g) {
     // a thief has made room meanwhile, pushes and marks it as every other deque promotion does.
     h.top = fr;
     --h.joins;
-    return join_general<F, G, OnWorker>(std::move(f), std::move(g));
+    return join_general_of<F, G, OnWorker>(f, g);
   }
   return join_pushed<F, G, true>(h, fr, f, g);
 }
@@ -333,7 +359,7 @@ template <class F, class G, bool OnWorker = false>
 WEFT_NOINLINE std::pair<ret_t<F>, ret_t<G>> join_slow(F f, G g) {
   hot_state& h = tls_hot;
   if (eager_join(h)) [[likely]] return join_eager<F, G, OnWorker>(h, f, g);
-  return join_general<F, G, OnWorker>(std::move(f), std::move(g));
+  return join_general_of<F, G, OnWorker>(f, g);
 }
 
 // The branch as join keeps it: a temporary closure is used as it is (a copy of it, run by a thief,
