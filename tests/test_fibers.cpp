@@ -78,23 +78,29 @@ TEST_P(Fibers, ResultsEqualTheSerialElision) {
   EXPECT_GT(s.fiber_stack_peak_bytes, 0u);
   if (GetParam().workers == 1) EXPECT_EQ(s.steals, 0u);
 
-  const long sum = pool.run([] { return weft::parallel_reduce(0, 3000, 0L, [](int i) { return long(i) * i; }, std::plus<>{}); });
+  // A loop's splits are joins, each a thread of its own (grain 1: a loop of n iterations forks n - 1
+  // threads), as the scope's spawns' joins are: under a sanitizer, whose fiber switches are slow
+  // (ThreadSanitizer: about a millisecond a fiber made; 37 s for this test's instances, most of it
+  // here, at stop 59), a tenth of the sizes.
+  const int reduce_n = wt::pick(3000, 300), for_n = wt::pick(2000, 200);
+  const long sum = pool.run([&] { return weft::parallel_reduce(0, reduce_n, 0L, [](int i) { return long(i) * i; }, std::plus<>{}); });
   long serial = 0;
-  for (long i = 0; i < 3000; ++i) serial += i * i;
+  for (long i = 0; i < reduce_n; ++i) serial += i * i;
   EXPECT_EQ(sum, serial);
 
-  std::vector<int> hits(2000, 0);
-  pool.run([&] { weft::parallel_for(0, 2000, [&](int i) { hits[i] += 1; }); });
+  std::vector<int> hits(for_n, 0);
+  pool.run([&] { weft::parallel_for(0, for_n, [&](int i) { hits[i] += 1; }); });
   for (int h : hits) ASSERT_EQ(h, 1);
 
   // A scope's spawns run at once under the fiber engine (slow_path.cpp): same results.
-  std::vector<int> spawned(64, 0);
+  const unsigned spawn_fib = wt::pick(8u, 5u);
+  std::vector<std::uint64_t> spawned(64, 0);
   pool.run([&] {
     weft::scope s;
-    for (int i = 0; i < 64; ++i) s.spawn([&, i] { spawned[i] = int(wt::fib(8)); });
+    for (int i = 0; i < 64; ++i) s.spawn([&, i] { spawned[i] = wt::fib(spawn_fib); });
     s.sync();
   });
-  for (int v : spawned) ASSERT_EQ(v, 21);
+  for (std::uint64_t v : spawned) ASSERT_EQ(v, wt::fib_serial(spawn_fib));
 
   EXPECT_EQ(pool.run([] { return alloc_tree(8, 512, 256); }), 256);
 }
@@ -197,8 +203,9 @@ TEST(FibersShape, FifoHoldsFarMoreThreadsThanAdf) {
 // for want of stack: at a limit of 1 the root thread alone is live and no join forks at all; at 8
 // and 64 the pool's live threads stay within the limit, plus one per worker beyond the first (each
 // may read the count one below the limit and fork).  Results and joins are the serial elision's.
+// fib(16) under a sanitizer (a fiber made costs ThreadSanitizer about a millisecond).
 TEST_P(Fibers, AForkLimitBoundsTheLiveThreads) {
-  const unsigned n = 20;
+  const unsigned n = wt::pick(20u, 16u);
   for (const std::size_t limit : {std::size_t(1), std::size_t(8), std::size_t(64)}) {
     SCOPED_TRACE("fiber_fork_limit " + std::to_string(limit));
     weft::config c = cfg();
@@ -265,7 +272,8 @@ TEST_P(Fibers, AChainThroughTheSecondBranchMovesToFreshStacks) {
     const weft::counters s = pool.stats().total;
     EXPECT_EQ(s.joins, std::uint64_t(depth)) << "a join moved to a fresh stack is still one join";
     if (limit == 1) EXPECT_GT(s.promotions, 0u) << "the chain does not fit half of one stack: it moved";
-    EXPECT_EQ(pool.run([] { return wt::fib(16); }), wt::fib_serial(16)) << "the pool works afterwards";
+    const unsigned after = wt::pick(16u, 10u);  // a thread per join: slow under a sanitizer
+    EXPECT_EQ(pool.run([&] { return wt::fib(after); }), wt::fib_serial(after)) << "the pool works afterwards";
   }
 }
 
@@ -305,7 +313,8 @@ TEST_P(Fibers, AMillionNestedJoins) {
   const weft::counters s = pool.stats().total;
   EXPECT_EQ(s.joins, std::uint64_t(depth));
   EXPECT_LE(s.live_threads_peak, limit + GetParam().workers - 1 + std::uint64_t(depth) / 1000);
-  EXPECT_EQ(pool.run([] { return wt::fib(20); }), wt::fib_serial(20)) << "the pool works afterwards";
+  const unsigned after = wt::pick(20u, 10u);  // a thread per join: slow under a sanitizer
+  EXPECT_EQ(pool.run([&] { return wt::fib(after); }), wt::fib_serial(after)) << "the pool works afterwards";
 }
 
 // NAR §5.3: an allocation of m > K bytes forks floor(m/K) dummy threads first; an allocation that
