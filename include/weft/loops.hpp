@@ -92,7 +92,7 @@ WEFT_INLINE void uncount_split() noexcept { --tls_hot.joins; }
 // through a function pointer.  The general path's functions are instantiated over the branch type
 // (join_general, join_promoted, the thief's branch_in_frame::run, the fiber engine's fiber_branch
 // and join_fibered): over a closure of the tree, each loop call site compiled all of them again,
-// ~2.5 KB of its ~13 KB of code at -O3; over this, every loop of the same index and result types
+// ~2.6 KB of its ~15 KB of code at -O3; over this, every loop of the same index and result types
 // shares one copy (stop 60, docs/results/ci-time.md).
 template <class R, class I>
 struct range_half {
