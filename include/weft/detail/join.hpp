@@ -253,9 +253,11 @@ concept has_shared_branch = requires(F& f) { f.shared_branch(); };
 
 // Out of line: inlined, the shared branches' construction let gcc load both branches into
 // registers at join_slow's entry, and ws's eager path (the likely one there) kept six registers
-// more: spmv's splits +13 % instructions under ws (callgrind, stop 60).
+// more: spmv's splits +13 % instructions under ws (callgrind, stop 60).  Cold: from join_slow the
+// general path is the unlikely one (ws: a full deque; the others: a promotion), and gcc lays the
+// eager path out for that (ws spmv 11,601 -> 11,551 M, nqueens 4,262 -> 4,227 M).
 template <class F, class G, bool OnWorker>
-WEFT_NOINLINE std::pair<ret_t<F>, ret_t<G>> join_general_shared(F& f, G& g) {
+[[gnu::cold]] WEFT_NOINLINE std::pair<ret_t<F>, ret_t<G>> join_general_shared(F& f, G& g) {
   return join_general<decltype(f.shared_branch()), decltype(g.shared_branch()), OnWorker>(f.shared_branch(),
                                                                                           g.shared_branch());
 }
