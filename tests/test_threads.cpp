@@ -59,10 +59,11 @@ TEST_P(Threads, NestedRunRunsInline) {
 // A pool used from inside another pool's worker: the inner run blocks that worker, runs in the
 // other pool, and returns; joins inside it belong to the other pool.
 TEST_P(Threads, PoolInsideAnotherPoolsWorker) {
+  const unsigned n_outer = wt::pick(18u, 14u);
   for (weft::policy inner_policy : weft::implemented_policies()) {
     // A thread per join under the fiber engine's policies: fib(10) there under a sanitizer (a fiber
     // made costs ThreadSanitizer about a millisecond: 30 s for this test at stop 59, fib(14)).
-    const unsigned n = wt::pick(18u, wt::uses_fibers(inner_policy) ? 10u : 14u);
+    const unsigned n = wt::uses_fibers(inner_policy) ? wt::pick(18u, 10u) : n_outer;
     weft::pool other(weft::config{.workers = wt::runs_on_caller(inner_policy) ? 1u : 2u, .policy = inner_policy});
     SCOPED_TRACE(std::string(weft::to_string(inner_policy)));
     other.reset_stats();
@@ -79,7 +80,7 @@ TEST_P(Threads, PoolInsideAnotherPoolsWorker) {
     // Exceptions cross pools too.
     EXPECT_THROW(pool().run([&] { other.run([]() -> int { throw std::runtime_error("inner"); }); }), std::runtime_error);
   }
-  EXPECT_EQ(pool().run([] { return wt::fib(wt::pick(18u, 14u)); }), wt::fib_serial(wt::pick(18u, 14u)));
+  EXPECT_EQ(pool().run([&] { return wt::fib(n_outer); }), wt::fib_serial(n_outer));
 }
 
 // Bits another pool's threads set in this thread's poll word while it runs a serial pool's job from

@@ -90,10 +90,11 @@ WEFT_INLINE void uncount_split() noexcept { --tls_hot.joins; }
 
 // A split's branch as the join's general slow path takes it: half of a range, run by its tree
 // through a function pointer.  The general path's functions are instantiated over the branch type
-// (join_general, join_promoted, the thief's branch_in_frame::run, the fiber engine's fiber_branch
-// and join_fibered): over a closure of the tree, each loop call site compiled all of them again,
-// ~2.6 KB of its ~15 KB of code at -O3; over this, every loop of the same index and result types
-// shares one copy (stop 60, docs/results/ci-time.md).
+// (join_general and, for the frames it pushes, join_promoted and the thief's branch_in_frame::run;
+// the fiber engine's fiber_branch and join_fibered): over a closure of the tree, each loop call
+// site compiled all of them again, ~2.6 KB of its ~15 KB of code at -O3; over this, every loop of
+// the same index and result types shares one copy (stop 60, docs/results/ci-time.md).  The frames
+// the fast path pushes hold split_halfs, so their join_promoted and thief's entry stay per loop.
 template <class R, class I>
 struct range_half {
   R (*run)(const void* tree, I lo, I hi);
@@ -112,7 +113,8 @@ struct split_half {
   const Tree* tree;
   I lo, hi;
   WEFT_INLINE R operator()() const { return tree->run(lo, hi); }
-  range_half<R, I> shared_branch() const noexcept { return {&Tree::run_half, tree, lo, hi}; }
+  range_half<R, I> shared_branch() const noexcept { return {&run_tree, tree, lo, hi}; }
+  static R run_tree(const void* t, I lo, I hi) { return static_cast<const Tree*>(t)->run(lo, hi); }
 };
 
 // One loop split by halves: what every piece shares (the body or map and combine, the grain, the
@@ -152,7 +154,6 @@ struct for_tree {
     using half = split_half<for_tree, void, I>;
     join_on_worker(half{this, lo, mid}, half{this, mid, hi});
   }
-  static void run_half(const void* tree, I lo, I hi) { static_cast<const for_tree*>(tree)->run(lo, hi); }
   // The body gets a copy of the index (a prvalue), as the loop frames' loop_body passes its own
   // parameter: given `i` itself, a body taking `auto&&` that changed its index moved this loop's
   // counter (512 of 1000 iterations ran under ws with grain 16: stop 52's loopshape hunt).  The
@@ -199,7 +200,6 @@ struct reduce_tree {
     auto [x, y] = join_on_worker(half{this, lo, mid}, half{this, mid, hi});
     return combine(std::move(x), std::move(y));
   }
-  static T run_half(const void* tree, I lo, I hi) { return static_cast<const reduce_tree*>(tree)->run(lo, hi); }
   T leaf(I lo, I hi) const {
     if (failure.skips(lo)) throw skipped_piece{};
     I i = lo;
