@@ -4,7 +4,7 @@
 #                                    needs weft-sim built in Release)
 #   COSTS=file:OUT/costs.txt sim/experiments.sh ...   runs the recorded-kernel studies with a
 #   machine's own fit (sim/calibrate.sh) instead of the built-in `calibrated` preset
-# JSON results and PNG figures go to docs/results/sim/. About 10 minutes on one core, 25 more
+# JSON results and PNG figures go to docs/results/sim/. About 17 minutes on one core, 25 more
 # with the recorded kernels (when the build has weft-bench-record).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -25,6 +25,17 @@ run() { echo "+ weft-sim $*" >&2; "$sim" --quiet "$@"; }
 run --dag nqueens:12 --policy lazy-df,lazy-df2,lazy-bf,ws-ap --P 8,24,64 --runs 5 --json "$out/ls_table5.json"
 run --dag nqueens:12 --policy lazy-df,lazy-df2,lazy-bf,ws-ap --P 1,2,4,8,16,24,32,64,128,256 \
     --json "$out/ls_scaling.json"
+# LS's TBB regime (stop 61): a check before a piece's first task (LS Fig. 3), random steals from
+# waiting loops, TBB's detached range tasks, cheap failed looks; then which of them it needs
+# (nqueens:11, seed 1), the failed look's cost, and nqueens:13.  About 7 minutes.
+run --dag nqueens:12 --policy lazy-df,lazy-df2,lazy-bf,ws-ap --P 8,24,64 --runs 5 --cost detach=1 \
+    --cost leapfrog=0 --cost probe=20 --cost poll_first=1 --json "$out/ls_table5_tbb_regime.json"
+run --dag nqueens:11 --policy lazy-df,lazy-df2,lazy-bf,ws-ap --P 8,24,64 --cost probe=20 \
+    --cost poll_first=0,1 --cost detach=0,1 --cost leapfrog=0,1 --json "$out/ls_table5_tbb_ablation.json"
+run --dag nqueens:11 --policy lazy-df,lazy-df2,lazy-bf --P 8,24,64 --cost detach=1 --cost leapfrog=0 \
+    --cost poll_first=1 --cost probe=5,20,50,100,200,500,0 --json "$out/ls_table5_tbb_probe.json"
+run --dag nqueens:13 --policy lazy-df,lazy-df2,lazy-bf --P 8,24,64 --cost detach=1 --cost leapfrog=0 \
+    --cost probe=20 --cost poll_first=1 --json "$out/ls_table5_tbb_regime_n13.json"
 # HB Theorems 2-3 over a sweep of N (tau = promote = 100, no other overhead), per-thread credit
 # (HB's semantics) and per-worker credit (the runtime's beat).
 for d in fib:25 nqueens:10 loops:64:4096:20; do

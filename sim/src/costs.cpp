@@ -47,7 +47,7 @@ struct CostFlag {
 
 constexpr CostFlag kFlags[] = {
     {"leapfrog", &Costs::leapfrog}, {"detach", &Costs::detach}, {"hb_thread_credit", &Costs::hb_thread_credit},
-    {"hb_spare", &Costs::hb_spare}};
+    {"hb_spare", &Costs::hb_spare}, {"poll_first", &Costs::poll_first}};
 
 std::string accepted() {
   std::string s;
@@ -108,6 +108,14 @@ void check_costs(const Costs& c, std::string_view policy) {
                           " (a chunk doubles while it takes under chunk_low units and halves over chunk_high: "
                           "chunk_low must be at most chunk_high; chunk_low=0 runs loops unchunked)",
                       "chunk_high");
+  // poll_first is LS Fig. 3's check before a TD's first task, modelled for unchunked loops only
+  // (the runtime's chunks poll after each chunk, never before the first): with chunks on it would
+  // change nothing, silently.
+  if (c.poll_first && c.chunk_low > 0)
+    throw CostRefused("poll_first",
+                      "1 is for unchunked loops (chunk_low 0; it is " + std::to_string(c.chunk_low) +
+                          "): a chunked piece polls after each chunk, as the runtime's, never before its first",
+                      "chunk_low");
   // The steal backoff, when on: backoff_first 0 waited 0 units every time (0 doubled is 0), yet
   // counted steal_backoffs; backoff_small 0 made no theft small, so it never waited; a first wait
   // above the longest was cut to it at once.  backoff 0 is the switch off (the calibrated preset's

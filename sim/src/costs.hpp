@@ -77,6 +77,12 @@ struct Costs {
   // own frame (the parallel_for call, a blocking wait in TBB too), pairs and wool's halves (joins on
   // its task stack) still wait.  Off: every piece waits, as the runtime's loops do (they are joins).
   bool detach = false;
+  // LS Fig. 3's deque check "upon creating [a TD], popping it off the local deque, or stealing it":
+  // a loop piece (a loop entered, a range popped back or stolen) polls before its first iteration
+  // too, so a thief's first push is half of the piece it stole.  Off: the runtime's rule (it polls
+  // after each chunk, never before a piece's first: adaptive_loop::run_chunks).  A study switch
+  // for LS Table V (docs/results/sim.md, "Stop 61"); unchunked loops only (chunk_low 0).
+  bool poll_first = false;
   // Heartbeat credit per worker (false: the runtime's per-worker beat) or per thread (true: HB
   // §3.4's semantics, where every promoted thread and continuation counts its own N).
   bool hb_thread_credit = false;

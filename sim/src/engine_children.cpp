@@ -125,8 +125,8 @@ void Simulator::loop_step(unsigned w, Frame& f) {
             next_chunk_size(w, f);
             poll(w);
           }
-        } else if (f.next < f.end && f.next != f.first) {
-          poll(w);
+        } else if (f.next < f.end && (f.next != f.first || costs_.poll_first)) {
+          poll(w);  // poll_first: LS Fig. 3 checks before a piece's first task too
         }
         if (k.check_open) {  // the check goes on at the next step: the chunk starts after it
           f.check_pending = true;

@@ -444,6 +444,15 @@ TEST(Engine, CostsThatOnlyMakeSenseOrderedAreRefused) {
     c.chunk_low = 0;  // unchunked: chunk_high unused (the calibrated preset's chunk_high stays)
     c.chunk_high = 0;
     EXPECT_EQ(error_of(c, policy), "accepted");
+    // poll_first is modelled for unchunked loops: with chunks on it changed nothing, so it is refused.
+    c.poll_first = true;
+    EXPECT_EQ(error_of(c, policy), "accepted");
+    c.chunk_low = c.chunk_high = 2000;
+    EXPECT_EQ(error_of(c, policy),
+              "--cost poll_first: 1 is for unchunked loops (chunk_low 0; it is 2000): a chunked piece polls after "
+              "each chunk, as the runtime's, never before its first");
+    c.poll_first = false;
+    c.chunk_low = c.chunk_high = 0;
   }
   // The steal backoff, on (backoff > 0): backoff_first 0 waited 0 units each time, counted as
   // steal_backoffs all the same (0 doubles to 0); backoff_small 0 made no theft small, so it never

@@ -174,6 +174,44 @@ TEST(Policy, ALoopPiecePollsAfterEachIterationButNotBeforeItsFirst) {
   }
 }
 
+TEST(Policy, PollFirstChecksALoopPieceBeforeItsFirstIterationAsLsFigure3) {
+  // Costs::poll_first (a study switch, LS Fig. 3: a TD is checked "upon creating it, popping it off
+  // the local deque, or stealing it"): every piece polls before each of its iterations, its first
+  // included, so with nothing stolen the polls are exactly the iterations (the runtime's rule, off:
+  // the iterations less one per piece, the test above).
+  const Dag loops = make_nested_loops(2, 30, 5);
+  Costs c;
+  c.steal = never;
+  c.poll_first = true;
+  for (const char* policy : {"lazy-df", "lazy-df2", "lazy-bf"}) {
+    const auto r = run(loops, policy, 2, c).result;
+    EXPECT_GT(r.promotions, 0u) << policy;
+    EXPECT_EQ(r.polls, r.iterations) << policy;
+    EXPECT_EQ(r.raw_work, 2.0 * 30 * 5) << policy;  // every iteration once
+  }
+  // One loop of 16 iterations of 100 units under DF-LS on 2 processors.  Polled at its entry, the
+  // loop pushes [8,16) before iteration 0 runs; the thief, its deque empty, pushes half of the
+  // piece it stole, [12,16), before that piece's first iteration (t = steal + promote), not after
+  // it.  With the switch off the first push comes at the poll after iteration 0 (half of [1,16)).
+  const Dag loop = make_nested_loops(1, 16, 100);
+  Costs z = zero_costs();
+  z.promote = 10;
+  z.steal = 20;
+  using range = std::pair<std::uint64_t, std::uint64_t>;
+  for (const bool first : {true, false}) {
+    std::vector<range> ranges;
+    z.poll_first = first;
+    RunConfig cfg{&loop, &policy_by_name("lazy-df"), z, 2, 1};
+    cfg.promoted_ranges = &ranges;
+    const RunResult r = simulate(cfg);
+    ASSERT_GE(ranges.size(), 2u) << first;
+    if (first) EXPECT_EQ(std::vector<range>(ranges.begin(), ranges.begin() + 2), (std::vector<range>{{8, 16}, {12, 16}}));
+    else EXPECT_EQ(ranges.front(), (range{8, 16}));
+    EXPECT_EQ(r.raw_work, 1600.0) << first;
+    EXPECT_EQ(r.polls, first ? r.iterations : r.iterations - r.loops - r.thefts - r.pops) << first;
+  }
+}
+
 TEST(Policy, AutoPartitionerDefersItsSplitsAsTheRuntimeDoes) {
   // Costs::ap_defer, the runtime's ap_defer_cycles: a piece makes its K·P splits only once it has
   // run that long, each piece on its own clock.  A loop of 1,000 iterations of 5 units (about 6
