@@ -104,10 +104,12 @@ struct range_half {
 };
 
 // A split's branch as the split makes it: this tree's half [lo, hi), called directly, 16 bytes (in
-// registers, and two stores into the frame).  The fast path and join_slow (ws's eager join: every
-// split of ws's loops) run it as that; the general path as its range_half (join.hpp,
-// join_general_of).  All range_half at every step, ws's splits paid an indirect call and a call
-// level per branch: 6-13 % more instructions for its loops (callgrind, stop 60).
+// registers, and two stores into the frame) with a 32-bit index, 24 with a 64-bit one.  The fast
+// path and the slow path (join.hpp join_slow_halves, which takes the two halves as the tree and the
+// three bounds; ws's eager join: every split of ws's loops) run it as that; the general path as its
+// range_half (join.hpp, join_general_of).  All range_half at every step, ws's splits paid an
+// indirect call and a call level per branch: 6-13 % more instructions for its loops (callgrind,
+// stop 60).
 template <class Tree, class R, class I>
 struct split_half {
   const Tree* tree;

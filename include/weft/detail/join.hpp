@@ -5,6 +5,7 @@
 // is out of line.
 #pragma once
 
+#include <concepts>
 #include <cstddef>
 #include <new>
 #include <type_traits>
@@ -242,30 +243,39 @@ WEFT_INLINE std::pair<ret_t<F>, ret_t<G>> join_pushed(hot_state& h, frame* fr, F
 template <class F, class G, bool OnWorker = false>
 WEFT_NOINLINE std::pair<ret_t<F>, ret_t<G>> join_general(F f, G g);
 
-// The branch as join_general takes it from join_slow: one that names a type shared by many call
-// sites to run through (`shared_branch()`: a loop's split halves, loops.hpp split_half) goes on as
-// that, so that the general path — promotion, the promoted join, the thief's entry, the fiber
-// engine — is compiled once for all of them.  join_slow and its eager path stay each call site's
-// own: ws's loops split through them at every level, with the branches' calls direct and inlined
-// (stop 60, docs/results/ci-time.md).
-template <class F>
-concept has_shared_branch = requires(F& f) { f.shared_branch(); };
+// The branches as join_general takes them from the slow path: a loop's split halves (loops.hpp
+// split_half: the same tree, adjacent bounds, and `shared_branch()`, the type shared by many call
+// sites to run through) go on as that, so that the general path — promotion, the promoted join,
+// the thief's entry, the fiber engine — is compiled once for all of them.  join_slow_halves and its
+// eager path stay each call site's own: ws's loops split through them at every level, with the
+// branches' calls direct and inlined (stop 60, docs/results/ci-time.md).
+template <class F, class G>
+concept split_halves = std::same_as<F, G> && requires(const F& f) {
+  f.shared_branch();
+  F{f.tree, f.lo, f.hi};
+};
 
 // Out of line: inlined, the shared branches' construction let gcc load both branches into
-// registers at join_slow's entry, and ws's eager path (the likely one there) kept six registers
-// more: spmv's splits +13 % instructions under ws (callgrind, stop 60).  Cold: from join_slow the
-// general path is the unlikely one (ws: a full deque; the others: a promotion), and gcc lays the
-// eager path out for that (ws spmv 11,601 -> 11,551 M, nqueens 4,262 -> 4,227 M).
-template <class F, class G, bool OnWorker>
-[[gnu::cold]] WEFT_NOINLINE std::pair<ret_t<F>, ret_t<G>> join_general_shared(F& f, G& g) {
-  return join_general<decltype(f.shared_branch()), decltype(g.shared_branch()), OnWorker>(f.shared_branch(),
-                                                                                          g.shared_branch());
+// registers at the slow path's entry, and ws's eager path (the likely one there) kept six registers
+// more: spmv's splits +13 % instructions under ws (callgrind, stop 60).  Cold: from the slow path
+// the general path is the unlikely one (ws: a full deque; the others: a promotion), and gcc lays
+// the eager path out for that (ws spmv 11,601 -> 11,551 M, nqueens 4,262 -> 4,227 M at stop 60;
+// with the halves by value, stop 61, the same counts with it or without).  The halves come as the
+// tree's address and three bounds, in registers, as join_slow_halves takes them: from its entry
+// the call is a jump.  (Stop 60 passed the two halves by reference: their addresses kept that call
+// from being a jump, and gcc merged its result with the eager path's, building ws's
+// pair<double, double> through the stack on every split: spmv +4.1 % instructions; stop 61.)
+template <class H, bool OnWorker>
+[[gnu::cold]] WEFT_NOINLINE std::pair<ret_t<H>, ret_t<H>> join_general_halves(decltype(H::tree) tree, decltype(H::lo) lo,
+                                                                              decltype(H::lo) mid, decltype(H::lo) hi) {
+  using S = decltype(std::declval<const H&>().shared_branch());
+  return join_general<S, S, OnWorker>(H{tree, lo, mid}.shared_branch(), H{tree, mid, hi}.shared_branch());
 }
 
 template <class F, class G, bool OnWorker>
 WEFT_INLINE std::pair<ret_t<F>, ret_t<G>> join_general_of(F& f, G& g) {
-  if constexpr (has_shared_branch<F> && has_shared_branch<G>)
-    return join_general_shared<F, G, OnWorker>(f, g);
+  if constexpr (split_halves<F, G>)
+    return join_general_halves<F, OnWorker>(f.tree, f.lo, f.hi, g.hi);
   else
     return join_general<F, G, OnWorker>(std::move(f), std::move(g));
 }
@@ -364,6 +374,21 @@ WEFT_NOINLINE std::pair<ret_t<F>, ret_t<G>> join_slow(F f, G g) {
   return join_general_of<F, G, OnWorker>(f, g);
 }
 
+// join_slow for a loop's split halves, which come as the tree's address and the three bounds: four
+// scalar arguments, in registers.  As two split_halfs by value, 24 bytes each with a 64-bit index,
+// they went through memory: the split stored 48 bytes of arguments on every slow-path join (every
+// split under ws) and join_slow loaded them back (stop 61, docs/results/ci-time.md).  The body is
+// join_slow's, written again: shared through an inlined function taking the branches by
+// reference, it changed gcc's registers in weft::join's own join_slow (fib under ws).
+template <class H, bool OnWorker>
+WEFT_NOINLINE std::pair<ret_t<H>, ret_t<H>> join_slow_halves(decltype(H::tree) tree, decltype(H::lo) lo,
+                                                             decltype(H::lo) mid, decltype(H::lo) hi) {
+  H f{tree, lo, mid}, g{tree, mid, hi};
+  hot_state& h = tls_hot;
+  if (eager_join(h)) [[likely]] return join_eager<H, H, OnWorker>(h, f, g);
+  return join_general_of<H, H, OnWorker>(f, g);
+}
+
 // The branch as join keeps it: a temporary closure is used as it is (a copy of it, run by a thief,
 // is indistinguishable from it); an lvalue (a named function object, a function) is wrapped in a
 // closure holding a reference to it, so it is always the caller's object that gets called.
@@ -403,9 +428,15 @@ WEFT_INLINE auto join_branches(F& f, G& g) {
   static_assert(result_movable<F> && result_movable<G>, WEFT_RESULT_MOVABLE_MESSAGE);
   using B = branch_t<G>;
   hot_state& h = tls_hot;
-  if (poll_pending(h)) [[unlikely]]
-    return join_slow<decltype(slow_path_branch(f)), decltype(slow_path_branch(g)), OnWorker>(slow_path_branch(f),
-                                                                                              slow_path_branch(g));
+  if (poll_pending(h)) [[unlikely]] {
+    if constexpr (split_halves<F, G>) {
+      WEFT_ASSERT(f.tree == g.tree && f.hi == g.lo, "a split's halves are adjacent halves of one tree");
+      return join_slow_halves<F, OnWorker>(f.tree, f.lo, f.hi, g.hi);
+    } else {
+      return join_slow<decltype(slow_path_branch(f)), decltype(slow_path_branch(g)), OnWorker>(slow_path_branch(f),
+                                                                                                slow_path_branch(g));
+    }
+  }
   typename B::holder holder(&g);
   frame* fr = h.top;
   B::store(fr, g, holder);
