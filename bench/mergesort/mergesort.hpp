@@ -45,9 +45,22 @@ inline std::vector<key> input(const args& a) {
     return generate(pick<std::size_t>(a, 1000, 300000, 100000000));
 }
 
-// Where the larger run's pivot goes in the smaller run: the number of keys < p.
+// Where the larger run's pivot goes in the smaller run: the number of keys < p.  The search Rust's
+// slice::partition_point makes (the Rust kernel calls it): halve the window a fixed number of
+// times, keeping the lower half's base or the midpoint by a select, not a branch, then look at the
+// last key.  std::lower_bound branches on each comparison, and on random keys half of those
+// branches are mispredicted: with it the C++ kernel timed the two standard libraries' searches
+// beside the runtimes (docs/results/fine-grained.md, "mergesort's binary search").
 inline std::size_t lower(const key* y, std::size_t ny, key p) {
-    return static_cast<std::size_t>(std::lower_bound(y, y + ny, p) - y);
+    if (ny == 0) return 0;
+    std::size_t base = 0;
+    for (std::size_t size = ny; size > 1;) {
+        const std::size_t half = size / 2;
+        const std::size_t mid = base + half;
+        base = y[mid] < p ? mid : base;
+        size -= half;
+    }
+    return base + (y[base] < p ? 1 : 0);
 }
 
 // The working arrays of one run.
