@@ -43,6 +43,13 @@ fn capacity(n: usize) -> usize {
     n + APPEND_BLOCK * APPEND_THREADS
 }
 
+/// The next frontier's fill counter on a cache line of its own, as the C++ kernel's `alignas(64)
+/// next_size`: as a plain stack local of the driving thread it could share a line with the level
+/// loop's closure environment, which every task reads and every block reservation's `fetch_add`
+/// would invalidate (no time difference measured at quick size: docs/results/kernel-audit.md).
+#[repr(align(64))]
+struct Tail(AtomicUsize);
+
 /// Search numbers: a thread's block belongs to one search (and level), never taken for another's.
 static SEARCHES: AtomicU64 = AtomicU64::new(0);
 
@@ -172,8 +179,8 @@ impl Kernel for Bfs {
         let mut len = 1usize;
         let mut d = 0u32;
         while len > 0 {
-            let tail = AtomicUsize::new(0);
-            let (fr, nx, tl) = (front, next, &tail);
+            let tail = Tail(AtomicUsize::new(0));
+            let (fr, nx, tl) = (front, next, &tail.0);
             S::for_each(c, len, |c, k| {
                 let u = fr[k].load(Relaxed);
                 if u == UNVISITED {
@@ -193,7 +200,7 @@ impl Kernel for Bfs {
                     }
                 });
             });
-            len = tail.into_inner();
+            len = tail.0.into_inner();
             std::mem::swap(&mut front, &mut next);
             d += 1;
         }

@@ -9,7 +9,7 @@ fn fib<S: Sys>(c: &mut S::Ctx<'_>, n: u64) -> u64 {
     if n < 2 {
         return n;
     }
-    let (a, b) = S::join(c, |c| fib::<S>(c, n - 1), |c| fib::<S>(c, n - 2));
+    let (a, b) = S::join(c, move |c| fib::<S>(c, n - 1), move |c| fib::<S>(c, n - 2));
     a + b
 }
 

@@ -67,12 +67,17 @@ impl Kernel for Floyd {
                 if i == k {
                     return;
                 }
+                // d[i][j] = min(d[i][j], d[i][k] + d[k][j]) as a select and an unconditional
+                // store, as the C++ kernel's relax() writes it (bench/floyd/floyd.hpp). An `if`
+                // around the store made LLVM vectorize the compare but test each lane and
+                // branch to a scalar store where the path got shorter: 8 branches per 8
+                // elements, the taken ones (1.6 % of lanes at quick size) mispredicted, where
+                // gcc's loop is a branch-free compare-and-blend; docs/results/kernel-audit.md.
+                // The zip also drops the bounds checks of row[j] and rk[j].
                 let dik = row[k];
-                for j in 0..n {
-                    let v = dik + rk[j];
-                    if v < row[j] {
-                        row[j] = v;
-                    }
+                for (x, &dkj) in row.iter_mut().zip(rk) {
+                    let v = dik + dkj;
+                    *x = if v < *x { v } else { *x };
                 }
             });
         }

@@ -28,10 +28,13 @@ fn merge<S: Sys>(c: &mut S::Ctx<'_>, x: &[u64], y: &[u64], out: &mut [u64]) {
     let (lo, hi) = out.split_at_mut(mx + my);
     hi[0] = pivot;
     let hi = &mut hi[1..];
+    // The branches take their runs computed and by value (`move`), as the C++ kernel's closures
+    // capture theirs (bench/mergesort/mergesort.hpp), not references to this frame's locals.
+    let (x1, x2, (y1, y2)) = (&x[..mx], &x[mx + 1..], y.split_at(my));
     S::join(
         c,
-        |c| merge::<S>(c, &x[..mx], &y[..my], lo),
-        |c| merge::<S>(c, &x[mx + 1..], &y[my..], hi),
+        move |c| merge::<S>(c, x1, y1, lo),
+        move |c| merge::<S>(c, x2, y2, hi),
     );
 }
 
@@ -50,8 +53,8 @@ fn sort<S: Sys>(c: &mut S::Ctx<'_>, a: &mut [u64], b: &mut [u64], to_b: bool) {
         let (b1, b2) = b.split_at_mut(m);
         S::join(
             c,
-            |c| sort::<S>(c, a1, b1, !to_b),
-            |c| sort::<S>(c, a2, b2, !to_b),
+            move |c| sort::<S>(c, a1, b1, !to_b),
+            move |c| sort::<S>(c, a2, b2, !to_b),
         );
     }
     if to_b {

@@ -52,7 +52,10 @@ impl Points {
     }
 
     /// Twice the signed area of (a, b, p): > 0 iff p is strictly left of a->b.
-    #[inline]
+    /// `inline(always)` (and `Splitter::side`'s): with `#[inline]` LLVM kept this function, with
+    /// its six bounds checks and their panic paths, out of line, so every point of every filter
+    /// made one or two calls that gcc inlines in the C++ kernel (docs/results/kernel-audit.md).
+    #[inline(always)]
     fn cross(&self, a: u32, b: u32, p: u32) -> i64 {
         let (a, b, p) = (a as usize, b as usize, p as usize);
         (self.x[b] - self.x[a]) * (self.y[p] - self.y[a])
@@ -144,7 +147,7 @@ struct Splitter<'a> {
 }
 
 impl Splitter<'_> {
-    #[inline]
+    #[inline(always)]
     fn side(&self, i: u32) -> Pair {
         if self.p.outside(self.a, self.f, i) {
             (1, 0)

@@ -22,13 +22,13 @@ pub fn fib_string(n: usize) -> Vec<u8> {
     cur
 }
 
+/// The length of the common prefix of the suffixes at i and j. The zip of the two suffixes runs
+/// to `len - max(i, j)`, one bound computed once, as the C++ kernel's `limit` (bench/ssf/ssf.hpp);
+/// testing `i + k < len && j + k < len` per character instead made LLVM's loop 11 instructions
+/// a character (two bounds, a reload from the stack) against gcc's 6 (docs/results/kernel-audit.md).
 #[inline]
 fn lcp(s: &[u8], i: usize, j: usize) -> usize {
-    let mut k = 0;
-    while i + k < s.len() && j + k < s.len() && s[i + k] == s[j + k] {
-        k += 1;
-    }
-    k
+    s[i..].iter().zip(&s[j..]).take_while(|(a, b)| a == b).count()
 }
 
 /// (max_len, max_pos) of position i; (0, 0) when the string has no other position.
