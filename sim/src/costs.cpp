@@ -24,7 +24,7 @@ constexpr CostField kFields[] = {
     {"loop", &Costs::loop, nullptr},
     {"promote", &Costs::promote, nullptr},
     {"split", &Costs::split, nullptr},        {"pop", &Costs::pop, nullptr},            {"steal", &Costs::steal, nullptr},
-    {"probe", &Costs::probe, nullptr},
+    {"probe", &Costs::probe, nullptr},       {"steal_jitter", nullptr, &Costs::steal_jitter},
     {"sync", &Costs::sync, nullptr},          {"check", &Costs::check, nullptr},
     {"poll", &Costs::poll, nullptr},          {"heartbeat", &Costs::heartbeat, nullptr},
     {"chunk_low", &Costs::chunk_low, nullptr}, {"chunk_high", &Costs::chunk_high, nullptr},
@@ -97,6 +97,10 @@ void set_cost(Costs& c, std::string_view assignment) {
 void check_costs(const Costs& c, std::string_view policy) {
   if (policy_by_name(policy).trigger == Trigger::heartbeat && c.heartbeat == 0)
     throw CostRefused("heartbeat", "N must be at least 1 under heartbeat");
+  // A spread over 100 % would make some steals cost less than nothing.
+  if (c.steal_jitter > 100)
+    throw CostRefused("steal_jitter", std::to_string(c.steal_jitter) +
+                                          " is above 100 (percent: each steal costs steal x [1 - j/100, 1 + j/100])");
   // Pairs checked under every policy, as a bad name is: a sweep's value fails every run alike.
   // chunk_low above chunk_high ran chunks that doubled without end (a chunk of chunk_high..chunk_low
   // units neither doubled nor halved: none was; one under chunk_low doubled, one over chunk_high
@@ -267,6 +271,7 @@ Costs cost_preset(std::string_view name, std::string_view policy) {
   c.split = 99;       // fitted: ws's nqueens overhead per loop split less loop, iter, promote, pop
   c.steal = 11800;    // 1.18 us per successful steal: the median over policies, WOOL Table III method
   c.probe = 1000;     // 100 ns per failed attempt: the idle loop's spin (idle.cpp) on a free core
+  c.steal_jitter = 50;  // a steal's latency varies (Costs::steal_jitter): uniform in 0.5-1.5 x steal
   c.sync = 500;       // a finished stolen branch signalling its join (a remote cache line)
   c.heartbeat = 400000;  // N = 40 us, the runtime's default beat
   c.ap_defer = 30800;    // ws-ap: the runtime's ap_defer_cycles, 8,000 cycles of the 2.6 GHz counter

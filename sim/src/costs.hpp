@@ -26,6 +26,16 @@ struct Costs {
   // before calibration.  The runtime's idle loop retries at once (idle.cpp), so a failed look costs
   // a remote cache-line read, not a migration: calibrated, it is 10-20x cheaper than `steal`.
   Time probe = 0;
+  // The spread of a successful steal's latency, in percent: each steal (a leapfrog included) costs
+  // `steal` times a factor drawn uniformly from [1 - j/100, 1 + j/100] (mean `steal`), from a random
+  // stream of its own (the victims' choices stay those of the seed); 0: every steal costs `steal`
+  // (this preset).  At P = 2 the victim choice is forced, so without it every seed gives the same
+  // schedule, while the runtime's counts there swing between runs by 10-100x on the same program
+  // (uts-bin: a run either falls into leapfrog cascades or not); a steal's real latency varies with
+  // the cache lines it finds (weft-overhead steal: 0.67-3.1 us per run on one VM, stop 27), and a
+  // spread of ±10 % already moves the modelled uts-bin between those modes (docs/results/sim.md,
+  // "Stop 62").  The `calibrated` preset: 50.
+  std::uint64_t steal_jitter = 0;
   Time sync = 50;          // a finished stolen item signalling its join
   Time check = 1;          // one poll: the deque-size or heartbeat-flag check
   Time poll = 0;           // poll every this many units inside leaf work (0: at joins/iterations)
@@ -92,6 +102,14 @@ struct Costs {
   // some other processor is looking for work, blocked at a join, or parked (src/heartbeat.cpp).
   bool hb_spare = false;
 };
+
+// A successful steal's cost: `steal`, spread by steal_jitter with draws from `rng`.
+template <class Rng>
+Time steal_cost(const Costs& c, Rng& rng) {
+  if (c.steal_jitter == 0 || c.steal == 0) return c.steal;
+  const double factor = 1.0 + double(c.steal_jitter) / 100.0 * (2.0 * rng.unit() - 1.0);
+  return Time(double(c.steal) * factor + 0.5);
+}
 
 // A failed steal attempt's cost (probe, or steal when probe is 0).
 inline Time failed_attempt_cost(const Costs& c) { return c.probe != 0 ? c.probe : c.steal; }

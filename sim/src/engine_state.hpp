@@ -205,6 +205,7 @@ class Simulator {
   // Loops run in the runtime's chunks (Costs::chunk_low > 0), for the loop-frame policies only.
   const bool chunked_;
   Rng rng_;
+  Rng jitter_rng_;  // Costs::steal_jitter's draws, apart from the victims' (rng_)
   std::vector<Worker> ws_;
   std::uint64_t frame_gen_ = 0;
   // Costs::detach: the pieces whose sub-ranges still run elsewhere, by their frame's incarnation.

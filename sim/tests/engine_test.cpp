@@ -377,6 +377,49 @@ TEST(Engine, SameSeedSameRunOtherSeedOtherSchedule) {
   EXPECT_TRUE(differs) << "the victim choice should depend on the seed";
 }
 
+// At P = 2 a thief has one victim, so the seed chose nothing and every seed ran one schedule:
+// `--runs 2` of the calibration check gave two identical runs, one draw from a program whose real
+// steal counts swing 10-100x between runs (uts-bin under lazy-df: 10-1,553 in stop 51's 7 runs, the
+// model 1,441 on that recording and 167-2,444 leapfrogs on another as the steal cost moves by
+// ±10 %).  A steal's latency spread (Costs::steal_jitter, on in the calibrated preset) makes
+// the seeds sample that spread: the steal times vary around `steal`, the schedules with them, and
+// each schedule still runs every node once.
+TEST(Engine, AStealsLatencySpreadMakesTheSeedsDifferOnTwoProcessors) {
+  const Dag d = make_dag("uts-bin:400:8:0.12:5");
+  const auto expected = serial_starts(d);
+  const NodeTotals totals = d.root_totals();
+  for (const std::string& policy : {std::string("lazy-df"), std::string("lazy-df2"), std::string("ws")}) {
+    SCOPED_TRACE(policy);
+    Costs c = cost_preset("calibrated", policy);
+    EXPECT_EQ(c.steal_jitter, 50u);
+    c.steal_jitter = 0;
+    const RunResult fixed = run(d, policy, 2, c, 1);
+    ASSERT_GT(fixed.thefts, 0u);
+    for (std::uint64_t s = 2; s <= 4; ++s) {
+      const RunResult r = run(d, policy, 2, c, s);
+      EXPECT_EQ(r.makespan, fixed.makespan) << "P = 2 without the spread: the seed chooses nothing";
+      EXPECT_EQ(r.thefts, fixed.thefts);
+      EXPECT_EQ(r.steal_time, double(r.thefts) * double(c.steal));
+    }
+    c.steal_jitter = 50;
+    bool differs = false;
+    for (std::uint64_t s = 1; s <= 6; ++s) {
+      const RunResult r = run_checked(d, expected, totals, policy, 2, c, s);
+      ASSERT_GT(r.thefts, 0u);
+      // Each steal costs within [0.5, 1.5] x steal; their mean is no constant.
+      EXPECT_GE(r.steal_time, 0.5 * double(r.thefts) * double(c.steal));
+      EXPECT_LE(r.steal_time, 1.5 * double(r.thefts) * double(c.steal) + double(r.thefts));
+      differs = differs || r.makespan != fixed.makespan || r.thefts != fixed.thefts ||
+                r.steal_time != double(r.thefts) * double(c.steal);
+    }
+    EXPECT_TRUE(differs) << "the spread should make the seeds' schedules differ";
+  }
+  Costs c;
+  c.steal_jitter = 101;
+  EXPECT_THROW(check_costs(c, "lazy-df"), CostRefused);
+  EXPECT_EQ(Costs{}.steal_jitter, 0u) << "the default preset's studies keep a fixed steal cost";
+}
+
 TEST(Engine, BadSettingsAreRejected) {
   const Dag d = make_fib(5);
   EXPECT_THROW(run(d, "ws", 0), std::invalid_argument);
