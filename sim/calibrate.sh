@@ -23,5 +23,7 @@ for k in nqueens uts-geo uts-bin; do
 done
 "$python" "$root/sim/fit_costs.py" "$build/sim/weft-sim" "$out/fib_ratio.txt" "$out/kernels.jsonl" "$out/dags" \
     --steal-cost "$out/steal_cost.txt" --out "$out/costs.txt" --fib-dag "$out/fib_dag.txt"
-FIB_DAG=$(cat "$out/fib_dag.txt") RUNS=${SIM_RUNS:-2} bash "$root/sim/calibrate_sim.sh" "$build/sim/weft-sim" "$out/dags" "$out/sim" "file:$out/costs.txt" 2> /dev/null
+# SIM_RUNS seeds per policy at P = 2: since stop 62 they sample the steal latency's spread, which
+# decides whether a run falls into leapfrog cascades (uts-bin), as 7 real runs sample the runtime's.
+FIB_DAG=$(cat "$out/fib_dag.txt") RUNS=${SIM_RUNS:-5} bash "$root/sim/calibrate_sim.sh" "$build/sim/weft-sim" "$out/dags" "$out/sim" "file:$out/costs.txt" 2> /dev/null
 "$python" "$root/sim/calibration_table.py" "$out" "$out/sim" | tee "$out/table.md"

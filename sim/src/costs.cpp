@@ -24,7 +24,8 @@ constexpr CostField kFields[] = {
     {"loop", &Costs::loop, nullptr},
     {"promote", &Costs::promote, nullptr},
     {"split", &Costs::split, nullptr},        {"pop", &Costs::pop, nullptr},            {"steal", &Costs::steal, nullptr},
-    {"probe", &Costs::probe, nullptr},
+    {"probe", &Costs::probe, nullptr},       {"steal_jitter", nullptr, &Costs::steal_jitter},
+    {"speed_spread", nullptr, &Costs::speed_spread},
     {"sync", &Costs::sync, nullptr},          {"check", &Costs::check, nullptr},
     {"poll", &Costs::poll, nullptr},          {"heartbeat", &Costs::heartbeat, nullptr},
     {"chunk_low", &Costs::chunk_low, nullptr}, {"chunk_high", &Costs::chunk_high, nullptr},
@@ -97,6 +98,19 @@ void set_cost(Costs& c, std::string_view assignment) {
 void check_costs(const Costs& c, std::string_view policy) {
   if (policy_by_name(policy).trigger == Trigger::heartbeat && c.heartbeat == 0)
     throw CostRefused("heartbeat", "N must be at least 1 under heartbeat");
+  // A spread over 100 % would make some steals cost less than nothing.
+  if (c.steal_jitter > 100)
+    throw CostRefused("steal_jitter", std::to_string(c.steal_jitter) +
+                                          " is above 100 (percent: each steal costs steal x [1 - j/100, 1 + j/100])");
+  // A spread of 50 % already lets one processor run twice as fast as another; more would let a
+  // factor reach 0.
+  if (c.speed_spread > 50)
+    throw CostRefused("speed_spread", std::to_string(c.speed_spread) +
+                                          " is above 50 (percent: each processor runs work at a factor in "
+                                          "[1 - s/100, 1 + s/100])");
+  if (c.speed_spread > 0 && policy_by_name(policy).trigger == Trigger::space_efficient)
+    throw CostRefused("speed_spread", "is modelled for the stack engine's policies only (not adf, dfd, fifo); "
+                                      "speed_spread=0 there");
   // Pairs checked under every policy, as a bad name is: a sweep's value fails every run alike.
   // chunk_low above chunk_high ran chunks that doubled without end (a chunk of chunk_high..chunk_low
   // units neither doubled nor halved: none was; one under chunk_low doubled, one over chunk_high
@@ -267,6 +281,9 @@ Costs cost_preset(std::string_view name, std::string_view policy) {
   c.split = 99;       // fitted: ws's nqueens overhead per loop split less loop, iter, promote, pop
   c.steal = 11800;    // 1.18 us per successful steal: the median over policies, WOOL Table III method
   c.probe = 1000;     // 100 ns per failed attempt: the idle loop's spin (idle.cpp) on a free core
+  c.steal_jitter = 50;  // a steal's latency varies (Costs::steal_jitter): uniform in 0.5-1.5 x steal
+  // The processors' speeds differ per run (Costs::speed_spread): 0.85-1.15, on the stack engine only.
+  if (policy != "adf" && policy != "dfd" && policy != "fifo") c.speed_spread = 15;
   c.sync = 500;       // a finished stolen branch signalling its join (a remote cache line)
   c.heartbeat = 400000;  // N = 40 us, the runtime's default beat
   c.ap_defer = 30800;    // ws-ap: the runtime's ap_defer_cycles, 8,000 cycles of the 2.6 GHz counter

@@ -26,6 +26,29 @@ struct Costs {
   // before calibration.  The runtime's idle loop retries at once (idle.cpp), so a failed look costs
   // a remote cache-line read, not a migration: calibrated, it is 10-20x cheaper than `steal`.
   Time probe = 0;
+  // The spread of a successful steal's latency, in percent: each steal (a leapfrog included) costs
+  // `steal` times a factor drawn uniformly from [1 - j/100, 1 + j/100] (mean `steal`), from a random
+  // stream of its own (the victims' choices stay those of the seed); 0: every steal costs `steal`
+  // (this preset).  At P = 2 the victim choice is forced, so without it every seed gives the same
+  // schedule, while the runtime's counts there swing between runs by 10-100x on the same program
+  // (uts-bin: a run either falls into leapfrog cascades or not); a steal's real latency varies with
+  // the cache lines it finds (weft-overhead steal: 0.67-3.1 us per run on one VM, stop 27), and a
+  // spread of ±10 % already moves the modelled uts-bin between those modes (docs/results/sim.md,
+  // "Stop 62").  The `calibrated` preset: 50.
+  std::uint64_t steal_jitter = 0;
+  // The spread of the processors' speeds on node work, in percent (0-50): each processor of a run
+  // runs every node's work at its own factor, drawn uniformly from [1 - s/100, 1 + s/100] when the
+  // run starts (the same stream as steal_jitter's) and divided by the factors' mean, so that the
+  // processors differ while their mean speed is the costs' (one processor runs at 1: T1 stays the
+  // fitted one); overheads keep their costs, and the reported work stays the DAG's.  0: every processor runs work at its cost (this preset).  Stack-engine
+  // policies only: the thread engines (adf, dfd, fifo) refuse it.  Two vCPUs of a VM do not run a
+  // program at one speed (the runtime's uts-bin T2 read 76-110 ms across 10 runs of stop 62), and
+  // at P = 2 which worker ends up with uts-bin's 2,000-deep chain — so whether the run ends in a
+  // leapfrog cascade — is decided by the two workers' progress over tens of ms: a worker 20 %
+  // faster turns the modelled lazy-bf from 50 thefts into 1,207 (1,202 leapfrogs), as the runtime's
+  // runs go from ~40 to ~1,900 (docs/results/sim.md, "Stop 62").  The `calibrated` preset: 15, the
+  // spread of the runtime's one-worker uts-bin times across runs (-10 % to +25 % of their median).
+  std::uint64_t speed_spread = 0;
   Time sync = 50;          // a finished stolen item signalling its join
   Time check = 1;          // one poll: the deque-size or heartbeat-flag check
   Time poll = 0;           // poll every this many units inside leaf work (0: at joins/iterations)
@@ -92,6 +115,21 @@ struct Costs {
   // some other processor is looking for work, blocked at a join, or parked (src/heartbeat.cpp).
   bool hb_spare = false;
 };
+
+// A successful steal's cost: `steal`, spread by steal_jitter with draws from `rng`.
+template <class Rng>
+Time steal_cost(const Costs& c, Rng& rng) {
+  if (c.steal_jitter == 0 || c.steal == 0) return c.steal;
+  const double factor = 1.0 + double(c.steal_jitter) / 100.0 * (2.0 * rng.unit() - 1.0);
+  return Time(double(c.steal) * factor + 0.5);
+}
+
+// A processor's speed factor on node work (Costs::speed_spread), drawn from `rng`; 1 without spread.
+template <class Rng>
+double speed_factor(const Costs& c, Rng& rng) {
+  if (c.speed_spread == 0) return 1.0;
+  return 1.0 + double(c.speed_spread) / 100.0 * (2.0 * rng.unit() - 1.0);
+}
 
 // A failed steal attempt's cost (probe, or steal when probe is 0).
 inline Time failed_attempt_cost(const Costs& c) { return c.probe != 0 ? c.probe : c.steal; }

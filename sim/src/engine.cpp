@@ -15,13 +15,21 @@ Simulator::Simulator(const RunConfig& c)
     : cfg_(c), dag_(*c.dag), pol_(*c.policy), costs_(c.costs), P_(c.workers),
       chunked_(costs_.chunk_low > 0 &&
                (pol_.loops == LoopSplit::on_promotion || pol_.loops == LoopSplit::auto_partitioner)),
-      rng_(c.seed), ws_(c.workers) {
+      rng_(c.seed), jitter_rng_(mix64(c.seed ^ kJitterStream)), ws_(c.workers) {
   if (c.workers == 0) throw std::invalid_argument("P: the number of workers must be at least 1");
   if (dag_.root() == kNoNode) throw std::invalid_argument("dag: empty");
   for (auto& k : ws_) {
     k.next_beat = costs_.heartbeat;
     k.public_limit = costs_.wool_public;
     if (costs_.slice_on > 0) k.next_off = rng_.below(costs_.slice_on + costs_.slice_off);
+    k.speed = speed_factor(costs_, jitter_rng_);
+  }
+  // The spread is between the processors: their mean speed is the costs' (one processor runs at
+  // exactly 1, so T1 stays what the fit measured).
+  if (costs_.speed_spread > 0) {
+    double mean = 0;
+    for (const auto& k : ws_) mean += k.speed / double(ws_.size());
+    for (auto& k : ws_) k.speed /= mean;
   }
 }
 
@@ -79,7 +87,7 @@ RunResult Simulator::run() {
     if (k.dormant)  // its attempts until the end, as if it had stepped
       r_.steal_attempts += attempts_before(k.dormant_at, r_.makespan, failed_attempt_cost(costs_));
   }
-  const double busy = r_.raw_work + r_.overhead + r_.steal_time + r_.descheduled;
+  const double busy = r_.raw_work + work_stretch_ + r_.overhead + r_.steal_time + r_.descheduled;
   r_.idle = double(P_) * double(r_.makespan) - busy;
   return r_;
 }
@@ -153,7 +161,7 @@ void Simulator::push_child(unsigned w, std::uint32_t node) {
   const Node& n = dag_.node(node);
   // A leaf without allocation or inner polls needs no frame: run it in place.
   if (n.kind == NodeKind::leaf && n.alloc == 0 && !(polls_inside_work() && n.work > costs_.poll)) {
-    advance(ws_[w].clock, n.work);
+    advance(ws_[w].clock, work_time(w, n.work));
     r_.raw_work += double(n.work);
     parent.span += n.work;
     ++r_.instances;
@@ -192,7 +200,7 @@ void Simulator::run_work(unsigned w, Frame& f, Stage next) {
   if (f.remaining > 0) {
     Time amount = f.remaining;
     if (polls_inside_work()) amount = std::min(amount, costs_.poll);
-    advance(ws_[w].clock, amount);
+    advance(ws_[w].clock, work_time(w, amount));
     r_.raw_work += double(amount);
     f.span += amount;
     f.remaining -= amount;

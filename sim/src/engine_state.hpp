@@ -99,6 +99,7 @@ struct Frame {
 struct Worker {
   std::vector<Frame> frames;
   std::uint32_t depth = 0;
+  double speed = 1.0;  // its factor on node work (Costs::speed_spread)
   // The first frame of the task this worker runs: the root's or a stolen item's (a leapfrogged one
   // included).  Promotions look only at frames from here up, as the runtime's do (its w.base,
   // set by execute_stolen): the frames below a blocked join belong to the task that waits.
@@ -205,6 +206,17 @@ class Simulator {
   // Loops run in the runtime's chunks (Costs::chunk_low > 0), for the loop-frame policies only.
   const bool chunked_;
   Rng rng_;
+  Rng jitter_rng_;  // Costs::steal_jitter's and speed_spread's draws, apart from the victims' (rng_)
+  // Node work as w runs it (Costs::speed_spread), and what the factors added to or took from the
+  // work (counted as busy time: idle time stays the processors' time without a task).
+  Time work_time(unsigned w, Time work) {
+    const double f = ws_[w].speed;
+    if (f == 1.0) return work;
+    const Time t = Time(double(work) * f + 0.5);
+    work_stretch_ += double(t) - double(work);
+    return t;
+  }
+  double work_stretch_ = 0;
   std::vector<Worker> ws_;
   std::uint64_t frame_gen_ = 0;
   // Costs::detach: the pieces whose sub-ranges still run elsewhere, by their frame's incarnation.

@@ -392,8 +392,9 @@ bool Simulator::steal_from(unsigned thief, unsigned victim) {
   }
   if (it.trip_wire) v.trip_notified = true;
   ++r_.thefts;
-  advance(ws_[thief].clock, costs_.steal);
-  r_.steal_time += double(costs_.steal);
+  const Time cost = steal_cost(costs_, jitter_rng_);
+  advance(ws_[thief].clock, cost);
+  r_.steal_time += double(cost);
   run_item(thief, it, it.span_start, true);
   return true;
 }

@@ -96,7 +96,7 @@ class ThreadSim {
  public:
   explicit ThreadSim(const RunConfig& c)
       : cfg_(c), dag_(*c.dag), name_(c.policy->name), costs_(c.costs), P_(c.workers),
-        rng_(c.seed), procs_(c.workers) {}
+        rng_(c.seed), jitter_rng_(mix64(c.seed ^ kJitterStream)), procs_(c.workers) {}
   RunResult run();
 
  private:
@@ -131,6 +131,7 @@ class ThreadSim {
   const Costs costs_;
   const unsigned P_;
   Rng rng_;
+  Rng jitter_rng_;  // Costs::steal_jitter's draws, apart from the victims' (rng_)
   std::vector<Proc> procs_;
   std::vector<Thread> threads_;
   // The deques in NAR's order (Fig 6.3): the order and which are non-empty in order_, the deques
@@ -232,8 +233,9 @@ bool ThreadSim::acquire(unsigned p) {
     take(p, fifo_.front());
     fifo_.pop_front();
     ++r_.thefts;
-    advance(pr.clock, costs_.steal);
-    r_.steal_time += double(costs_.steal);
+    const Time cost = steal_cost(costs_, jitter_rng_);
+    advance(pr.clock, cost);
+    r_.steal_time += double(cost);
     return true;
   }
   if (pr.owns && !threads_of(pr.dq).empty()) {
@@ -271,8 +273,9 @@ bool ThreadSim::steal(unsigned p) {
   }
   pr.quota_left = costs_.quota;
   ++r_.thefts;
-  advance(pr.clock, costs_.steal);
-  r_.steal_time += double(costs_.steal);
+  const Time cost = steal_cost(costs_, jitter_rng_);
+  advance(pr.clock, cost);
+  r_.steal_time += double(cost);
   return true;
 }
 

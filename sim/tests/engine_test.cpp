@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cctype>
 #include <fstream>
+#include <set>
 #include <string>
 
 #include "generators.hpp"
@@ -375,6 +376,80 @@ TEST(Engine, SameSeedSameRunOtherSeedOtherSchedule) {
     differs = other.makespan != base.makespan || other.thefts != base.thefts;
   }
   EXPECT_TRUE(differs) << "the victim choice should depend on the seed";
+}
+
+// At P = 2 a thief has one victim, so the seed chose nothing and every seed ran one schedule:
+// `--runs 2` of the calibration check gave two identical runs, one draw from a program whose real
+// steal counts swing 10-100x between runs (uts-bin under lazy-df: 47-13,810 in 7 runs of stop 62,
+// as a run does or does not end in leapfrog cascades).  Two spreads of the calibrated preset make
+// the seeds sample that: a steal's latency (steal_jitter) and the processors' speeds on node work
+// (speed_spread).  Each varies the schedules with the seed; each schedule still runs every node once.
+TEST(Engine, SpreadsOfStealLatencyAndSpeedMakeTheSeedsDifferOnTwoProcessors) {
+  const Dag d = make_dag("uts-bin:400:8:0.12:5");
+  const auto expected = serial_starts(d);
+  const NodeTotals totals = d.root_totals();
+  for (const std::string& policy : {std::string("lazy-df"), std::string("lazy-bf"), std::string("ws")}) {
+    SCOPED_TRACE(policy);
+    Costs c = cost_preset("calibrated", policy);
+    EXPECT_EQ(c.steal_jitter, 50u);
+    EXPECT_EQ(c.speed_spread, 15u);
+    c.steal_jitter = 0;
+    c.speed_spread = 0;
+    const RunResult fixed = run(d, policy, 2, c, 1);
+    ASSERT_GT(fixed.thefts, 0u);
+    for (std::uint64_t s = 2; s <= 4; ++s) {
+      const RunResult r = run(d, policy, 2, c, s);
+      EXPECT_EQ(r.makespan, fixed.makespan) << "P = 2 without the spreads: the seed chooses nothing";
+      EXPECT_EQ(r.thefts, fixed.thefts);
+      EXPECT_EQ(r.steal_time, double(r.thefts) * double(c.steal));
+    }
+    for (const bool speeds : {false, true}) {
+      SCOPED_TRACE(speeds ? "speed_spread" : "steal_jitter");
+      Costs v = c;
+      (speeds ? v.speed_spread : v.steal_jitter) = speeds ? 10 : 50;
+      bool differs = false;
+      for (std::uint64_t s = 1; s <= 6; ++s) {
+        const RunResult r = run_checked(d, expected, totals, policy, 2, v, s);
+        ASSERT_GT(r.thefts, 0u);
+        EXPECT_GE(r.idle, 0.0);
+        // Each steal costs within [0.5, 1.5] x steal.
+        EXPECT_GE(r.steal_time, 0.5 * double(r.thefts) * double(v.steal));
+        EXPECT_LE(r.steal_time, 1.5 * double(r.thefts) * double(v.steal) + double(r.thefts));
+        if (speeds) EXPECT_EQ(r.steal_time, double(r.thefts) * double(v.steal));
+        differs = differs || r.makespan != fixed.makespan || r.thefts != fixed.thefts;
+      }
+      EXPECT_TRUE(differs) << "the spread should make the seeds' schedules differ";
+    }
+  }
+  // Two strands on two processors: each takes its work times its processor's factor, the factors'
+  // mean 1, so one takes at least its work and neither more than 1.15 / 0.85 of it; all of it busy,
+  // the reported work the DAG's.  One processor runs at 1: T1 is the fitted one.
+  Dag two;
+  two.add_pair(0, two.add_leaf(100000), two.add_leaf(100000));
+  Costs c = zero_costs();
+  c.speed_spread = 15;
+  std::set<Time> seen;
+  for (std::uint64_t s = 1; s <= 5; ++s) {
+    const RunResult r = run(two, "ws", 2, c, s);
+    EXPECT_GE(r.makespan, 100000u);
+    EXPECT_LE(double(r.makespan), 100000.0 * 1.15 / 0.85 + 1);
+    EXPECT_EQ(r.raw_work, 200000.0);
+    EXPECT_GE(r.idle, 0.0);
+    EXPECT_EQ(run(two, "ws", 1, c, s).makespan, 200000u) << "one processor runs at speed 1";
+    seen.insert(r.makespan);
+  }
+  EXPECT_GT(seen.size(), 1u);
+  Costs bad;
+  bad.steal_jitter = 101;
+  EXPECT_THROW(check_costs(bad, "lazy-df"), CostRefused);
+  bad = Costs{};
+  bad.speed_spread = 51;
+  EXPECT_THROW(check_costs(bad, "lazy-df"), CostRefused);
+  bad.speed_spread = 10;
+  EXPECT_THROW(check_costs(bad, "adf"), CostRefused) << "the thread engines do not model it";
+  EXPECT_NO_THROW(check_costs(cost_preset("calibrated", "dfd"), "dfd"));
+  EXPECT_EQ(Costs{}.steal_jitter, 0u) << "the default preset's studies keep a fixed steal cost";
+  EXPECT_EQ(Costs{}.speed_spread, 0u) << "and processors of one speed";
 }
 
 TEST(Engine, BadSettingsAreRejected) {

@@ -77,3 +77,40 @@ def test_a_missing_input_file_is_named_with_what_writes_it(tmp_path):
     r = run_table(tmp_path / "real", tmp_path / "sim")
     assert r.returncode == 2 and "Traceback" not in r.stderr
     assert str(tmp_path / "sim" / "fib.json") in r.stderr and "sim/calibrate_sim.sh" in r.stderr
+
+
+def test_p2_rows_count_the_runs_in_leapfrog_cascades(tmp_path, capsys):
+    # Real: 7 runs at P = 2 per policy, 3 of them with 50 or more leapfrogs (49 is none); simulated:
+    # 5 seeds, 4 of them in cascades under every policy but heartbeat, none there.  fib's real side
+    # (weft-overhead's ratio) has no leapfrog counts: a dash, and no share compared.
+    leaps = [0, 49, 50, 900, 12, 3000, 1]
+    with open(tmp_path / "kernels.jsonl", "w") as f:
+        for k in KERNELS:
+            f.write(json.dumps({"kernel": k, "policy": "", "workers": 1, "time_s": 1.0}) + "\n")
+            for p in calibration_table.POLICIES:
+                f.write(json.dumps({"kernel": k, "policy": p, "workers": 1, "time_s": 1.2,
+                                    "stats": {"steals": 0, "leapfrogs": 0}}) + "\n")
+                for n in leaps:
+                    f.write(json.dumps({"kernel": k, "policy": p, "workers": 2, "time_s": 0.6,
+                                        "stats": {"steals": n + 20, "leapfrogs": n}}) + "\n")
+    with open(tmp_path / "fib_ratio.txt", "w") as f:
+        for p in calibration_table.POLICIES:
+            f.write(f"{p}@1 x 3.0\n{p}@2 x y z 1.9x 7\n")
+    sim = tmp_path / "sim"
+    sim.mkdir()
+    for prog in ("fib",) + KERNELS:
+        for name in (f"{prog}.json", f"{prog}.sliced.json"):
+            runs = [{"policy": p, "P": 1, "makespan": 120.0, "thefts": 0, "dag_work": 100.0}
+                    for p in calibration_table.POLICIES]
+            runs += [{"policy": p, "P": 2, "makespan": 60.0, "thefts": 30, "dag_work": 100.0,
+                      "leapfrogs": 0 if p == "heartbeat" or n > 3 else 500}
+                     for p in calibration_table.POLICIES for n in range(5)]
+            with open(sim / name, "w") as f:
+                json.dump({"runs": runs}, f)
+    calibration_table.table(str(tmp_path), str(sim))
+    out = capsys.readouterr().out
+    assert "| uts-bin | lazy-df | 1.20 | 1.20 | 2.00 | 2.00 | 2.00 | 69 [20-3020] | 30 | 30 | 3 of 7 | 4 of 5 |" in out
+    assert "| nqueens | heartbeat | 1.20 | 1.20 | 2.00 | 2.00 | 2.00 | 69 [20-3020] | 30 | 30 | 3 of 7 | 0 of 5 |" in out
+    assert "| fib | ws | 3.00 | 1.20 | 1.90 | 2.00 | 2.00 | 7 | 30 | 30 | - | 4 of 5 |" in out
+    # |3/7 - 4/5| = 0.37 > 0.3 under six policies; |3/7 - 0| = 0.43 under heartbeat: none of 21 agree.
+    assert "shares of runs with >= 50 leapfrogs within 0.3 in 0 of 21" in out
