@@ -40,8 +40,9 @@ struct Costs {
   // runs every node's work at its own factor, drawn uniformly from [1 - s/100, 1 + s/100] when the
   // run starts (the same stream as steal_jitter's) and divided by the factors' mean, so that the
   // processors differ while their mean speed is the costs' (one processor runs at 1: T1 stays the
-  // fitted one); overheads keep their costs, and the reported work stays the DAG's.  0: every processor runs work at its cost (this preset).  Stack-engine
-  // policies only: the thread engines (adf, dfd, fifo) refuse it.  Two vCPUs of a VM do not run a
+  // fitted one); overheads keep their costs, and the reported work stays the DAG's.  0: every
+  // processor runs work at its cost (this preset).  Stack-engine policies only: the thread engines
+  // (adf, dfd, fifo) refuse it.  Two vCPUs of a VM do not run a
   // program at one speed (the runtime's uts-bin T2 read 76-110 ms across 10 runs of stop 62), and
   // at P = 2 which worker ends up with uts-bin's 2,000-deep chain — so whether the run ends in a
   // leapfrog cascade — is decided by the two workers' progress over tens of ms: a worker 20 %
