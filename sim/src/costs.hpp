@@ -39,7 +39,7 @@ struct Costs {
   // The spread of the processors' speeds on node work, in percent (0-50): each processor of a run
   // runs every node's work at its own factor, drawn uniformly from [1 - s/100, 1 + s/100] when the
   // run starts (the same stream as steal_jitter's) and divided by the factors' mean, so that the
-  // processors differ while their mean speed is the costs' (one processor runs at 1: T1 stays the
+  // processors differ while their mean speed is the costs' (a lone processor runs at 1: T1 stays the
   // fitted one); overheads keep their costs, and the reported work stays the DAG's.  0: every
   // processor runs work at its cost (this preset).  Stack-engine policies only: the thread engines
   // (adf, dfd, fifo) refuse it.  Two vCPUs of a VM do not run a

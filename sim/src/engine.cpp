@@ -24,7 +24,7 @@ Simulator::Simulator(const RunConfig& c)
     if (costs_.slice_on > 0) k.next_off = rng_.below(costs_.slice_on + costs_.slice_off);
     k.speed = speed_factor(costs_, jitter_rng_);
   }
-  // The spread is between the processors: their mean speed is the costs' (one processor runs at
+  // The spread is between the processors: their mean speed is the costs' (a lone processor runs at
   // exactly 1, so T1 stays what the fit measured).
   if (costs_.speed_spread > 0) {
     double mean = 0;

@@ -435,7 +435,7 @@ TEST(Engine, SpreadsOfStealLatencyAndSpeedMakeTheSeedsDifferOnTwoProcessors) {
     EXPECT_LE(double(r.makespan), 100000.0 * 1.15 / 0.85 + 1);
     EXPECT_EQ(r.raw_work, 200000.0);
     EXPECT_GE(r.idle, 0.0);
-    EXPECT_EQ(run(two, "ws", 1, c, s).makespan, 200000u) << "one processor runs at speed 1";
+    EXPECT_EQ(run(two, "ws", 1, c, s).makespan, 200000u) << "a lone processor runs at speed 1";
     seen.insert(r.makespan);
   }
   EXPECT_GT(seen.size(), 1u);
