@@ -274,6 +274,8 @@ Costs cost_preset(std::string_view name, std::string_view policy) {
   if (name != "calibrated")
     throw std::invalid_argument("--costs: unknown preset '" + std::string(name) +
                                 "'; accepted: default, calibrated, file:PATH");
+  // NAR's thread engines (adf, dfd, fifo) have no steal backoff and no modelled speed spread.
+  const bool thread_engine = policy == "adf" || policy == "dfd" || policy == "fifo";
   Costs c;
   c.check = 10;       // one poll: a load of the own deque's size or the beat flag (held, not fitted)
   c.pop = 60;         // the owner's pop of its promoted item (held: not separable from promote)
@@ -283,7 +285,7 @@ Costs cost_preset(std::string_view name, std::string_view policy) {
   c.probe = 1000;     // 100 ns per failed attempt: the idle loop's spin (idle.cpp) on a free core
   c.steal_jitter = 50;  // a steal's latency varies (Costs::steal_jitter): uniform in 0.5-1.5 x steal
   // The processors' speeds differ per run (Costs::speed_spread): 0.85-1.15, on the stack engine only.
-  if (policy != "adf" && policy != "dfd" && policy != "fifo") c.speed_spread = 15;
+  if (!thread_engine) c.speed_spread = 15;
   c.sync = 500;       // a finished stolen branch signalling its join (a remote cache line)
   c.heartbeat = 400000;  // N = 40 us, the runtime's default beat
   c.ap_defer = 30800;    // ws-ap: the runtime's ap_defer_cycles, 8,000 cycles of the 2.6 GHz counter
@@ -295,7 +297,7 @@ Costs cost_preset(std::string_view name, std::string_view policy) {
   c.fork_limit = 4096;   // the runtime's default config::fiber_fork_limit (adf, dfd, fifo)
   // The runtime's steal backoff defaults (src/config_resolve.hpp): 1 us doubling to 256 us after a
   // theft of under 8 us of work (16 under wool); off under heartbeat, absent from the thread engines.
-  if (policy != "heartbeat" && policy != "adf" && policy != "dfd" && policy != "fifo") {
+  if (policy != "heartbeat" && !thread_engine) {
     c.backoff = 2560000;
     c.backoff_small = policy == "wool" ? 160000 : 80000;
     c.backoff_first = 10000;
