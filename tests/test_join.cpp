@@ -350,4 +350,48 @@ TEST_P(Join, SecondBranchOfATakenBackFrameKeepsItsCaptures) {
   }
 }
 
+// The same tree with a second branch of three words, the size the never-promoted join runs from the
+// frame's copy (branch_in_frame::owner_runs_copy): the owner copies it out of the slot after its
+// pop, and the branch's own joins, loop and spawns then push into that slot.  Its captures, read
+// after each of them, must be the ones it was given (a run from the slot itself would read the
+// frames pushed over it).
+void copied_branch_node(taken_back_counts& k, std::atomic<long>& wrong, int depth, int n) {
+  if (depth == 0) return;
+  const long check = depth * 1000003L + n;
+  auto second = [&k, &wrong, depth, n, check] {
+    auto checked = [&] {
+      if (check != depth * 1000003L + n) wrong.fetch_add(1, std::memory_order_relaxed);
+    };
+    for (int i = 0; i < n; ++i) weft::join([&k] { k.joins.fetch_add(1, std::memory_order_relaxed); }, [] {});
+    checked();
+    weft::parallel_for(0, n, [&k](int) { k.iterations.fetch_add(1, std::memory_order_relaxed); });
+    checked();
+    {
+      weft::scope s;
+      for (int i = 0; i < n; ++i) s.spawn([&k] { k.spawns.fetch_add(1, std::memory_order_relaxed); });
+      s.sync();
+    }
+    checked();
+    copied_branch_node(k, wrong, depth - 1, n);
+    checked();
+  };
+  static_assert(weft::detail::branch_t<decltype(second)>::owner_runs_copy,
+                "the test's second branch must be one the join runs from the frame's copy");
+  weft::join([&k, &wrong, depth, n] { copied_branch_node(k, wrong, depth - 1, n); }, std::move(second));
+}
+
+TEST_P(Join, SecondBranchRunFromTheFramesCopyKeepsItsCaptures) {
+  const int depth = 9, n = 3;
+  const long nodes = (1L << depth) - 1, per_node = n;
+  for (int rep = 0; rep < wt::pick(30, 8); ++rep) {
+    taken_back_counts k;
+    std::atomic<long> wrong{0};
+    pool().run([&] { copied_branch_node(k, wrong, depth, n); });
+    ASSERT_EQ(wrong.load(), 0) << "rep " << rep << ": a branch read captures it was not given";
+    ASSERT_EQ(k.joins.load(), nodes * per_node) << "rep " << rep;
+    ASSERT_EQ(k.iterations.load(), nodes * per_node) << "rep " << rep;
+    ASSERT_EQ(k.spawns.load(), nodes * per_node) << "rep " << rep;
+  }
+}
+
 }  // namespace
