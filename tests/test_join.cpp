@@ -350,7 +350,7 @@ TEST_P(Join, SecondBranchOfATakenBackFrameKeepsItsCaptures) {
   }
 }
 
-// The same tree with a second branch of three words, the size the never-promoted join runs from the
+// The same tree with a second branch of four words, a size the never-promoted join runs from the
 // frame's copy (branch_in_frame::owner_runs_copy): the owner copies it out of the slot after its
 // pop, and the branch's own joins, loop and spawns then push into that slot.  Its captures, read
 // after each of them, must be the ones it was given (a run from the slot itself would read the
@@ -380,6 +380,40 @@ void copied_branch_node(taken_back_counts& k, std::atomic<long>& wrong, int dept
   weft::join([&k, &wrong, depth, n] { copied_branch_node(k, wrong, depth - 1, n); }, std::move(second));
 }
 
+// The same with a second branch of one word (a pointer to the node's arguments), the other size the
+// join runs from the frame's copy.
+struct copied_node_args {
+  taken_back_counts& k;
+  std::atomic<long>& wrong;
+  int depth, n;
+  long check;
+};
+
+void copied_one_word_node(taken_back_counts& k, std::atomic<long>& wrong, int depth, int n) {
+  if (depth == 0) return;
+  const copied_node_args args{k, wrong, depth, n, depth * 1000003L + n};
+  auto second = [a = &args] {
+    auto checked = [a] {
+      if (a->check != a->depth * 1000003L + a->n) a->wrong.fetch_add(1, std::memory_order_relaxed);
+    };
+    for (int i = 0; i < a->n; ++i) weft::join([a] { a->k.joins.fetch_add(1, std::memory_order_relaxed); }, [] {});
+    checked();
+    weft::parallel_for(0, a->n, [a](int) { a->k.iterations.fetch_add(1, std::memory_order_relaxed); });
+    checked();
+    {
+      weft::scope s;
+      for (int i = 0; i < a->n; ++i) s.spawn([a] { a->k.spawns.fetch_add(1, std::memory_order_relaxed); });
+      s.sync();
+    }
+    checked();
+    copied_one_word_node(a->k, a->wrong, a->depth - 1, a->n);
+    checked();
+  };
+  static_assert(sizeof(second) == sizeof(void*) && weft::detail::branch_t<decltype(second)>::owner_runs_copy,
+                "the test's second branch must be one word, run from the frame's copy");
+  weft::join([&k, &wrong, depth, n] { copied_one_word_node(k, wrong, depth - 1, n); }, std::move(second));
+}
+
 TEST_P(Join, SecondBranchRunFromTheFramesCopyKeepsItsCaptures) {
   const int depth = 9, n = 3;
   const long nodes = (1L << depth) - 1, per_node = n;
@@ -391,6 +425,13 @@ TEST_P(Join, SecondBranchRunFromTheFramesCopyKeepsItsCaptures) {
     ASSERT_EQ(k.joins.load(), nodes * per_node) << "rep " << rep;
     ASSERT_EQ(k.iterations.load(), nodes * per_node) << "rep " << rep;
     ASSERT_EQ(k.spawns.load(), nodes * per_node) << "rep " << rep;
+    taken_back_counts k1;
+    std::atomic<long> wrong1{0};
+    pool().run([&] { copied_one_word_node(k1, wrong1, depth, n); });
+    ASSERT_EQ(wrong1.load(), 0) << "rep " << rep << ": a one-word branch read captures it was not given";
+    ASSERT_EQ(k1.joins.load(), nodes * per_node) << "rep " << rep;
+    ASSERT_EQ(k1.iterations.load(), nodes * per_node) << "rep " << rep;
+    ASSERT_EQ(k1.spawns.load(), nodes * per_node) << "rep " << rep;
   }
 }
 

@@ -54,16 +54,18 @@ struct branch_in_frame {
   WEFT_INLINE static void store(frame* fr, G& g, holder&) noexcept { ::new (fr->payload) G(g); }
   static G& branch(frame* fr) noexcept { return *std::launder(reinterpret_cast<G*>(fr->payload)); }
   // The never-promoted join runs the frame's copy of the branch, not the caller's closure, when the
-  // closure is three or four words: its captures are then dead across the first branch instead of
-  // held in callee-saved registers (a save and a restore each per call) — Lace's SYNC runs its task
-  // from the copy in its deque too.  The frame is intact: a frame that was never promoted is
-  // visible to no thief (push_frame), and only its owner writes it.  Lace's knapsack (four captures):
-  // six saved registers → two, 16.6 % fewer instructions, 0.85–0.9 of the time.  Measured, not
-  // derived (gcc 12, callgrind of every bench kernel, docs/results/fine-grained.md, "The second
-  // branch from the frame's copy"): at one or two words a register costs less than the reload
-  // (treesum's two references: +4 % instructions), and at five mergesort's merge, whose second
-  // branch gcc turns into a loop with its values in registers, ran +2.1 %.
-  static constexpr bool owner_runs_copy = sizeof(G) > 2 * sizeof(void*) && sizeof(G) <= 4 * sizeof(void*);
+  // closure is one word, or three or four: its captures are then dead across the first branch
+  // instead of held in callee-saved registers (a save and a restore each per call) — Lace's SYNC
+  // runs its task from the copy in its deque too.  The frame is intact: a frame that was never
+  // promoted is visible to no thief (push_frame), and only its owner writes it.  Lace's knapsack
+  // (four captures): six saved registers → two, 16.6 % fewer instructions, ~0.8 of the time; fib
+  // with `[n]`: 2 instructions a join beyond two calls instead of 6.  Measured, not derived (gcc 12,
+  // callgrind of every bench kernel, docs/results/fine-grained.md, "The second branch from the
+  // frame's copy"): two words lost (treesum's two references: +4 % instructions), and so did five,
+  // mergesort's merge (+2.1 %: gcc turns that second branch, the function's last call, into a loop
+  // with its values in registers).
+  static constexpr bool owner_runs_copy =
+      sizeof(G) <= sizeof(void*) || (sizeof(G) > 2 * sizeof(void*) && sizeof(G) <= 4 * sizeof(void*));
   // The owner runs the branch of a frame it took back (join_promoted) from a copy on its own stack:
   // the join has popped the frame, so the branch's first join, spawn or loop pushes its own frame
   // into this very slot — over the closure it would be running from.  (A thief runs the frame's copy
