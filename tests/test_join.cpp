@@ -350,6 +350,24 @@ TEST_P(Join, SecondBranchOfATakenBackFrameKeepsItsCaptures) {
   }
 }
 
+// What each branch below does: joins, a loop and spawns, which push into the slot the branch was
+// copied from, then the recursion; `checked` reads the branch's captures after each.
+template <class Check, class Recurse>
+void copied_branch_work(taken_back_counts& k, int n, const Check& checked, const Recurse& recurse) {
+  for (int i = 0; i < n; ++i) weft::join([&k] { k.joins.fetch_add(1, std::memory_order_relaxed); }, [] {});
+  checked();
+  weft::parallel_for(0, n, [&k](int) { k.iterations.fetch_add(1, std::memory_order_relaxed); });
+  checked();
+  {
+    weft::scope s;
+    for (int i = 0; i < n; ++i) s.spawn([&k] { k.spawns.fetch_add(1, std::memory_order_relaxed); });
+    s.sync();
+  }
+  checked();
+  recurse();
+  checked();
+}
+
 // The same tree with a second branch of four words, a size the never-promoted join runs from the
 // frame's copy (branch_in_frame::owner_runs_copy): the owner copies it out of the slot after its
 // pop, and the branch's own joins, loop and spawns then push into that slot.  Its captures, read
@@ -359,21 +377,9 @@ void copied_branch_node(taken_back_counts& k, std::atomic<long>& wrong, int dept
   if (depth == 0) return;
   const long check = depth * 1000003L + n;
   auto second = [&k, &wrong, depth, n, check] {
-    auto checked = [&] {
-      if (check != depth * 1000003L + n) wrong.fetch_add(1, std::memory_order_relaxed);
-    };
-    for (int i = 0; i < n; ++i) weft::join([&k] { k.joins.fetch_add(1, std::memory_order_relaxed); }, [] {});
-    checked();
-    weft::parallel_for(0, n, [&k](int) { k.iterations.fetch_add(1, std::memory_order_relaxed); });
-    checked();
-    {
-      weft::scope s;
-      for (int i = 0; i < n; ++i) s.spawn([&k] { k.spawns.fetch_add(1, std::memory_order_relaxed); });
-      s.sync();
-    }
-    checked();
-    copied_branch_node(k, wrong, depth - 1, n);
-    checked();
+    copied_branch_work(
+        k, n, [&] { if (check != depth * 1000003L + n) wrong.fetch_add(1, std::memory_order_relaxed); },
+        [&] { copied_branch_node(k, wrong, depth - 1, n); });
   };
   static_assert(weft::detail::branch_t<decltype(second)>::owner_runs_copy,
                 "the test's second branch must be one the join runs from the frame's copy");
@@ -393,21 +399,10 @@ void copied_one_word_node(taken_back_counts& k, std::atomic<long>& wrong, int de
   if (depth == 0) return;
   const copied_node_args args{k, wrong, depth, n, depth * 1000003L + n};
   auto second = [a = &args] {
-    auto checked = [a] {
-      if (a->check != a->depth * 1000003L + a->n) a->wrong.fetch_add(1, std::memory_order_relaxed);
-    };
-    for (int i = 0; i < a->n; ++i) weft::join([a] { a->k.joins.fetch_add(1, std::memory_order_relaxed); }, [] {});
-    checked();
-    weft::parallel_for(0, a->n, [a](int) { a->k.iterations.fetch_add(1, std::memory_order_relaxed); });
-    checked();
-    {
-      weft::scope s;
-      for (int i = 0; i < a->n; ++i) s.spawn([a] { a->k.spawns.fetch_add(1, std::memory_order_relaxed); });
-      s.sync();
-    }
-    checked();
-    copied_one_word_node(a->k, a->wrong, a->depth - 1, a->n);
-    checked();
+    copied_branch_work(
+        a->k, a->n,
+        [&] { if (a->check != a->depth * 1000003L + a->n) a->wrong.fetch_add(1, std::memory_order_relaxed); },
+        [&] { copied_one_word_node(a->k, a->wrong, a->depth - 1, a->n); });
   };
   static_assert(sizeof(second) == sizeof(void*) && weft::detail::branch_t<decltype(second)>::owner_runs_copy,
                 "the test's second branch must be one word, run from the frame's copy");
