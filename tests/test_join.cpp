@@ -412,21 +412,18 @@ void copied_one_word_node(taken_back_counts& k, std::atomic<long>& wrong, int de
 TEST_P(Join, SecondBranchRunFromTheFramesCopyKeepsItsCaptures) {
   const int depth = 9, n = 3;
   const long nodes = (1L << depth) - 1, per_node = n;
+  using tree = void (*)(taken_back_counts&, std::atomic<long>&, int, int);
   for (int rep = 0; rep < wt::pick(30, 8); ++rep) {
-    taken_back_counts k;
-    std::atomic<long> wrong{0};
-    pool().run([&] { copied_branch_node(k, wrong, depth, n); });
-    ASSERT_EQ(wrong.load(), 0) << "rep " << rep << ": a branch read captures it was not given";
-    ASSERT_EQ(k.joins.load(), nodes * per_node) << "rep " << rep;
-    ASSERT_EQ(k.iterations.load(), nodes * per_node) << "rep " << rep;
-    ASSERT_EQ(k.spawns.load(), nodes * per_node) << "rep " << rep;
-    taken_back_counts k1;
-    std::atomic<long> wrong1{0};
-    pool().run([&] { copied_one_word_node(k1, wrong1, depth, n); });
-    ASSERT_EQ(wrong1.load(), 0) << "rep " << rep << ": a one-word branch read captures it was not given";
-    ASSERT_EQ(k1.joins.load(), nodes * per_node) << "rep " << rep;
-    ASSERT_EQ(k1.iterations.load(), nodes * per_node) << "rep " << rep;
-    ASSERT_EQ(k1.spawns.load(), nodes * per_node) << "rep " << rep;
+    for (const auto& [node, what] : {std::pair<tree, const char*>{copied_branch_node, "four-word"},
+                                     std::pair<tree, const char*>{copied_one_word_node, "one-word"}}) {
+      taken_back_counts k;
+      std::atomic<long> wrong{0};
+      pool().run([&] { node(k, wrong, depth, n); });
+      ASSERT_EQ(wrong.load(), 0) << "rep " << rep << ": a " << what << " branch read captures it was not given";
+      ASSERT_EQ(k.joins.load(), nodes * per_node) << what << ", rep " << rep;
+      ASSERT_EQ(k.iterations.load(), nodes * per_node) << what << ", rep " << rep;
+      ASSERT_EQ(k.spawns.load(), nodes * per_node) << what << ", rep " << rep;
+    }
   }
 }
 
