@@ -15,7 +15,7 @@ Simulator::Simulator(const RunConfig& c)
     : cfg_(c), dag_(*c.dag), pol_(*c.policy), costs_(c.costs), P_(c.workers),
       chunked_(costs_.chunk_low > 0 &&
                (pol_.loops == LoopSplit::on_promotion || pol_.loops == LoopSplit::auto_partitioner)),
-      rng_(c.seed), jitter_rng_(mix64(c.seed ^ kJitterStream)), ws_(c.workers) {
+      rng_(c.seed), jitter_rng_(jitter_stream(c.seed)), ws_(c.workers) {
   if (c.workers == 0) throw std::invalid_argument("P: the number of workers must be at least 1");
   if (dag_.root() == kNoNode) throw std::invalid_argument("dag: empty");
   for (auto& k : ws_) {

@@ -392,9 +392,7 @@ bool Simulator::steal_from(unsigned thief, unsigned victim) {
   }
   if (it.trip_wire) v.trip_notified = true;
   ++r_.thefts;
-  const Time cost = steal_cost(costs_, jitter_rng_);
-  advance(ws_[thief].clock, cost);
-  r_.steal_time += double(cost);
+  pay_steal(ws_[thief].clock, r_, costs_, jitter_rng_);
   run_item(thief, it, it.span_start, true);
   return true;
 }

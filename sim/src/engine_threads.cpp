@@ -96,7 +96,7 @@ class ThreadSim {
  public:
   explicit ThreadSim(const RunConfig& c)
       : cfg_(c), dag_(*c.dag), name_(c.policy->name), costs_(c.costs), P_(c.workers),
-        rng_(c.seed), jitter_rng_(mix64(c.seed ^ kJitterStream)), procs_(c.workers) {}
+        rng_(c.seed), jitter_rng_(jitter_stream(c.seed)), procs_(c.workers) {}
   RunResult run();
 
  private:
@@ -233,9 +233,7 @@ bool ThreadSim::acquire(unsigned p) {
     take(p, fifo_.front());
     fifo_.pop_front();
     ++r_.thefts;
-    const Time cost = steal_cost(costs_, jitter_rng_);
-    advance(pr.clock, cost);
-    r_.steal_time += double(cost);
+    pay_steal(pr.clock, r_, costs_, jitter_rng_);
     return true;
   }
   if (pr.owns && !threads_of(pr.dq).empty()) {
@@ -273,9 +271,7 @@ bool ThreadSim::steal(unsigned p) {
   }
   pr.quota_left = costs_.quota;
   ++r_.thefts;
-  const Time cost = steal_cost(costs_, jitter_rng_);
-  advance(pr.clock, cost);
-  r_.steal_time += double(cost);
+  pay_steal(pr.clock, r_, costs_, jitter_rng_);
   return true;
 }
 

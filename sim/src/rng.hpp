@@ -25,8 +25,9 @@ class Rng {
   std::uint64_t state_;
 };
 
-// The seed of a second stream (Costs::steal_jitter) is the run's seed mixed with this: its draws
-// leave the first stream's, and so a seed's victim choices, as they were without it.
-inline constexpr std::uint64_t kJitterStream = 0x6a69747465722121ull;  // "jitter!!"
+// A run's second stream (Costs::steal_jitter's and speed_spread's draws): seeded with the run's seed
+// mixed with a constant of its own, so that its draws leave the first stream's, and so a seed's
+// victim choices, as they were without it.
+inline Rng jitter_stream(std::uint64_t seed) { return Rng(mix64(seed ^ 0x6a69747465722121ull)); }  // "jitter!!"
 
 }  // namespace weft_sim
