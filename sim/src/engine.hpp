@@ -91,10 +91,11 @@ struct TimeLimitExceeded : std::overflow_error {
 inline void advance(Time& clock, Time by) {
   if (__builtin_add_overflow(clock, by, &clock) || clock > kMaxClock) throw TimeLimitExceeded();
 }
-// A successful steal: its cost (steal_cost: Costs::steal, spread by steal_jitter with draws from
-// `jitter`) on the thief's clock and in the run's steal time.
+// A successful steal: counted, and its cost (steal_cost: Costs::steal, spread by steal_jitter with
+// draws from `jitter`) on the thief's clock and in the run's steal time.
 template <class Rng>
 void pay_steal(Time& clock, RunResult& r, const Costs& c, Rng& jitter) {
+  ++r.thefts;
   const Time cost = steal_cost(c, jitter);
   advance(clock, cost);
   r.steal_time += double(cost);

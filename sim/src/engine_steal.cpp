@@ -391,7 +391,6 @@ bool Simulator::steal_from(unsigned thief, unsigned victim) {
     p.thief = std::int32_t(thief);
   }
   if (it.trip_wire) v.trip_notified = true;
-  ++r_.thefts;
   pay_steal(ws_[thief].clock, r_, costs_, jitter_rng_);
   run_item(thief, it, it.span_start, true);
   return true;

@@ -232,7 +232,6 @@ bool ThreadSim::acquire(unsigned p) {
     if (fifo_.empty()) return false;
     take(p, fifo_.front());
     fifo_.pop_front();
-    ++r_.thefts;
     pay_steal(pr.clock, r_, costs_, jitter_rng_);
     return true;
   }
@@ -270,7 +269,6 @@ bool ThreadSim::steal(unsigned p) {
     own_new_deque(p, victim);  // placed just right of the victim (NAR Fig 6.4)
   }
   pr.quota_left = costs_.quota;
-  ++r_.thefts;
   pay_steal(pr.clock, r_, costs_, jitter_rng_);
   return true;
 }
