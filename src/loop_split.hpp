@@ -14,7 +14,8 @@ struct worker;
 
 // The record of the running loop whose frame is `fr` (its payload points at it).
 loop_record& loop_of(frame* fr) noexcept;
-// Would split_loop give something away?  (the same test, without splitting)
+// Would split_loop give something away, by the range alone?  (split_loop also keeps a timed piece's
+// remainder of fewer than min_split_chunks chunks, which this test must not read: loops.cpp)
 bool loop_can_split(frame* fr, bool allow_whole) noexcept;
 // Splits the upper half of the loop's remaining range into a child and promotes it (or, with
 // `allow_whole`, a last iteration under grain 1 whole: loops.cpp, split_point); false when there is nothing to give or the

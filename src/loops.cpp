@@ -80,6 +80,14 @@ bool split_loop(worker& w, frame* fr, bool allow_whole, std::uint64_t child_chun
   std::uint64_t mid;
   promotion_kind kind;
   if (!split_point(rec, allow_whole, mid, kind)) return false;
+  // A timed piece keeps a remainder of fewer than min_split_chunks chunks (loop.hpp): it gives away
+  // no part smaller than a chunk.  Here, not in split_point: loop_can_split (the oldest-first
+  // check's candidate test) must not depend on the chunk, which shrinks and grows, for that check
+  // passes over a frame that is no candidate for good (sched_deque.cpp, promote_one: were a piece
+  // skipped while its chunk was large and promoted later, it would land above younger promoted
+  // items: "deque order broken at a join").  A refusal here promotes nothing younger instead; the
+  // piece's remainder takes at most about two chunks (~2-8 us) to finish.
+  if (rec.chunk > 1 && rec.end - rec.next < min_split_chunks * rec.chunk) return false;
   loop_child* c = alloc_loop_child(w);
   if (c == nullptr) return false;
   WEFT_ASSERT(!task_state::is_stolen(c->fr.state.load(std::memory_order_relaxed)), "a loop child reused while its thief still runs it");

@@ -316,8 +316,9 @@ TEST(Adaptive, AShortDequeIsFilledToThrAtOneCheck) {
   // LS §6.2: DF2-LS "pushes a TD with half its tasks onto its empty deque, then pushes another TD
   // with half of its remaining tasks" -- both at one check.  A flat loop of 400 on the two-worker
   // rig (the second worker never runs: nothing is stolen): its first check comes after its first
-  // chunk (one iteration) and finds the deque empty.  THR = 2: two halves there; THR = 1: one.  The
-  // next promotion comes only once the piece's own range is done and it takes a half back.
+  // chunk (one iteration) and finds the deque empty.  THR = 2: two halves there; THR = 1: one.  Any
+  // later promotion comes only once the piece's own range is done and it takes a half back (and
+  // splits it only if it holds two of the piece's timed chunks: loops.cpp, split_loop).
   for (weft::policy p : lazy_policies()) {
     {
       std::lock_guard lk(events_mutex);
@@ -334,9 +335,10 @@ TEST(Adaptive, AShortDequeIsFilledToThrAtOneCheck) {
     EXPECT_EQ(loop_iterations_run.load(), 400) << weft::to_string(p);
     std::lock_guard lk(events_mutex);
     const std::size_t thr = std::size_t(wt::traits(p).threshold);
-    ASSERT_GT(iterations_at_promotion.size(), thr) << weft::to_string(p);
+    ASSERT_GE(iterations_at_promotion.size(), thr) << weft::to_string(p);
     for (std::size_t i = 0; i < thr; ++i) EXPECT_EQ(iterations_at_promotion[i], 1) << weft::to_string(p);
-    EXPECT_GT(iterations_at_promotion[thr], 1) << weft::to_string(p);
+    for (std::size_t i = thr; i < iterations_at_promotion.size(); ++i)
+      EXPECT_GT(iterations_at_promotion[i], 1) << weft::to_string(p);
   }
 }
 

@@ -114,6 +114,14 @@ inline std::uint64_t cycle_count() noexcept {
 inline constexpr std::uint64_t untimed_iterations = 64;
 inline constexpr std::uint64_t chunk_cycles_low = 2'000, chunk_cycles_high = 8'000;
 inline constexpr std::uint64_t chunk_max = std::uint64_t(1) << 20;
+// A timed piece splits only a remainder of at least this many of its chunks, so that a thief gets
+// one chunk or more: about 1-4 us of work, what a theft costs its victim (~1.4 us: the promotion,
+// the lines crossing cores, a join that waits; docs/results/core.md).  Smaller parts cost more
+// than they move (HB §3's amortization, applied to a loop's split): a loop of ~7 us over 2
+// workers spent half its time handing pieces of 1-8 iterations back and forth between the two
+// at its end (docs/results/loops.md, "A few-microsecond loop at 2 workers").  An untimed piece (its
+// first 64 iterations, or chunks of one long iteration) splits as before.
+inline constexpr std::uint64_t min_split_chunks = 2;
 // ws-ap's eager splits wait until the piece has run this long (about 3 us; chunk_cycles_high): its
 // K*P promotions are then paid only by a loop long enough to repay them (HB §3's amortization
 // applied to TBB's partitioner; issue 9 item 2: a 1 us loop at 4 workers made 15 promotions and ran
@@ -261,7 +269,7 @@ struct adaptive_loop {
     pop_loop_frame(h, fr);
     if (rec.children != nullptr) [[unlikely]] {
       std::exception_ptr err;
-      join_children(h, sh, rec.children, acc, err, complete);
+      join_children(h, sh, rec.children, acc, err, complete, rec.chunk);
       if (err) std::rethrow_exception(err);
     }
     if (!complete) acc.reset();
@@ -321,7 +329,7 @@ struct adaptive_loop {
     }
     h.loop_iterations += stop;
     pop_loop_frame(h, fr);
-    if (rec.children != nullptr) [[unlikely]] join_for_children(h, sh, rec.children);
+    if (rec.children != nullptr) [[unlikely]] join_for_children(h, sh, rec.children, rec.chunk);
   }
 
   // A piece's own iterations threw (inside the handler): its frame is popped and the parts split off
@@ -353,12 +361,12 @@ struct adaptive_loop {
     run_pushed(h, sh, rec, fr, 0, false, 0, 3 * head_done + 1);
   }
 
-  WEFT_NOINLINE static void join_for_children(hot_state& h, shared_state& sh, loop_child* children) {
+  WEFT_NOINLINE static void join_for_children(hot_state& h, shared_state& sh, loop_child* children, std::uint64_t owner_chunk) {
     std::optional<T> acc;
     acc.emplace();
     std::exception_ptr err;
     bool complete = true;
-    join_children(h, sh, children, acc, err, complete);
+    join_children(h, sh, children, acc, err, complete, owner_chunk);
     if (err) std::rethrow_exception(err);
   }
 
@@ -474,11 +482,18 @@ struct adaptive_loop {
   // (their thieves use the loop's shared state on this stack: nothing may leave before they are
   // done).  Values are folded only while no error is known and every value so far covered its whole
   // range; the first error in index order wins.  A part entirely above a known failure is not run.
+  // `owner_chunk`: the joining piece's last timed chunk (0: none).  A part taken back runs with it
+  // when it has none of its own (split off before the piece was timed): it is the same loop, run by
+  // the same worker right after.  Started untimed, its first poll came after one iteration, when
+  // the pop had just emptied the deque, and split it again — a promotion nobody took for every
+  // halving of the range, down to single iterations (docs/results/loops.md, "A few-microsecond
+  // loop at 2 workers").
   static void join_children(hot_state& h, shared_state& sh, loop_child* children, std::optional<T>& acc,
-                            std::exception_ptr& err, bool& complete) noexcept {
+                            std::exception_ptr& err, bool& complete, std::uint64_t owner_chunk = 0) noexcept {
     for (loop_child* c = children; c != nullptr;) {
       loop_child* older = c->older;
       const bool stolen = reclaim(h, &c->fr) != reclaimed::run_inline;
+      if (!stolen && c->chunk == 0) c->chunk = owner_chunk;
       try {
         join_child(h, sh, *c, stolen, acc, err, complete);
       } catch (...) {
