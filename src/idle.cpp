@@ -232,10 +232,14 @@ void runtime::sleep(worker& w) {
   if (w.searching) {
     w.searching = false;
     searching_.fetch_sub(1, std::memory_order_seq_cst);
-    rearm_held_checks();  // a check holding its offers for this searcher promotes (and wakes) again
   }
   w.tenure.store(slot_tenure::lendable, std::memory_order_release);  // the slot's last write before it
   sleepers_.fetch_add(1, std::memory_order_seq_cst);
+  // A check holding its offers for this searcher (hold_for_rounds), or for every other worker busy
+  // (every_other_worker_busy, which this thread's searching_ decrement made true until the
+  // increment above), promotes again, and its push wakes this sleeper.  After the increment: a
+  // check that read sleepers_ before it announced its hold first (seq_cst), so this exchange sees it.
+  rearm_held_checks();
   if (beats_from_spare()) wake_heartbeat();  // a core may be spare now: the timer may beat again
   WEFT_CHAOS_POINT();  // announced, work not yet checked: a publisher may read sleepers_ now
   std::atomic_thread_fence(std::memory_order_seq_cst);

@@ -14,9 +14,11 @@ struct worker;
 
 // The record of the running loop whose frame is `fr` (its payload points at it).
 loop_record& loop_of(frame* fr) noexcept;
-// Would split_loop give something away, by the range alone?  (split_loop also keeps a timed piece's
-// remainder of fewer than min_split_chunks chunks, which this test must not read: loops.cpp)
+// Would split_loop give something away?  (the same test, without splitting; it may mark the piece
+// as keeping its remainder for good: loops.cpp, keeps_rest)
 bool loop_can_split(frame* fr, bool allow_whole) noexcept;
+// Is `fr` a loop piece that keeps the rest of its range for good (loops.cpp, keeps_rest)?
+bool loop_keeps_rest(const frame* fr) noexcept;
 // Splits the upper half of the loop's remaining range into a child and promotes it (or, with
 // `allow_whole`, a last iteration under grain 1 whole: loops.cpp, split_point); false when there is nothing to give or the
 // promotion failed (the range then stays with the loop).

@@ -67,34 +67,46 @@ bool split_point(const loop_record& rec, bool allow_whole, std::uint64_t& mid, p
   return false;
 }
 
+// A timed piece keeps a remainder of fewer than min_split_chunks chunks (loop.hpp): it gives away
+// no part smaller than a chunk.  For good (chunk_kept): the chunk shrinks and grows, but the
+// oldest-first check passes over a frame that is no candidate for ever (sched_deque.cpp,
+// promote_one), and a piece skipped there and split later would land on the deque above younger
+// items promoted meanwhile ("deque order broken at a join").  The remainder then runs here, in at
+// most about two chunks (~2-8 us of work as last timed).
+bool keeps_rest(loop_record& rec) noexcept {
+  if (rec.chunk & chunk_kept) return true;
+  const std::uint64_t chunk = chunk_of(rec);
+  if (chunk <= 1 || rec.end - rec.next >= min_split_chunks * chunk) return false;
+  rec.chunk |= chunk_kept;
+  return true;
+}
+
 }  // namespace
 
 bool loop_can_split(frame* fr, bool allow_whole) noexcept {
+  loop_record& rec = loop_of(fr);
   std::uint64_t mid;
   promotion_kind kind;
-  return split_point(loop_of(fr), allow_whole, mid, kind);
+  return !keeps_rest(rec) && split_point(rec, allow_whole, mid, kind);
+}
+
+bool loop_keeps_rest(const frame* fr) noexcept {
+  return fr->state.load(std::memory_order_relaxed) == task_state::loop &&
+         (loop_of(const_cast<frame*>(fr)).chunk & chunk_kept) != 0;
 }
 
 bool split_loop(worker& w, frame* fr, bool allow_whole, std::uint64_t child_chunks) {
   loop_record& rec = loop_of(fr);
   std::uint64_t mid;
   promotion_kind kind;
-  if (!split_point(rec, allow_whole, mid, kind)) return false;
-  // A timed piece keeps a remainder of fewer than min_split_chunks chunks (loop.hpp): it gives away
-  // no part smaller than a chunk.  Here, not in split_point: loop_can_split (the oldest-first
-  // check's candidate test) must not depend on the chunk, which shrinks and grows, for that check
-  // passes over a frame that is no candidate for good (sched_deque.cpp, promote_one: were a piece
-  // skipped while its chunk was large and promoted later, it would land above younger promoted
-  // items: "deque order broken at a join").  A refusal here promotes nothing younger instead; the
-  // piece's remainder takes at most about two chunks (~2-8 us) to finish.
-  if (rec.chunk > 1 && rec.end - rec.next < min_split_chunks * rec.chunk) return false;
+  if (keeps_rest(rec) || !split_point(rec, allow_whole, mid, kind)) return false;
   loop_child* c = alloc_loop_child(w);
   if (c == nullptr) return false;
   WEFT_ASSERT(!task_state::is_stolen(c->fr.state.load(std::memory_order_relaxed)), "a loop child reused while its thief still runs it");
   c->begin = mid;
   c->end = rec.end;
   c->chunks = child_chunks;
-  c->chunk = rec.chunk;
+  c->chunk = chunk_of(rec);
   c->shared = rec.shape;
   c->has_result = false;
   c->fr.error = nullptr;

@@ -187,10 +187,20 @@ class runtime {
   // A lazy check found no thief looking: true when it still finds none after announcing
   // the held promotion (store, then load; the thief decrements, then exchanges: one of the two sees
   // the other, so a held promotion is never left without a re-arm).
-  bool hold_promotion() noexcept {
+  bool hold_promotion(bool loop_poll) noexcept {
     promotion_held_.store(true, std::memory_order_seq_cst);
-    return no_thief_looking();
+    return no_thief_looking() || (loop_poll && every_other_worker_busy());
   }
+  // Every other worker runs a task: none searches, sleeps, waits at a blocked join or is about to
+  // be woken (seq_cst loads: each of those states is entered with a seq_cst RMW before the thread's
+  // next search round, which re-arms a held check — hold_promotion's argument).  A loop piece's
+  // check holds its split then (sched_deque.cpp, promote_below_threshold).
+  bool every_other_worker_busy() const noexcept {
+    return searching_.load(std::memory_order_seq_cst) == 0 && sleepers_.load(std::memory_order_seq_cst) == 0 &&
+           waiting_joins_.load(std::memory_order_seq_cst) == 0 && !wake_pending_.load(std::memory_order_seq_cst);
+  }
+  // Blocked joins that may leapfrog (wait_stolen): each is a thief of its own thief's work.
+  std::atomic<std::uint32_t> waiting_joins_{0};
 
   void submit(root_job& job);
   // pool::run calls on this pool from outside it in progress (submit_and_wait; a run inside one of

@@ -11,12 +11,10 @@
 #include "weft/detail/eager.hpp"
 #include "pool_runtime.hpp"
 #include "weft/detail/checks.hpp"
+#include "loop_split.hpp"
 
 namespace weft::detail {
 
-loop_record& loop_of(frame* fr) noexcept;
-bool split_loop(worker& w, frame* fr, bool allow_whole, std::uint64_t child_chunks);
-bool loop_can_split(frame* fr, bool allow_whole) noexcept;
 
 namespace {
 
@@ -58,7 +56,8 @@ class deque_scheduler final : public scheduler {
   void promote_at_poll(worker& w, hot_state& h, frame* fr) override {
     const std::uint32_t bits = h.poll.load(std::memory_order_relaxed) & ~foreign_poll_bits_;
     if (bits & poll_bit::always) return promote_pushed(w, fr);
-    if (lazy() && (bits & poll_bit::notify)) return promote_below_threshold(w, h);
+    if (lazy() && (bits & poll_bit::notify))
+      return promote_below_threshold(w, h, fr->state.load(std::memory_order_relaxed) == task_state::loop);
     if (bits & poll_bit::heartbeat) return promote_at_beat(w, h);
   }
 
@@ -158,7 +157,7 @@ class deque_scheduler final : public scheduler {
   // promoted (LS §6.2: DF2-LS "pushes a TD with half its tasks onto its empty deque, then pushes
   // another TD with half of its remaining tasks", which gives a thief time to take the first and
   // the worker, seeing the theft, more outer work).  Under THR = 1 that is one promotion.
-  void promote_below_threshold(worker& w, hot_state& h) {
+  void promote_below_threshold(worker& w, hot_state& h, bool loop_poll) {
     h.poll.fetch_and(~poll_bit::notify, std::memory_order_seq_cst);
     ++w.deque_checks;
     // No thief will look before its steal backoff ends: promote nothing.  The first thief back sets
@@ -169,7 +168,8 @@ class deque_scheduler final : public scheduler {
     // be had it waited on the deque; the innermost item at the return would be a small theft, and
     // another backoff (nqueens on 2 workers under lazy-df: 1.84 -> 0.98 of serial speed when DF
     // held that way; docs/results/small-work.md, "Holding promotions").  So DF remembers it.
-    if (rt_.no_thief_looking() && deque_of(w).size() < threshold_ && rt_.hold_promotion()) {
+    if ((rt_.no_thief_looking() || (loop_poll && rt_.every_other_worker_busy())) && deque_of(w).size() < threshold_ &&
+        rt_.hold_promotion(loop_poll)) {
       hold_item(w, h);
       return;
     }
@@ -244,11 +244,16 @@ class deque_scheduler final : public scheduler {
     for (frame* g = f - std::min<std::ptrdiff_t>(f - w.base, 4096); g < f; ++g)
       WEFT_ASSERT(!is_candidate(g, true), "the oldest-first check's floor passed over a candidate (hot_state::scan_floor)");
 #endif
-    for (; f < h.top; ++f)
+    for (; f < h.top; ++f) {
       if (is_candidate(f, true)) {
         h.scan_floor = f;
         return promote_item(w, f, true);
       }
+      if (loop_keeps_rest(f)) {
+        h.scan_floor = f;
+        return false;
+      }
+    }
     h.scan_floor = h.top;
     return false;
   }

@@ -215,17 +215,20 @@ TEST(Adaptive, HeartbeatWithAHugePeriodNeverPromotes) {
 }
 
 TEST(Adaptive, DepthFirstPromotesTheInnermostBreadthFirstTheOldest) {
-  // Two workers, the second never running (wt::acting_as_worker): at the first poll (the inner
-  // loop's first chunk boundary) the deque is empty, so the lazy policies promote.  DF splits the
-  // loop being executed (the inner one, depth 1); BF splits the oldest (the outer loop, depth 0).
+  // Two workers, the second never running (wt::acting_as_worker) but counted as searching, as an
+  // idle thief is: at the first poll (the inner loop's first chunk boundary) the deque is empty, so
+  // the lazy policies promote.  DF splits the loop being executed (the inner one, depth 1); BF
+  // splits the oldest (the outer loop, depth 0).
   const long want = nested_loops(40, 40);
   for (weft::policy p : lazy_policies()) {
     hook_guard g;
     wt::manual_runtime m(p, 2, 256);
+    m.rt.begin_search(m.w(1));
     {
       wt::acting_as_worker as(m, 0);
       EXPECT_EQ(nested_loops(40, 40), want);
     }
+    m.rt.end_idle(m.w(1));
     std::lock_guard lk(events_mutex);
     ASSERT_FALSE(events.empty()) << weft::to_string(p);
     const auto& first = events.front();
@@ -246,6 +249,7 @@ TEST(Adaptive, ParallelForHeadsArePromotedLikeAnyLoop) {
     for (weft::policy p : lazy_policies()) {
       hook_guard g;
       wt::manual_runtime m(p, 2, 256);
+      m.rt.begin_search(m.w(1));  // an idle thief
       std::vector<std::atomic<int>> runs(std::size_t(n) * n);
       {
         wt::acting_as_worker as(m, 0);
@@ -253,6 +257,7 @@ TEST(Adaptive, ParallelForHeadsArePromotedLikeAnyLoop) {
           weft::parallel_for(0, n, [&](int j) { runs[std::size_t(i) * n + j].fetch_add(1, std::memory_order_relaxed); });
         });
       }
+      m.rt.end_idle(m.w(1));
       for (std::size_t k = 0; k < runs.size(); ++k)
         ASSERT_EQ(runs[k].load(), 1) << weft::to_string(p) << ", n = " << n << ": iteration " << k;
       std::lock_guard lk(events_mutex);
@@ -315,10 +320,10 @@ void run_loops(int n) {
 TEST(Adaptive, AShortDequeIsFilledToThrAtOneCheck) {
   // LS §6.2: DF2-LS "pushes a TD with half its tasks onto its empty deque, then pushes another TD
   // with half of its remaining tasks" -- both at one check.  A flat loop of 400 on the two-worker
-  // rig (the second worker never runs: nothing is stolen): its first check comes after its first
-  // chunk (one iteration) and finds the deque empty.  THR = 2: two halves there; THR = 1: one.  Any
+  // rig (the second worker never runs, counted as searching: nothing is stolen): its first check
+  // comes after its first chunk (one iteration) and finds the deque empty.  THR = 2: two halves there; THR = 1: one.  Any
   // later promotion comes only once the piece's own range is done and it takes a half back (and
-  // splits it only if it holds two of the piece's timed chunks: loops.cpp, split_loop).
+  // splits it only if it holds two of the piece's timed chunks: loops.cpp, keeps_rest).
   for (weft::policy p : lazy_policies()) {
     {
       std::lock_guard lk(events_mutex);
@@ -327,10 +332,12 @@ TEST(Adaptive, AShortDequeIsFilledToThrAtOneCheck) {
     loop_iterations_run = 0;
     weft::detail::set_promotion_hook(&record_iterations);
     wt::manual_runtime m(p, 2, 256);
+    m.rt.begin_search(m.w(1));
     {
       wt::acting_as_worker as(m, 0);
       run_loops(1);
     }
+    m.rt.end_idle(m.w(1));
     weft::detail::set_promotion_hook(nullptr);
     EXPECT_EQ(loop_iterations_run.load(), 400) << weft::to_string(p);
     std::lock_guard lk(events_mutex);
@@ -362,6 +369,7 @@ TEST(Adaptive, NoPromotionWhileEveryOtherWorkerBacksOffAndItsReturnRearmsTheChec
       wt::acting_as_worker as(m, 0);
       weft::detail::hot_state* const own = m.w(0).hot;
       m.w(0).hot = &as.as.hot();  // as on a lent slot: the worker's poll word is the acting thread's
+      m.rt.begin_search(m.w(1));  // worker 1 is a thief (a searcher while it waits)
       m.rt.begin_backoff();       // worker 1 waits out a backoff
       run_loops(1);
       {
@@ -375,6 +383,7 @@ TEST(Adaptive, NoPromotionWhileEveryOtherWorkerBacksOffAndItsReturnRearmsTheChec
         loop_iterations_run = 0;
         run_loops(1);
       }
+      m.rt.end_idle(m.w(1));
       m.w(0).hot = own;
     }
     weft::detail::set_promotion_hook(nullptr);
@@ -410,13 +419,16 @@ void on_lazy_rigs(long loops_run, Body body) {
 // would promote at every check for it.  On the two-worker rig worker 1 counts as searching and
 // never steals: after futile_offers untaken items the owner's checks hold (40 loops of 400, each of
 // which splits at its first check while offers are made: far fewer promotions than loops), a
-// search round of worker 1 re-arms them (the notify bit) and the next loop splits again; with
-// nobody searching any more, every loop splits as LS has it (its push would wake a sleeper).
+// search round of worker 1 re-arms them (the notify bit) and the next loop splits again.  Once
+// worker 1 no longer searches it runs a task of its own (nobody searches, sleeps or waits at a
+// join): every loop runs unsplit (a loop piece's check holds while every other worker is busy:
+// sched_deque.cpp, promote_below_threshold); and with worker 1 waiting at a blocked join (a thief
+// of its own thief's work), every loop splits as LS has it.
 TEST(Adaptive, OffersNobodyTakesWaitForASearchRound) {
   const std::uint32_t notify = weft::detail::poll_bit::notify;
   constexpr int loops = 40;
   const std::size_t futile = weft::detail::runtime::futile_offers;
-  on_lazy_rigs(3 * loops + 1, [&](weft::policy p, wt::manual_runtime& m, weft::detail::hot_state& hot) {
+  on_lazy_rigs(4 * loops + 1, [&](weft::policy p, wt::manual_runtime& m, weft::detail::hot_state& hot) {
     const std::size_t thr = std::size_t(wt::traits(p).threshold);
     m.rt.begin_search(m.w(1));  // worker 1 searches, and never takes anything
     run_loops(loops);
@@ -430,11 +442,17 @@ TEST(Adaptive, OffersNobodyTakesWaitForASearchRound) {
     const std::size_t after_round = promotions_seen.load();
     run_loops(loops);
     EXPECT_LE(promotions_seen.load(), after_round + 2 * thr) << weft::to_string(p) << ": one round, many offers";
-    m.rt.end_idle(m.w(1));  // nobody searches: LS's rule, an offer at every loop
+    m.rt.end_idle(m.w(1));  // worker 1 runs a task: every other worker is busy
     hot.poll.fetch_or(notify);
+    const std::size_t before_busy = promotions_seen.load();
+    run_loops(loops);
+    EXPECT_EQ(promotions_seen.load(), before_busy) << weft::to_string(p) << ": a loop split with every other worker busy";
+    m.rt.waiting_joins_.fetch_add(1);  // worker 1 waits at a blocked join: LS's rule, an offer at every loop
+    m.rt.search_round(m.w(1));         // its search rounds re-arm the held checks
     const std::size_t before_ls = promotions_seen.load();
     run_loops(loops);
-    EXPECT_GE(promotions_seen.load(), before_ls + loops) << weft::to_string(p) << ": held with nobody searching";
+    EXPECT_GE(promotions_seen.load(), before_ls + loops) << weft::to_string(p) << ": held while a blocked join looked";
+    m.rt.waiting_joins_.fetch_sub(1);
   });
 }
 
@@ -450,7 +468,10 @@ TEST(Adaptive, OffersWaitForAWokenSleeperToSearch) {
   const std::size_t futile = weft::detail::runtime::futile_offers;
   on_lazy_rigs(2 * loops + 1, [&](weft::policy p, wt::manual_runtime& m, weft::detail::hot_state& hot) {
     const std::size_t thr = std::size_t(wt::traits(p).threshold);
-    run_loops(loops);  // nobody searching, no wake pending: LS's rule, an offer at every loop
+    // Nobody searching, no wake pending, worker 1 at a blocked join: LS's rule, an offer at every loop.
+    m.rt.waiting_joins_.fetch_add(1);
+    run_loops(loops);
+    m.rt.waiting_joins_.fetch_sub(1);
     const std::size_t offered = promotions_seen.load();
     EXPECT_GE(offered, std::size_t(loops)) << weft::to_string(p) << ": held with nobody searching";
     ASSERT_GE(offered, futile) << weft::to_string(p);

@@ -230,33 +230,56 @@ TEST_F(LoopSplit, LongRangesAreCutAtAlignedPointsShortOnesInHalf) {
 }
 
 // A timed piece gives no part smaller than its chunk: it keeps a remainder of fewer than
-// min_split_chunks chunks (loops.cpp, split_loop; a smaller part costs its victim more than it
-// moves).  A chunk of one iteration (each iteration a few us or more) halves down to one iteration.
+// min_split_chunks chunks, for good (loops.cpp, keeps_rest; a smaller part costs its victim more
+// than it moves).  A chunk of one iteration (each iteration a few us or more) halves down to one
+// iteration.
 TEST_F(LoopSplit, ATimedPieceGivesAwayNoPartSmallerThanItsChunk) {
   static_assert(min_split_chunks == 2);
   wt::manual_runtime m(weft::policy::lazy_bf, 2, 64);
   worker& w = m.w(0);
-  loop_frame l(m.h(0), 0, 1000, 1);
-  l.rec.chunk = 501;
-  EXPECT_FALSE(split_loop(w, l.fr, true, 0)) << "1000 iterations are less than two chunks of 501";
-  // The candidate test of the oldest-first check does not read the chunk: a piece it passes over
-  // must never become a candidate later (sched_deque.cpp, promote_one), and chunks shrink.
-  EXPECT_TRUE(loop_can_split(l.fr, true));
-  EXPECT_EQ(l.rec.children, nullptr);
-  EXPECT_TRUE(reported.empty());
-  l.rec.chunk = 500;
-  ASSERT_TRUE(split_loop(w, l.fr, false, 0));
-  ASSERT_NE(l.rec.children, nullptr);
-  EXPECT_GE(l.rec.children->end - l.rec.children->begin, 500u) << "the thief's part is a chunk or more";
-  EXPECT_EQ(l.rec.children->begin, 496u) << "the half, at its aligned cut";
-  EXPECT_FALSE(split_loop(w, l.fr, true, 0)) << "496 left: less than two chunks";
-  l.rec.chunk = 1;
-  std::size_t splits = 1;
-  while (split_loop(w, l.fr, true, 0)) ++splits;
-  EXPECT_EQ(l.rec.next, l.rec.end) << "under a chunk of one iteration the last one is given whole too";
-  EXPECT_EQ(splits, reported.size());
-  expect_tiles(l, 1000);
-  EXPECT_EQ(join_children(m, 0, l), 0u);
+  {
+    loop_frame l(m.h(0), 0, 1000, 1);
+    l.rec.chunk = 501;
+    EXPECT_FALSE(loop_can_split(l.fr, true)) << "1000 iterations are less than two chunks of 501";
+    EXPECT_FALSE(split_loop(w, l.fr, true, 0));
+    EXPECT_EQ(l.rec.children, nullptr);
+    // For good: the oldest-first check passes over a piece that is no candidate and must never
+    // find it one later (sched_deque.cpp, promote_one), though its chunk shrinks.
+    l.rec.chunk = (l.rec.chunk & chunk_kept) | 1;
+    EXPECT_EQ(chunk_of(l.rec), 1u);
+    EXPECT_FALSE(loop_can_split(l.fr, true)) << "a piece that kept its rest keeps it";
+    EXPECT_FALSE(split_loop(w, l.fr, true, 0));
+    EXPECT_TRUE(reported.empty());
+    m.h(0).top = l.fr;
+  }
+  {
+    loop_frame l(m.h(0), 0, 1000, 1);
+    l.rec.chunk = 500;
+    ASSERT_TRUE(loop_can_split(l.fr, false)) << "1000 iterations: two chunks of 500";
+    ASSERT_TRUE(split_loop(w, l.fr, false, 0));
+    ASSERT_NE(l.rec.children, nullptr);
+    EXPECT_GE(l.rec.children->end - l.rec.children->begin, 500u) << "the thief's part is a chunk or more";
+    EXPECT_EQ(l.rec.children->begin, 496u) << "the half, at its aligned cut";
+    EXPECT_EQ(l.rec.children->chunk, 500u) << "the part starts with the piece's chunk";
+    EXPECT_FALSE(loop_can_split(l.fr, true)) << "496 left: less than two chunks";
+    EXPECT_FALSE(split_loop(w, l.fr, true, 0));
+    EXPECT_EQ(reported.size(), 1u);
+    expect_tiles(l, 1000);
+    EXPECT_EQ(join_children(m, 0, l), 0u);
+    m.h(0).top = l.fr;
+  }
+  {
+    // A chunk of one iteration (each a few us or more) halves down to one iteration, given whole.
+    loop_frame l(m.h(0), 0, 8, 1);
+    l.rec.chunk = 1;
+    std::size_t splits = 0;
+    while (split_loop(w, l.fr, true, 0)) ++splits;
+    EXPECT_EQ(l.rec.next, l.rec.end) << "the last iteration is given whole too";
+    EXPECT_EQ(splits, 4u) << "8 -> 4 -> 2 -> 1 -> 0";
+    expect_tiles(l, 8);
+    EXPECT_EQ(join_children(m, 0, l), 0u);
+    m.h(0).top = l.fr;
+  }
 }
 
 // A part split off a piece starts with that piece's timed chunk (none while the piece is untimed),

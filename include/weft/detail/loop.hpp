@@ -68,7 +68,8 @@ struct loop_record {
   loop_child* children = nullptr;  // split-off parts, youngest first
   loop_shape* shape;             // the loop's grain and children's task function (shared_state)
   // The piece's timed chunk (iterations), 0 while its chunks are still untimed: a part split off
-  // starts with it (run_chunks), so a promotion does not restart the chunk ramp.
+  // starts with it (run_chunks), so a promotion does not restart the chunk ramp.  Its top bit is
+  // chunk_kept, which the chunk's updates keep.
   std::uint64_t chunk = 0;
   // ws-ap only, set by loop_arm (a piece under another policy never reads them, so it does not
   // pay for writing them):
@@ -122,6 +123,10 @@ inline constexpr std::uint64_t chunk_max = std::uint64_t(1) << 20;
 // at its end (docs/results/loops.md, "A few-microsecond loop at 2 workers").  An untimed piece (its
 // first 64 iterations, or chunks of one long iteration) splits as before.
 inline constexpr std::uint64_t min_split_chunks = 2;
+// loop_record::chunk's top bit: the piece keeps the rest of its range for good (src/loops.cpp,
+// keeps_rest).  The chunk's own value is chunk_of().
+inline constexpr std::uint64_t chunk_kept = std::uint64_t(1) << 63;
+inline std::uint64_t chunk_of(const loop_record& rec) noexcept { return rec.chunk & ~chunk_kept; }
 // ws-ap's eager splits wait until the piece has run this long (about 3 us; chunk_cycles_high): its
 // K*P promotions are then paid only by a loop long enough to repay them (HB §3's amortization
 // applied to TBB's partitioner; issue 9 item 2: a 1 us loop at 4 workers made 15 promotions and ran
@@ -269,7 +274,7 @@ struct adaptive_loop {
     pop_loop_frame(h, fr);
     if (rec.children != nullptr) [[unlikely]] {
       std::exception_ptr err;
-      join_children(h, sh, rec.children, acc, err, complete, rec.chunk);
+      join_children(h, sh, rec.children, acc, err, complete);
       if (err) std::rethrow_exception(err);
     }
     if (!complete) acc.reset();
@@ -329,7 +334,7 @@ struct adaptive_loop {
     }
     h.loop_iterations += stop;
     pop_loop_frame(h, fr);
-    if (rec.children != nullptr) [[unlikely]] join_for_children(h, sh, rec.children, rec.chunk);
+    if (rec.children != nullptr) [[unlikely]] join_for_children(h, sh, rec.children);
   }
 
   // A piece's own iterations threw (inside the handler): its frame is popped and the parts split off
@@ -361,12 +366,12 @@ struct adaptive_loop {
     run_pushed(h, sh, rec, fr, 0, false, 0, 3 * head_done + 1);
   }
 
-  WEFT_NOINLINE static void join_for_children(hot_state& h, shared_state& sh, loop_child* children, std::uint64_t owner_chunk) {
+  WEFT_NOINLINE static void join_for_children(hot_state& h, shared_state& sh, loop_child* children) {
     std::optional<T> acc;
     acc.emplace();
     std::exception_ptr err;
     bool complete = true;
-    join_children(h, sh, children, acc, err, complete, owner_chunk);
+    join_children(h, sh, children, acc, err, complete);
     if (err) std::rethrow_exception(err);
   }
 
@@ -449,7 +454,7 @@ struct adaptive_loop {
           else if (now - last > chunk_cycles_high && chunk > 1)
             chunk /= 2;
           last = now;
-          rec.chunk = chunk;
+          rec.chunk = chunk | (rec.chunk & chunk_kept);
         }
         if (partitioned) [[unlikely]] {
           // ws-ap: its poll bit (`always`) is there for joins; all a loop piece's poll could do is
@@ -482,18 +487,11 @@ struct adaptive_loop {
   // (their thieves use the loop's shared state on this stack: nothing may leave before they are
   // done).  Values are folded only while no error is known and every value so far covered its whole
   // range; the first error in index order wins.  A part entirely above a known failure is not run.
-  // `owner_chunk`: the joining piece's last timed chunk (0: none).  A part taken back runs with it
-  // when it has none of its own (split off before the piece was timed): it is the same loop, run by
-  // the same worker right after.  Started untimed, its first poll came after one iteration, when
-  // the pop had just emptied the deque, and split it again — a promotion nobody took for every
-  // halving of the range, down to single iterations (docs/results/loops.md, "A few-microsecond
-  // loop at 2 workers").
   static void join_children(hot_state& h, shared_state& sh, loop_child* children, std::optional<T>& acc,
-                            std::exception_ptr& err, bool& complete, std::uint64_t owner_chunk = 0) noexcept {
+                            std::exception_ptr& err, bool& complete) noexcept {
     for (loop_child* c = children; c != nullptr;) {
       loop_child* older = c->older;
       const bool stolen = reclaim(h, &c->fr) != reclaimed::run_inline;
-      if (!stolen && c->chunk == 0) c->chunk = owner_chunk;
       try {
         join_child(h, sh, *c, stolen, acc, err, complete);
       } catch (...) {
