@@ -168,6 +168,11 @@ class deque_scheduler final : public scheduler {
     // be had it waited on the deque; the innermost item at the return would be a small theft, and
     // another backoff (nqueens on 2 workers under lazy-df: 1.84 -> 0.98 of serial speed when DF
     // held that way; docs/results/small-work.md, "Holding promotions").  So DF remembers it.
+    // At a loop piece's poll the check holds too while every other worker runs a task (nobody to
+    // take the item: its owner would take it back and split that part again at its first poll, down
+    // to single iterations).  The piece polls again within a chunk, and the first worker that comes
+    // looking re-arms it (PROTOCOLS.md §5, "A loop piece's split held").  A join's next poll may be
+    // a serial leaf away: there LS's rule stands.
     if ((rt_.no_thief_looking() || (loop_poll && rt_.every_other_worker_busy())) && deque_of(w).size() < threshold_ &&
         rt_.hold_promotion(loop_poll)) {
       hold_item(w, h);
@@ -232,8 +237,13 @@ class deque_scheduler final : public scheduler {
     // The oldest candidate only, whether or not its push succeeds: were a younger item pushed after
     // an older one's push failed on a full deque, the older one could be pushed later, above it, and
     // the deque would no longer hold promoted items in stack order (reclaim's pop relies on it).  A
-    // slot that is no candidate never becomes one again (a loop's range only shrinks; a promoted
-    // task stays so until joined), so the walk may pass it.
+    // slot that is no candidate never becomes one again (a loop's range only shrinks, and a piece
+    // that keeps its rest keeps it for good; a promoted task stays so until joined), so the walk may
+    // pass it.  It stops at a piece that keeps its rest (loops.cpp, keeps_rest): that piece has
+    // less than two chunks (~2-8 us) of work left, and what is nested in it is smaller still — a
+    // theft of it would cost its victim more than it moved (bfs at 2 workers, when the walk went on
+    // to the nodes' neighbour loops nested in the frontier loop's last chunks: 4.7x the steals, 13 %
+    // more time; docs/results/loops.md, "A few-microsecond loop at 2 workers").
     // From the floor the last check left (hot_state::scan_floor), when it was made above this base.
     frame* f = w.base;
     if (h.scan_base == w.base && h.scan_floor > f) f = std::min(h.scan_floor, h.top);
