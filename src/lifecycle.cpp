@@ -88,6 +88,15 @@ void runtime::start_workers() {
     sched->attach(*workers.back());
   }
   start_trace();
+  // Each worker counts as searching from before its thread starts (worker_main begins by searching;
+  // its begin_search then finds it counted): a thread not yet scheduled is no busy worker to a loop
+  // piece's check, which holds while every other worker runs a task (every_other_worker_busy).
+  // Counted from its first instruction instead, it held every check of a 200-us loop on a 2-worker
+  // pool whose second thread had not yet run (ASan on a loaded host, stop 64's CI rehearsal:
+  // Adaptive.AShortReductionOfLongIterationsPollsAfterItsFirst).  Written before the threads
+  // start, which orders these writes before each thread's first read of its own `searching`.
+  for (auto& w : workers) w->searching = true;
+  searching_.fetch_add(std::uint32_t(workers.size()), std::memory_order_seq_cst);
   std::latch started(cfg.workers);
   std::size_t launched = 0;
   try {

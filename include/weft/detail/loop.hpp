@@ -118,10 +118,11 @@ inline constexpr std::uint64_t chunk_max = std::uint64_t(1) << 20;
 // A timed piece splits only a remainder of at least this many of its chunks, so that a thief gets
 // one chunk or more: about 1-4 us of work, what a theft costs its victim (~1.4 us: the promotion,
 // the lines crossing cores, a join that waits; docs/results/core.md).  Smaller parts cost more
-// than they move (HB §3's amortization, applied to a loop's split): a loop of ~7 us over 2
-// workers spent half its time handing pieces of 1-8 iterations back and forth between the two
+// than they move (HB §3's amortization, applied to a loop's split): a loop of ~10 us over 2
+// workers spent half its time handing pieces of 1-1024 iterations back and forth between the two
 // at its end (docs/results/loops.md, "A few-microsecond loop at 2 workers").  An untimed piece (its
-// first 64 iterations, or chunks of one long iteration) splits as before.
+// first 64 iterations) and a piece of one-iteration chunks (iterations of ~4 us or more) split as
+// before.
 inline constexpr std::uint64_t min_split_chunks = 2;
 // loop_record::chunk's top bit: the piece keeps the rest of its range for good (src/loops.cpp,
 // keeps_rest).  The chunk's own value is chunk_of().
