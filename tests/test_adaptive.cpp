@@ -321,9 +321,10 @@ TEST(Adaptive, AShortDequeIsFilledToThrAtOneCheck) {
   // LS §6.2: DF2-LS "pushes a TD with half its tasks onto its empty deque, then pushes another TD
   // with half of its remaining tasks" -- both at one check.  A flat loop of 400 on the two-worker
   // rig (the second worker never runs, counted as searching: nothing is stolen): its first check
-  // comes after its first chunk (one iteration) and finds the deque empty.  THR = 2: two halves there; THR = 1: one.  Any
-  // later promotion comes only once the piece's own range is done and it takes a half back (and
-  // splits it only if it holds two of the piece's timed chunks: loops.cpp, keeps_rest).
+  // comes after its first chunk (one iteration) and finds the deque empty.  THR = 2: two halves
+  // there; THR = 1: one.  Any later promotion comes only once the piece's own range is done and it
+  // takes a half back (and splits it only if it holds two of the piece's timed chunks: loops.cpp,
+  // keeps_rest).
   for (weft::policy p : lazy_policies()) {
     {
       std::lock_guard lk(events_mutex);
