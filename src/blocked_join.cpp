@@ -159,7 +159,7 @@ void runtime::wait_stolen(worker& w, frame* fr, unsigned thief) {
   // not descend from `fr`, and WOOL's bound on the stack no longer holds (docs/PROTOCOLS.md,
   // blocked joins).  A blocked join may always simply wait: fork-join cannot deadlock on it.
   const bool may_leapfrog = h.top < w.stack.begin() + w.stack.capacity() / 2;
-  if (may_leapfrog) waiting_joins_.fetch_add(1, std::memory_order_seq_cst);
+  if (may_leapfrog) waiting_joins.fetch_add(1, std::memory_order_seq_cst);
   const std::uint64_t entered = now_ns();
   std::uint64_t leapfrogged_ns = 0;  // the tasks run meanwhile, waits inside them included
   unsigned idle = 0;
@@ -204,7 +204,7 @@ void runtime::wait_stolen(worker& w, frame* fr, unsigned thief) {
     }
   }
   w.blocked_on.store(waited_before, std::memory_order_relaxed);
-  if (may_leapfrog) waiting_joins_.fetch_sub(1, std::memory_order_relaxed);
+  if (may_leapfrog) waiting_joins.fetch_sub(1, std::memory_order_relaxed);
   // This join's own waiting (the leapfrogged tasks' waits are counted by their own joins).
   const std::uint64_t blocked = now_ns() - entered;
   w.waited_ns += blocked > leapfrogged_ns ? blocked - leapfrogged_ns : 0;

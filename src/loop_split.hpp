@@ -18,7 +18,7 @@ loop_record& loop_of(frame* fr) noexcept;
 // as keeping its remainder for good: loops.cpp, keeps_rest)
 bool loop_can_split(frame* fr, bool allow_whole) noexcept;
 // Is `fr` a loop piece that keeps the rest of its range for good (loops.cpp, keeps_rest)?
-bool loop_keeps_rest(const frame* fr) noexcept;
+bool loop_keeps_rest(frame* fr) noexcept;
 // Splits the upper half of the loop's remaining range into a child and promotes it (or, with
 // `allow_whole`, a last iteration under grain 1 whole: loops.cpp, split_point); false when there is nothing to give or the
 // promotion failed (the range then stays with the loop).

@@ -90,9 +90,8 @@ bool loop_can_split(frame* fr, bool allow_whole) noexcept {
   return !keeps_rest(rec) && split_point(rec, allow_whole, mid, kind);
 }
 
-bool loop_keeps_rest(const frame* fr) noexcept {
-  return fr->state.load(std::memory_order_relaxed) == task_state::loop &&
-         (loop_of(const_cast<frame*>(fr)).chunk & chunk_kept) != 0;
+bool loop_keeps_rest(frame* fr) noexcept {
+  return fr->state.load(std::memory_order_relaxed) == task_state::loop && (loop_of(fr).chunk & chunk_kept) != 0;
 }
 
 bool split_loop(worker& w, frame* fr, bool allow_whole, std::uint64_t child_chunks) {

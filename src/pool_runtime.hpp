@@ -197,10 +197,10 @@ class runtime {
   // check holds its split then (sched_deque.cpp, promote_below_threshold).
   bool every_other_worker_busy() const noexcept {
     return searching_.load(std::memory_order_seq_cst) == 0 && sleepers_.load(std::memory_order_seq_cst) == 0 &&
-           waiting_joins_.load(std::memory_order_seq_cst) == 0 && !wake_pending_.load(std::memory_order_seq_cst);
+           waiting_joins.load(std::memory_order_seq_cst) == 0 && !wake_pending_.load(std::memory_order_seq_cst);
   }
   // Blocked joins that may leapfrog (wait_stolen): each is a thief of its own thief's work.
-  std::atomic<std::uint32_t> waiting_joins_{0};
+  std::atomic<std::uint32_t> waiting_joins{0};
 
   void submit(root_job& job);
   // pool::run calls on this pool from outside it in progress (submit_and_wait; a run inside one of

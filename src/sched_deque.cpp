@@ -15,7 +15,6 @@
 
 namespace weft::detail {
 
-
 namespace {
 
 // A worker's state under the deque mechanism: its deque of promoted frames.

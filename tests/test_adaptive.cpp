@@ -448,12 +448,12 @@ TEST(Adaptive, OffersNobodyTakesWaitForASearchRound) {
     const std::size_t before_busy = promotions_seen.load();
     run_loops(loops);
     EXPECT_EQ(promotions_seen.load(), before_busy) << weft::to_string(p) << ": a loop split with every other worker busy";
-    m.rt.waiting_joins_.fetch_add(1);  // worker 1 waits at a blocked join: LS's rule, an offer at every loop
+    m.rt.waiting_joins.fetch_add(1);  // worker 1 waits at a blocked join: LS's rule, an offer at every loop
     m.rt.search_round(m.w(1));         // its search rounds re-arm the held checks
     const std::size_t before_ls = promotions_seen.load();
     run_loops(loops);
     EXPECT_GE(promotions_seen.load(), before_ls + loops) << weft::to_string(p) << ": held while a blocked join looked";
-    m.rt.waiting_joins_.fetch_sub(1);
+    m.rt.waiting_joins.fetch_sub(1);
   });
 }
 
@@ -470,9 +470,9 @@ TEST(Adaptive, OffersWaitForAWokenSleeperToSearch) {
   on_lazy_rigs(2 * loops + 1, [&](weft::policy p, wt::manual_runtime& m, weft::detail::hot_state& hot) {
     const std::size_t thr = std::size_t(wt::traits(p).threshold);
     // Nobody searching, no wake pending, worker 1 at a blocked join: LS's rule, an offer at every loop.
-    m.rt.waiting_joins_.fetch_add(1);
+    m.rt.waiting_joins.fetch_add(1);
     run_loops(loops);
-    m.rt.waiting_joins_.fetch_sub(1);
+    m.rt.waiting_joins.fetch_sub(1);
     const std::size_t offered = promotions_seen.load();
     EXPECT_GE(offered, std::size_t(loops)) << weft::to_string(p) << ": held with nobody searching";
     ASSERT_GE(offered, futile) << weft::to_string(p);
