@@ -617,6 +617,48 @@ TEST(Adaptive, AutoPartitionerLeavesAShortLoopWhole) {
   if (!wt::sanitized) EXPECT_LT(pool.stats().total.promotions, std::uint64_t(loops / 16 * 15));
 }
 
+// Where a loop's chunks end: the iterations of one chunk see the same loop_record::next (a chunk is
+// taken off the range before it runs, LS Alg. 3 lines 3-4), so the body, reading its loop frame's
+// record, sees each chunk's end.  On one worker the lazy policies and serial never promote, so the
+// chunks are the untimed ramp's and then the first timed chunk: parallel_for's head 1 and 20, then
+// 64 cut at an aligned index (lo + k a multiple of loop_align, loop.hpp); a reduction's 1, 2, 4, 8,
+// 16 (run_reduce's head), then 32 and 64 from the chunk loop, each cut at an aligned index past its
+// first, peeled iteration.  A reduction's chunk ends are part of its schedule (what a poll leaves
+// latent; loops.md, "A short reduction's head"): stop 65's head keeps the chunk loop's ends.
+std::vector<std::uint64_t> chunk_ends(weft::pool& pool, std::uint64_t lo, std::uint64_t n, bool reduce) {
+  std::vector<std::uint64_t> ends;
+  auto note = [&](std::uint64_t) {
+    const weft::detail::frame* fr = weft::detail::tls_hot.top - 1;  // the loop's own frame
+    const auto* rec = *reinterpret_cast<weft::detail::loop_record* const*>(fr->payload);
+    if (ends.empty() || ends.back() != rec->next) ends.push_back(rec->next);
+  };
+  pool.run([&] {
+    if (reduce)
+      return weft::parallel_reduce(lo, lo + n, std::uint64_t(0), [&](std::uint64_t i) { note(i); return i; }, std::plus<>{});
+    weft::parallel_for(lo, lo + n, note);
+    return std::uint64_t(0);
+  });
+  return ends;
+}
+
+TEST(Adaptive, ALoopsChunksEndWhereItsRampSays) {
+  using v = std::vector<std::uint64_t>;
+  std::vector<weft::policy> policies = lazy_policies();
+  policies.push_back(weft::policy::serial);
+  for (weft::policy p : policies) {
+    weft::pool pool(weft::config{.workers = 1, .policy = p});
+    const std::string name(weft::to_string(p));
+    EXPECT_EQ(chunk_ends(pool, 0, 100, true), (v{1, 3, 7, 15, 31, 63, 100})) << name << ": a reduction from 0";
+    // lo = 5: the aligned cuts land where 5 + k + 1 (its peeled iteration) is a multiple of 16.
+    EXPECT_EQ(chunk_ends(pool, 5, 100, true), (v{1, 3, 7, 15, 31, 58, 100})) << name << ": a reduction from 5";
+    EXPECT_EQ(chunk_ends(pool, 0, 10, true), (v{1, 3, 7, 10})) << name << ": a short reduction";
+    EXPECT_EQ(chunk_ends(pool, 0, 31, true), (v{1, 3, 7, 15, 31})) << name << ": a reduction of its head";
+    EXPECT_EQ(chunk_ends(pool, 0, 32, true), (v{1, 3, 7, 15, 31, 32})) << name << ": one past the head";
+    EXPECT_EQ(chunk_ends(pool, 0, 100, false), (v{1, 21, 80, 100})) << name << ": a parallel_for";
+    EXPECT_EQ(pool.stats().total.promotions, 0u) << name;
+  }
+}
+
 // A single flat loop of `iterations` slow iterations under lazy-bf, 2 workers: the second worker can
 // only get work if the loop splits at its chunk boundaries (LS §4).  The split is observed with the
 // promotion hook; from then on, every iteration on the first thread waits until an iteration has run

@@ -324,23 +324,17 @@ WEFT_NOINLINE T measured_loop(I lo, std::uint64_t b, std::uint64_t e, Map& map, 
   return combine(std::move(x), std::move(y));
 }
 
-// The loop-frame path: one frame per running piece.  `partitioned`: under ws-ap (TBB's auto
-// partitioner splits the frame); false under the lazy policies, heartbeat and serial.
+// parallel_reduce's loop frame under the lazy policies, heartbeat and serial (one frame per running
+// piece; its head is adaptive_loop::run_reduce), inlined only where the compiler chooses.  Forced
+// into a caller's loop, spmv's 100-term rows ran 20 % slower with as many instructions (the
+// reduction's chain of combines is laid out worse there; docs/results/loops.md, "A loop piece's
+// fixed costs").
 template <class T, class I, class Map, class Combine>
-WEFT_INLINE std::optional<T> run_loop_frame(I lo, I hi, Map& map, Combine& combine, std::size_t grain,
-                                            bool partitioned) {
+std::optional<T> reduce_loop_frame(I lo, I hi, Map& map, Combine& combine, std::size_t grain) {
   WEFT_ASSERT(tls_hot.self != nullptr, "a loop-frame style on a thread that is no pool worker (loops_run_as is set with self)");
   using L = adaptive_loop<I, T, Map, Combine>;
   typename L::shared_state sh = L::shared(lo, map, combine, grain);
-  return L::run_piece(tls_hot, sh, 0, std::uint64_t(range_size(lo, hi)), 0, partitioned);
-}
-
-// parallel_reduce's piece: the same, but inlined only where the compiler chooses.  Forced into a
-// caller's loop, spmv's 100-term rows ran 20 % slower with as many instructions (the reduction's
-// chain of combines is laid out worse there; docs/results/loops.md, "A loop piece's fixed costs").
-template <class T, class I, class Map, class Combine>
-std::optional<T> reduce_loop_frame(I lo, I hi, Map& map, Combine& combine, std::size_t grain) {
-  return run_loop_frame<T>(lo, hi, map, combine, grain, false);
+  return L::run_reduce(tls_hot, sh, std::uint64_t(range_size(lo, hi)));
 }
 
 // A loop on a pool thread whose policy does not run loops as plain loop frames: ws-ap's partitioned
@@ -354,7 +348,10 @@ template <class T, class I, class Map, class Combine>
 WEFT_NOINLINE std::optional<T> run_loop_otherwise(I lo, I hi, Map& map, Combine& combine, std::size_t grain) {
   if (tls_hot.loops_run_as == loop_style::measured)
     return measured_loop<T>(lo, 0, std::uint64_t(range_size(lo, hi)), map, combine, std::uint64_t(grain));
-  return run_loop_frame<T>(lo, hi, map, combine, grain, true);
+  // ws-ap's loop frame: TBB's auto partitioner splits it.
+  using L = adaptive_loop<I, T, Map, Combine>;
+  typename L::shared_state sh = L::shared(lo, map, combine, grain);
+  return L::run_piece(tls_hot, sh, 0, std::uint64_t(range_size(lo, hi)), 0, true);
 }
 
 struct unit_combine {
@@ -372,8 +369,8 @@ struct value_combine {
   T operator()(T x, T y) const { return combine(std::move(x), std::move(y)); }
 };
 
-// parallel_for's loop frame on its fast path: run_loop_frame's, its first chunks inlined here
-// (adaptive_loop::run_for).
+// parallel_for's loop frame on its fast path (the lazy policies, heartbeat, serial): one frame per
+// running piece, its first chunks inlined here (adaptive_loop::run_for).
 template <class I, class Body>
 WEFT_INLINE void run_for_frame(I lo, I hi, Body& each, unit_combine& none, std::size_t grain) {
   WEFT_ASSERT(tls_hot.self != nullptr, "a loop-frame style on a thread that is no pool worker (loops_run_as is set with self)");

@@ -257,10 +257,10 @@ struct adaptive_loop {
 
   // A piece whose frame is pushed: its chunks from rec.next, then its children; pops the frame.
   // `next_chunk`: not 0 after run_for's head, whose untimed ramp the chunks go on with.
+  // `acc`: the value of rec's iterations before rec.next (run_reduce's head), or empty.
   WEFT_INLINE static std::optional<T> run_pushed(hot_state& h, shared_state& sh, loop_record& rec, frame* fr,
                                                  std::uint64_t chunks, bool partitioned, std::uint64_t first_chunk,
-                                                 std::uint64_t next_chunk) {
-    std::optional<T> acc;
+                                                 std::uint64_t next_chunk, std::optional<T> acc = {}) {
     if constexpr (valueless) acc.emplace();
     std::uint64_t executed = 0;
     bool complete;  // acc covers [b, rec.next): nothing skipped
@@ -335,7 +335,70 @@ struct adaptive_loop {
     }
     h.loop_iterations += stop;
     pop_loop_frame(h, fr);
-    if (rec.children != nullptr) [[unlikely]] join_for_children(h, sh, rec.children);
+    if (rec.children != nullptr) [[unlikely]] join_head_children(h, sh, rec.children, std::optional<T>(std::in_place));
+  }
+
+  // run_reduce's head ends where the chunk loop's untimed ramp (1, 2, 4, ...) reaches its first chunk
+  // of 2 * loop_align iterations, which it would cut at an aligned index: chunks of 1, 2, 4, 8 and 16
+  // iterations, ending at 1, 3, 7, 15 and 31 (k -> 2k + 1).
+  static constexpr std::uint64_t reduce_head_last = 31;
+
+  // parallel_reduce's loop as it starts under the policies that run loops as plain loop frames: the
+  // chunk loop's own untimed ramp (chunks ending at 1, 3, 7, 15, 31), in a loop of its own; a
+  // longer range goes on in run_chunks (finish_reduce) with the next chunk of the same ramp.  The
+  // same chunks at the same places as the chunk loop's (a reduction's chunk boundaries are part of
+  // its schedule: what a poll leaves latent at each level decides what DF-LS offers; loops.md, "A
+  // short reduction's head"), with less around them: through run_chunks each chunk paid for the
+  // ramp's size, the aligned cut's and the timed chunks' tests and the accumulator's engaged flag,
+  // and LS's declarative spmv with 10-term rows took 346 instructions a row, 277 so (the serial
+  // row: 85; docs/results/short_reduce_rows.cpp).  The accumulator is made from the first
+  // iteration, so the compiler knows it is engaged; each later chunk folds a partial value of its
+  // own into it (a value held across the poll's call lives in memory: only the accumulator, once a
+  // chunk, not the chunk's chain).  Not forced inline (its caller, reduce_loop_frame, is inlined
+  // where the compiler chooses): stop 50's head inlined into the loop's caller made a recursive
+  // map's caller a loop of a dozen live values (uts-bin +28 % instructions); this one, -6 %.
+  static std::optional<T> run_reduce(hot_state& h, shared_state& sh, std::uint64_t n) {
+    static_assert(!valueless, "run_reduce is parallel_reduce's: a parallel_for's loop starts in run_for");
+    const Map map = *sh.map;
+    const Combine combine = *sh.combine;
+    loop_record rec(0, n, &sh);
+    frame* fr = push_loop_frame(h, rec);
+    std::optional<T> acc;
+    I i = sh.lo;
+    std::uint64_t k = 1;
+    try {
+      rec.next = 1;  // the first chunk, [0, 1), off the range before it runs (LS Alg. 3 lines 3-4)
+      acc.emplace(map(i));
+      ++i;
+      if (poll_pending(h)) [[unlikely]] promote_at_poll(h, fr);
+      while (k < rec.end && k < reduce_head_last) {
+        const std::uint64_t stop = std::min(2 * k + 1, rec.end);
+        rec.next = stop;
+        const I i_stop = index(i, stop - k);
+        T part = map(i);
+        for (++i; i < i_stop; ++i) part = combine(std::move(part), map(i));
+        acc.emplace(combine(std::move(*acc), std::move(part)));
+        k = stop;
+        if (poll_pending(h)) [[unlikely]] promote_at_poll(h, fr);
+      }
+    } catch (...) {
+      head_failed(h, sh, rec, fr, offset(sh.lo, i));
+      throw;
+    }
+    // Outside the try: finish_reduce joins the children itself, also when it throws.
+    if (k < rec.end) [[unlikely]] return finish_reduce(h, sh, rec, fr, std::move(*acc));
+    h.loop_iterations += k;
+    pop_loop_frame(h, fr);
+    if (rec.children != nullptr) [[unlikely]] return join_head_children(h, sh, rec.children, std::move(acc));
+    return acc;
+  }
+
+  // run_reduce's loop after its head (rec.next == reduce_head_last): the chunk loop, its untimed ramp
+  // going on with a chunk of reduce_head_last + 1 iterations, its first fold into the head's value.
+  WEFT_NOINLINE static std::optional<T> finish_reduce(hot_state& h, shared_state& sh, loop_record& rec, frame* fr,
+                                                      T head_value) {
+    h.loop_iterations += reduce_head_last;
+    return run_pushed(h, sh, rec, fr, 0, false, 0, reduce_head_last + 1, std::optional<T>(std::move(head_value)));
   }
 
   // A piece's own iterations threw (inside the handler): its frame is popped and the parts split off
@@ -367,13 +430,15 @@ struct adaptive_loop {
     run_pushed(h, sh, rec, fr, 0, false, 0, 3 * head_done + 1);
   }
 
-  WEFT_NOINLINE static void join_for_children(hot_state& h, shared_state& sh, loop_child* children) {
-    std::optional<T> acc;
-    acc.emplace();
+  // A head's children (run_for's, run_reduce's), after its own iterations, whose value is `acc`.
+  WEFT_NOINLINE static std::optional<T> join_head_children(hot_state& h, shared_state& sh, loop_child* children,
+                                                           std::optional<T> acc) {
     std::exception_ptr err;
     bool complete = true;
     join_children(h, sh, children, acc, err, complete);
     if (err) std::rethrow_exception(err);
+    if (!complete) acc.reset();
+    return acc;
   }
 
   // The piece's own iterations, chunk by chunk.  Chunks are removed from the range before they run
@@ -448,7 +513,7 @@ struct adaptive_loop {
         k = stop;
         if (k < untimed_end) {
           chunk *= untimed_growth;
-        } else {
+        } else if (k < rec.end) {  // the clock only where a chunk follows (a 100-term row: one read a row)
           const std::uint64_t now = cycle_count();
           if (last == 0 || (now - last < chunk_cycles_low && chunk < chunk_max))
             chunk *= 2;
