@@ -622,9 +622,10 @@ TEST(Adaptive, AutoPartitionerLeavesAShortLoopWhole) {
 // record, sees each chunk's end.  On one worker the lazy policies and serial never promote, so the
 // chunks are the untimed ramp's and then the first timed chunk: parallel_for's head 1 and 20, then
 // 64 cut at an aligned index (lo + k a multiple of loop_align, loop.hpp); a reduction's 1, 2, 4, 8,
-// 16 (run_reduce's head), then 32 and 64 from the chunk loop, each cut at an aligned index past its
-// first, peeled iteration.  A reduction's chunk ends are part of its schedule (what a poll leaves
-// latent; loops.md, "A short reduction's head"): stop 65's head keeps the chunk loop's ends.
+// 16 (run_reduce's head), then the chunk loop's 32 and 64, cut at an aligned index past their first,
+// peeled iteration, then its first timed chunk, 128 (it has no earlier clock reading).  A
+// reduction's chunk ends are part of its schedule (what a poll leaves latent; loops.md, "A short
+// reduction's head"): stop 65's head keeps the chunk loop's ends.
 std::vector<std::uint64_t> chunk_ends(weft::pool& pool, std::uint64_t lo, std::uint64_t n, bool reduce) {
   std::vector<std::uint64_t> ends;
   auto note = [&](std::uint64_t) {
@@ -653,7 +654,8 @@ TEST(Adaptive, ALoopsChunksEndWhereItsRampSays) {
     EXPECT_EQ(chunk_ends(pool, 5, 100, true), (v{1, 3, 7, 15, 31, 58, 100})) << name << ": a reduction from 5";
     EXPECT_EQ(chunk_ends(pool, 0, 10, true), (v{1, 3, 7, 10})) << name << ": a short reduction";
     EXPECT_EQ(chunk_ends(pool, 0, 31, true), (v{1, 3, 7, 15, 31})) << name << ": a reduction of its head";
-    EXPECT_EQ(chunk_ends(pool, 0, 32, true), (v{1, 3, 7, 15, 31, 32})) << name << ": one past the head";
+    EXPECT_EQ(chunk_ends(pool, 0, 32, true), (v{1, 3, 7, 15, 31, 32})) << name << ": a reduction of 32";
+    EXPECT_EQ(chunk_ends(pool, 0, 256, true), (v{1, 3, 7, 15, 31, 63, 127, 255, 256})) << name << ": into the timed chunks";
     EXPECT_EQ(chunk_ends(pool, 0, 100, false), (v{1, 21, 80, 100})) << name << ": a parallel_for";
     EXPECT_EQ(pool.stats().total.promotions, 0u) << name;
   }

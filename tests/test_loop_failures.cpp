@@ -202,8 +202,8 @@ TEST_P(LoopFailures, AFirstIterationThatThrowsSkipsTheRest) {
 // 3, 7, 15 and 31 before the chunk loop goes on: docs/results/loops.md.)
 TEST_P(LoopFailures, AReductionFailsAtEveryPlaceOfItsFirstChunksAndAfter) {
   const bool alone = !can_steal() && wt::traits(policy()).loops == weft::detail::loop_style::loop_frame;
-  for (const std::uint64_t n : {1u, 2u, 3u, 7u, 20u, 21u, 22u, 31u, 32u, 43u, 64u, 100u}) {
-    std::vector<std::uint64_t> fails = {0, 1, 2, 3, 6, 7, 10, 15, 19, 20, 21, 22, 30, 31, 32, 42, 63, n - 1, n};  // n: none fails
+  for (const std::uint64_t n : {1u, 2u, 3u, 7u, 20u, 21u, 22u, 31u, 32u, 43u, 64u, 100u, 128u, 300u}) {
+    std::vector<std::uint64_t> fails = {0, 1, 2, 3, 6, 7, 10, 15, 19, 20, 21, 22, 30, 31, 32, 42, 62, 63, 64, 126, 127, 128, n - 1, n};  // n: none fails
     for (const std::uint64_t f : fails) {
       if (f > n) continue;
       contract_log log;
