@@ -83,3 +83,30 @@ def test_sim_experiments_takes_an_absolute_build_folder(tmp_path):
     fake.chmod(0o755)
     r = subprocess.run(["bash", os.path.join(SIM, "experiments.sh"), str(tmp_path)], capture_output=True, text=True)
     assert r.returncode == 3 and "fake weft-sim ran" in r.stderr
+
+
+def fake_bench(tmp_path, serial_s, weft_s):
+    bench = tmp_path / "bench"
+    bench.mkdir()
+    for name, secs in (("weft-bench-serial", serial_s), ("weft-bench-weft", weft_s)):
+        p = bench / name
+        p.write_text('#!/bin/sh\nfor r in 1 2 3; do echo \'{"time_s": %s}\'; done\n' % secs)
+        p.chmod(0o755)
+    return bench
+
+
+def test_two_copies_ceiling_computes_the_ratios(tmp_path):
+    # Fake binaries that take no time: two copies at once "run" as fast as one (throughput 2.00x),
+    # weft's 0.08 s against the serial 0.1 s is a speedup of 1.25, 0.62 of what two copies get.
+    r = script("two_copies_ceiling.sh", fake_bench(tmp_path, 0.1, 0.08), 2, "tsp", "quick")
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == ("tsp: serial alone 0.1000 s, two serial copies at once 0.1000 s (throughput 2.00x one), "
+                                "weft 2 workers 0.0800 s: speedup 1.25, 0.62 of the two copies'")
+
+
+@pytest.mark.parametrize("args, why", [((), "no build/bench/weft-bench-serial"), (("ROUNDS",), "ROUNDS must be a positive integer, got '0'")])
+def test_two_copies_ceiling_refuses_before_any_run(tmp_path, args, why):
+    bench = fake_bench(tmp_path, 0.1, 0.08) if args else tmp_path / "build" / "bench"
+    r = subprocess.run(["bash", os.path.join(TOOLS, "two_copies_ceiling.sh"), *([str(bench), "0"] if args else [])],
+                       capture_output=True, text=True, cwd=tmp_path)
+    assert r.returncode == 2 and r.stdout == "" and why in r.stderr and "usage:" in r.stderr
