@@ -46,9 +46,15 @@ void runtime::execute_stolen(worker& w, worker& victim, frame* t, task_fn fn) {
   }
   // For the idle loop's steal backoff (idle.cpp): the task's own work, without the time its joins
   // spent waiting for their thieves (wait_stolen): that is no work the theft brought.
-  const std::uint64_t wall = now_ns() - started, waited = w.waited_ns - waited_before;
+  const std::uint64_t ended = now_ns(), wall = ended - started, waited = w.waited_ns - waited_before;
   w.stolen_task_wall_ns = wall;
   w.stolen_task_ns = wall > waited ? wall - waited : 0;
+  // And how long the victim has waited at this task's join, if it is there (it waits for this
+  // thread): the part of the task that overlapped none of the victim's own work.
+  w.stolen_victim_wait_ns = 0;
+  if (victim.blocked_on.load(std::memory_order_relaxed) == int(w.index))
+    if (const std::uint64_t since = victim.join_wait_since.load(std::memory_order_relaxed); since != 0 && ended > since)
+      w.stolen_victim_wait_ns = ended - since;
   w.trace_leave();
   if (w.hot->top != w.base) [[unlikely]] escaped_frames("stolen task");  // as a root job's (root_jobs.cpp)
   w.base = saved;
@@ -161,6 +167,10 @@ void runtime::wait_stolen(worker& w, frame* fr, unsigned thief) {
   const bool may_leapfrog = h.top < w.stack.begin() + w.stack.capacity() / 2;
   if (may_leapfrog) waiting_joins.fetch_add(1, std::memory_order_seq_cst);
   const std::uint64_t entered = now_ns();
+  // For the thief's steal backoff (execute_stolen); a nested wait's, like blocked_on, gives the
+  // outer one's back when it ends.
+  const std::uint64_t waiting_since_before = w.join_wait_since.load(std::memory_order_relaxed);
+  w.join_wait_since.store(entered, std::memory_order_relaxed);
   std::uint64_t leapfrogged_ns = 0;  // the tasks run meanwhile, waits inside them included
   unsigned idle = 0;
   std::uint64_t since = 0;  // when the current run of failed leapfrog attempts began
@@ -204,6 +214,7 @@ void runtime::wait_stolen(worker& w, frame* fr, unsigned thief) {
     }
   }
   w.blocked_on.store(waited_before, std::memory_order_relaxed);
+  w.join_wait_since.store(waiting_since_before, std::memory_order_relaxed);
   if (may_leapfrog) waiting_joins.fetch_sub(1, std::memory_order_relaxed);
   // This join's own waiting (the leapfrogged tasks' waits are counted by their own joins).
   const std::uint64_t blocked = now_ns() - entered;

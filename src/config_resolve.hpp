@@ -1,5 +1,6 @@
 #pragma once
 #include <chrono>
+#include <cstdint>
 #include <string>
 
 #include "weft/config.hpp"
@@ -22,6 +23,29 @@ inline constexpr std::chrono::microseconds default_heartbeat{40};
 // idle worker spins anyway before it sleeps (spin_before_sleep_ns, 1 ms), since a waiting thief
 // yields its core but does not sleep.
 inline constexpr std::chrono::microseconds small_theft_deque{8}, small_theft_wool{16};
+// A theft below small_theft whose work overlapped the victim's own by more than about what a theft
+// costs the victim (1.4 us, docs/results/core.md; 2 with room) gained the victim that much: the
+// thief does not wait after it.  The overlap is the task's work less what the victim had waited at
+// the task's join when it ended (execute_stolen).  Such a theft does not end a run of small ones,
+// though (the next small theft waits twice the last wait, as if it had not come between): counted
+// as large, the few that small work has (a thief late by a few us while its victim went on) reset
+// the waits to 1 us and lazy-df2's fib(12) ran 1.56x, wool's loop(640) 3.2x its 1-worker time at
+// 2 workers.  Small work (tasks of well under 2 us) stays small whatever the victim did; a ~10 us
+// loop's half (~5 us, its victim busy with the other half meanwhile) overlaps: taken as small, its
+// thief waited out 1-256 us backoffs between sweeps and sat idle 4-8 us of each 10 us sweep on a
+// fast host (docs/results/loops.md, "Stop 65: the few-microsecond loop at 2 workers").
+// Not under Wool, whose thefts cost their victim more (its window's synchronization: small_theft
+// above): its loop(640), halves of ~4 us overlapping their victims', ran 2.4x its 1-worker time at
+// 2 workers with the rule (1.10 without).
+inline constexpr std::chrono::microseconds theft_overlap_gain{2};
+inline constexpr std::uint64_t no_overlap_gain = ~std::uint64_t(0);  // Wool: no theft counts as overlapped
+enum class theft_size : std::uint8_t { small, overlapped, large };
+inline constexpr theft_size size_of_theft(std::uint64_t ran_ns, std::uint64_t victim_wait_ns, std::uint64_t small_theft_ns,
+                                          std::uint64_t overlap_gain_ns) noexcept {
+  if (ran_ns >= small_theft_ns) return theft_size::large;
+  const std::uint64_t overlap = ran_ns > victim_wait_ns ? ran_ns - victim_wait_ns : 0;
+  return overlap >= overlap_gain_ns ? theft_size::overlapped : theft_size::small;
+}
 inline constexpr std::chrono::microseconds default_steal_backoff{256};
 inline constexpr std::chrono::microseconds first_steal_backoff{1};
 inline constexpr std::int64_t max_steal_backoff_us = 1000;

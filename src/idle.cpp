@@ -68,7 +68,9 @@ void runtime::worker_main(worker& w) {
 // the program slower with every worker added (issue 9's small work: 2.5-4x at 2 workers).  So, as HB
 // amortizes a promotion against N of work (HB §2), a thief amortizes its thefts: after a small theft
 // (its task's own work came to less than small_theft, config_resolve.hpp: 8 us, 16 under Wool;
-// execute_stolen measures it, less the time the task's joins waited for their thieves) it waits,
+// execute_stolen measures it, less the time the task's joins waited for their thieves; since stop 65
+// a theft whose work overlapped its victim's own by theft_overlap_gain, 2 us, or more is followed
+// by no wait, but ends no run of small thefts; not under Wool) it waits,
 // 1 us, then twice as long after each small theft in a row, up to the limit
 // (config::steal_backoff); a theft of a larger task resets the wait.  A run of small thefts then costs its victims at most about one theft per limit
 // (~0.5 % at 256 us), and a thief that waits looks again within the limit, so work that appears
@@ -82,10 +84,12 @@ static_assert(max_steal_backoff_us * 1000 <= std::int64_t(spin_before_sleep_ns),
 void runtime::back_off_after_steal(worker& w, std::uint64_t ran_ns, std::uint64_t now) {
   // Unset (-1) under the policies with no stealing workers (config.cpp): no wait.
   const auto limit_ns = std::uint64_t(std::max<std::int64_t>(0, std::chrono::nanoseconds(cfg.steal_backoff).count()));
-  if (limit_ns == 0 || ran_ns >= small_theft_ns_) {
+  const theft_size size = size_of_theft(ran_ns, w.stolen_victim_wait_ns, small_theft_ns_, overlap_gain_ns_);
+  if (limit_ns == 0 || size == theft_size::large) {
     w.backoff_ns = 0;  // off, or the theft was no small one
     return;
   }
+  if (size == theft_size::overlapped) return;  // no wait, and a run of small thefts goes on
   const auto first_ns = std::uint64_t(std::chrono::nanoseconds(first_steal_backoff).count());
   w.backoff_ns = w.backoff_ns == 0 ? std::min(first_ns, limit_ns) : std::min(2 * w.backoff_ns, limit_ns);
   bump(w.steal_backoffs);

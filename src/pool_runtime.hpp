@@ -265,6 +265,7 @@ class runtime {
   std::atomic<std::uint32_t> backing_off_{0};  // workers waiting out a steal backoff now
   std::atomic<bool> promotion_held_{false};    // a lazy check promoted nothing for that reason
   const std::uint64_t small_theft_ns_;  // a stolen task's own work below this is a small theft
+  const std::uint64_t overlap_gain_ns_;  // ... unless it overlapped its victim's work by this much
   void sleep(worker& w);
   void take_back_slot(worker& w);
   std::atomic<std::uint32_t> wake_epoch_{0};

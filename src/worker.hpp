@@ -74,6 +74,11 @@ struct worker {
 
   // Transitive leapfrogging: the thief this worker waits for in a blocked join, or -1.
   std::atomic<int> blocked_on{-1};
+  // Since when this worker's innermost blocked join has waited for its thief (now_ns; 0: none),
+  // beside `blocked_on`: written by the slot's holder (wait_stolen), read by that thief as its task
+  // ends (execute_stolen), relaxed — a hint for the steal backoff, which a stale value only makes
+  // wait or not wait once.
+  std::atomic<std::uint64_t> join_wait_since{0};
   // A blocked join that found nothing to leapfrog for ~1 ms sleeps (runtime::park_until_done) until
   // the thief of its frame bumps `unpark_epoch` (runtime::execute_stolen).
   std::atomic<bool> parked{false};
@@ -154,10 +159,11 @@ struct worker {
   bool searching = false;        // counted in runtime::searching_ (owner-private)
   // The steal backoff (idle.cpp; owner-private): the work of the last task this worker stole — its
   // time less its joins' waits for their thieves (execute_stolen; none_stolen until a steal) — and
-  // its whole time; the time this worker's blocked joins have waited, all told (wait_stolen); and
+  // its whole time; how long its victim had waited at that task's join when it ended (0: it had not
+  // reached the join); the time this worker's blocked joins have waited, all told (wait_stolen); and
   // the wait after the last small theft (0: none).
   static constexpr std::uint64_t none_stolen = ~std::uint64_t(0);
-  std::uint64_t stolen_task_ns = none_stolen, stolen_task_wall_ns = 0;
+  std::uint64_t stolen_task_ns = none_stolen, stolen_task_wall_ns = 0, stolen_victim_wait_ns = 0;
   std::uint64_t waited_ns = 0;
   std::uint64_t backoff_ns = 0;
 

@@ -18,6 +18,7 @@
 
 #include "common.hpp"
 #include "component_rig.hpp"
+#include "config_resolve.hpp"
 
 namespace {
 
@@ -615,6 +616,25 @@ TEST(Adaptive, AutoPartitionerLeavesAShortLoopWhole) {
   // Sanitized builds run a 16-iteration loop in about the 3 us the rule waits for: there the time
   // rule is not what is being tested, only the result.
   if (!wt::sanitized) EXPECT_LT(pool.stats().total.promotions, std::uint64_t(loops / 16 * 15));
+}
+
+// The sizes of a theft (config_resolve.hpp) for the steal backoff: large at small_theft of work or
+// more (the waits start again from the first); below it, overlapped when its work overlapped the
+// victim's own (its work less the victim's wait at its join) by theft_overlap_gain or more (no wait,
+// and a run of small thefts goes on); else small (a wait, twice the last).  The behaviour it gives:
+// Idle.AFewMicrosecondTheftItsVictimDidNotWaitForIsNoSmallOne, Idle.StealBackoffFollowsSmallThefts.
+TEST(Adaptive, ATheftIsSmallOverlappedOrLarge) {
+  using weft::detail::size_of_theft;
+  using weft::detail::theft_size;
+  constexpr std::uint64_t us = 1000, limit = 8 * us, gain = 2 * us;
+  EXPECT_EQ(size_of_theft(1 * us, 0, limit, gain), theft_size::small) << "small work is small whatever its victim did";
+  EXPECT_EQ(size_of_theft(5 * us, 0, limit, gain), theft_size::overlapped) << "5 us its victim did not wait for";
+  EXPECT_EQ(size_of_theft(5 * us, 3 * us, limit, gain), theft_size::overlapped) << "2 us of overlap";
+  EXPECT_EQ(size_of_theft(5 * us, 4 * us, limit, gain), theft_size::small) << "its victim waited for most of it";
+  EXPECT_EQ(size_of_theft(5 * us, 9 * us, limit, gain), theft_size::small) << "its victim waited longer than it ran";
+  EXPECT_EQ(size_of_theft(8 * us, 8 * us, limit, gain), theft_size::large) << "at the threshold, whatever the victim did";
+  EXPECT_EQ(size_of_theft(5 * us, 0, limit, weft::detail::no_overlap_gain), theft_size::small) << "Wool's rule: no overlap counts";
+  EXPECT_EQ(weft::detail::theft_overlap_gain, std::chrono::microseconds(2));
 }
 
 // Where a loop's chunks end: the iterations of one chunk see the same loop_record::next (a chunk is
