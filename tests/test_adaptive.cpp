@@ -19,6 +19,7 @@
 #include "common.hpp"
 #include "component_rig.hpp"
 #include "config_resolve.hpp"
+#include "loop_split.hpp"
 
 namespace {
 
@@ -649,9 +650,8 @@ TEST(Adaptive, ATheftIsSmallOverlappedOrLarge) {
 std::vector<std::uint64_t> chunk_ends(weft::pool& pool, std::uint64_t lo, std::uint64_t n, bool reduce) {
   std::vector<std::uint64_t> ends;
   auto note = [&](std::uint64_t) {
-    const weft::detail::frame* fr = weft::detail::tls_hot.top - 1;  // the loop's own frame
-    const auto* rec = *reinterpret_cast<weft::detail::loop_record* const*>(fr->payload);
-    if (ends.empty() || ends.back() != rec->next) ends.push_back(rec->next);
+    const weft::detail::loop_record& rec = weft::detail::loop_of(weft::detail::tls_hot.top - 1);  // the loop's own frame
+    if (ends.empty() || ends.back() != rec.next) ends.push_back(rec.next);
   };
   pool.run([&] {
     if (reduce)
