@@ -158,34 +158,44 @@ TEST_P(LoopFailures, AFirstIterationThatThrowsSkipsTheRest) {
   const std::uint64_t n = wt::breadth_first(policy()) ? 2'000 : 2'000'000;
   const bool wait_for_thief = can_steal() && wt::traits(policy()).loops == weft::detail::loop_style::halving;
   for (const bool reduce : {false, true}) {
-    std::atomic<bool> elsewhere{false}, thrown{false};
-    std::atomic<std::uint64_t> late{0};
-    auto map = [&](std::uint64_t i) -> std::uint64_t {
-      if (i == 0) {
-        const auto until = std::chrono::steady_clock::now() + wt::event_bound;
-        while (wait_for_thief && !elsewhere.load(std::memory_order_relaxed) && std::chrono::steady_clock::now() < until)
-          weft::join([] {}, [] {});
-        thrown.store(true, std::memory_order_relaxed);
-        throw map_error("first");
+    // One try: the iterations that started late.  Up to three tries: fifo's 2,000 iterations give a
+    // bound of 500 (0.5 ms of work), which one scheduler slice of the throwing thread between its
+    // flag and its record exceeds on a loaded machine (seen once in a CI rehearsal, under ctest -j2
+    // beside other tests).  Without the check every try runs the rest late, so the tries do not
+    // hide a missing one; with it, three descheduled windows in a row are needed to fail.
+    std::uint64_t late_count = 0;
+    for (int attempt = 0; attempt < 3; ++attempt) {
+      std::atomic<bool> elsewhere{false}, thrown{false};
+      std::atomic<std::uint64_t> late{0};
+      auto map = [&](std::uint64_t i) -> std::uint64_t {
+        if (i == 0) {
+          const auto until = std::chrono::steady_clock::now() + wt::event_bound;
+          while (wait_for_thief && !elsewhere.load(std::memory_order_relaxed) && std::chrono::steady_clock::now() < until)
+            weft::join([] {}, [] {});
+          thrown.store(true, std::memory_order_relaxed);
+          throw map_error("first");
+        }
+        elsewhere.store(true, std::memory_order_relaxed);
+        if (thrown.load(std::memory_order_relaxed)) late.fetch_add(1, std::memory_order_relaxed);
+        return busy(i, 1us);
+      };
+      try {
+        pool().run([&] {
+          if (reduce)
+            return weft::parallel_reduce(std::uint64_t(0), n, std::uint64_t(0), map, std::plus<>{});
+          weft::parallel_for(std::uint64_t(0), n, [&](std::uint64_t i) { map(i); });
+          return std::uint64_t(0);
+        });
+        FAIL() << "no exception";
+      } catch (const map_error& e) {
+        EXPECT_STREQ(e.what(), "first");
       }
-      elsewhere.store(true, std::memory_order_relaxed);
-      if (thrown.load(std::memory_order_relaxed)) late.fetch_add(1, std::memory_order_relaxed);
-      return busy(i, 1us);
-    };
-    try {
-      pool().run([&] {
-        if (reduce)
-          return weft::parallel_reduce(std::uint64_t(0), n, std::uint64_t(0), map, std::plus<>{});
-        weft::parallel_for(std::uint64_t(0), n, [&](std::uint64_t i) { map(i); });
-        return std::uint64_t(0);
-      });
-      FAIL() << "no exception";
-    } catch (const map_error& e) {
-      EXPECT_STREQ(e.what(), "first");
+      if (wait_for_thief) EXPECT_TRUE(elsewhere.load()) << "no thief ran an iteration within " << wt::event_bound.count() << " s";
+      late_count = late.load();
+      if (late_count < n / 4) break;
     }
-    if (wait_for_thief) EXPECT_TRUE(elsewhere.load()) << "no thief ran an iteration within " << wt::event_bound.count() << " s";
-    EXPECT_LT(late.load(), n / 4) << (reduce ? "parallel_reduce" : "parallel_for")
-                                  << ": iterations above the failure ran on after it was known";
+    EXPECT_LT(late_count, n / 4) << (reduce ? "parallel_reduce" : "parallel_for")
+                                 << ": iterations above the failure ran on after it was known (three tries)";
   }
   EXPECT_EQ(pool().run([] { return wt::fib(20); }), wt::fib_serial(20));
 }
