@@ -372,7 +372,7 @@ struct value_combine {
 // parallel_for's loop frame on its fast path (the lazy policies, heartbeat, serial): one frame per
 // running piece, its first chunks inlined here (adaptive_loop::run_for).
 template <class I, class Body>
-WEFT_INLINE void run_for_frame(I lo, I hi, Body& each, unit_combine& none, std::size_t grain) {
+WEFT_INLINE_FOR_SPEED void run_for_frame(I lo, I hi, Body& each, unit_combine& none, std::size_t grain) {
   WEFT_ASSERT(tls_hot.self != nullptr, "a loop-frame style on a thread that is no pool worker (loops_run_as is set with self)");
   using L = adaptive_loop<I, unit, Body, unit_combine>;
   typename L::shared_state sh = L::shared(lo, each, none, grain);

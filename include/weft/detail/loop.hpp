@@ -229,7 +229,7 @@ struct adaptive_loop {
   // run's body, inlined where a loop starts (loops.hpp) so that a loop nested in another's body
   // costs no call of its own; the children's pieces call run.  `partitioned`: ws-ap's partitioner
   // runs this piece.
-  WEFT_INLINE static std::optional<T> run_piece(hot_state& h, shared_state& sh, std::uint64_t b, std::uint64_t e,
+  WEFT_INLINE_FOR_SPEED static std::optional<T> run_piece(hot_state& h, shared_state& sh, std::uint64_t b, std::uint64_t e,
                                                 std::uint64_t chunks, bool partitioned,
                                                 std::uint64_t first_chunk = 0) {
     WEFT_ASSERT(b < e, "a loop piece with no iterations (loops start, and splits leave, only non-empty ranges)");
@@ -240,13 +240,13 @@ struct adaptive_loop {
 
   // A piece's frame popped: it may lie below the oldest-first check's floor (hot_state::scan_floor),
   // which then comes down to it.  Once per piece, not per iteration.
-  WEFT_INLINE static void pop_loop_frame(hot_state& h, frame* fr) noexcept {
+  WEFT_INLINE_FOR_SPEED static void pop_loop_frame(hot_state& h, frame* fr) noexcept {
     h.top = fr;
     if (fr < h.scan_floor) h.scan_floor = fr;
   }
 
   // The loop frame of `rec`, pushed on this worker's task stack (loop frames nest like joins' frames).
-  WEFT_INLINE static frame* push_loop_frame(hot_state& h, loop_record& rec) noexcept {
+  WEFT_INLINE_FOR_SPEED static frame* push_loop_frame(hot_state& h, loop_record& rec) noexcept {
     frame* fr = h.top;
     WEFT_ASSERT(!task_state::is_stolen(fr->state.load(std::memory_order_relaxed)), "a loop frame pushed over a frame its thief still runs (STOLEN, not DONE)");
     ::new (fr->payload) loop_record*(&rec);
@@ -258,7 +258,7 @@ struct adaptive_loop {
   // A piece whose frame is pushed: its chunks from rec.next, then its children; pops the frame.
   // `next_chunk`: not 0 after run_for's head, whose untimed ramp the chunks go on with.
   // `acc`: the value of rec's iterations before rec.next (run_reduce's head), or empty.
-  WEFT_INLINE static std::optional<T> run_pushed(hot_state& h, shared_state& sh, loop_record& rec, frame* fr,
+  WEFT_INLINE_FOR_SPEED static std::optional<T> run_pushed(hot_state& h, shared_state& sh, loop_record& rec, frame* fr,
                                                  std::uint64_t chunks, bool partitioned, std::uint64_t first_chunk,
                                                  std::uint64_t next_chunk, std::optional<T> acc = {}) {
     if constexpr (valueless) acc.emplace();
@@ -299,7 +299,7 @@ struct adaptive_loop {
   // before the first iteration, so a poll nested in the body finds the loop as before; a chunk is
   // taken off the range (rec.next) before it runs (LS Alg. 3 lines 3-4), and rec.end, which a
   // promotion at any poll may lower, is read again for every chunk.
-  WEFT_INLINE static void run_for(hot_state& h, shared_state& sh, const Map& each, I lo, std::uint64_t n) {
+  WEFT_INLINE_FOR_SPEED static void run_for(hot_state& h, shared_state& sh, const Map& each, I lo, std::uint64_t n) {
     static_assert(valueless, "run_for is parallel_for's: a reduction's chunks fold values");
     const Map map = each;
     loop_record rec(0, n, &sh);
@@ -447,7 +447,7 @@ struct adaptive_loop {
   // clock); then one cycle-counter read per chunk keeps a chunk between about 1 and 4 us of work.
   // Returns false when it stopped early because a lower iteration failed; on a throw, records the
   // failing iteration.
-  WEFT_INLINE static bool run_chunks(hot_state& h, shared_state& sh, loop_record& rec, frame* fr, bool partitioned,
+  WEFT_INLINE_FOR_SPEED static bool run_chunks(hot_state& h, shared_state& sh, loop_record& rec, frame* fr, bool partitioned,
                                      std::uint64_t first_chunk, std::optional<T>& acc, std::uint64_t& executed,
                                      std::uint64_t next_chunk) {
     // Locals whose addresses do not escape: the compiler keeps them (and a copied body's captures,
