@@ -86,12 +86,13 @@ cmake -S . -B build-chaos -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CX
   -DWEFT_CHAOS=ON -DWEFT_BUILD_TOOLS=OFF \
   -DWEFT_TEST_WORKERS=8,16,32 -DWEFT_TEST_SCALE=1 -DWEFT_TEST_SOURCES="$chaos_sources" >/dev/null
 ninja -C build-chaos weft_tests
-# The chaos tests hold core 0 only: the Rust peers' tests (the next stage) run meanwhile on core 1
-# (~25 s of the chaos stage's time, stop 66), their output kept for their stage.  One core: in turn.
+# The chaos tests hold core 0 only: the Rust peers' tests (the next stage: their build, ~30 s of one
+# core, and a second of tests) run meanwhile on core 1, their output kept for their stage (stop 66).
+# On one core: in turn.
 rust_log=$(mktemp)
 rust_pid=""
 if [ "$jobs" -ge 2 ]; then
-  (cd bench/rust && exec taskset -c 1 cargo test --release --quiet) >"$rust_log" 2>&1 &
+  (cd bench/rust && exec taskset -c 1 cargo test --profile release-tests --quiet) >"$rust_log" 2>&1 &
   rust_pid=$!
   trap 'kill "$rust_pid" 2>/dev/null || true' EXIT  # a failing chaos run leaves no cargo behind
 fi
@@ -103,7 +104,7 @@ if [ -n "$rust_pid" ]; then
   wait "$rust_pid" || rust_status=$?
   trap - EXIT
 else
-  (cd bench/rust && cargo test --release --quiet) >"$rust_log" 2>&1 || rust_status=$?
+  (cd bench/rust && cargo test --profile release-tests --quiet) >"$rust_log" 2>&1 || rust_status=$?
 fi
 cat "$rust_log"
 rm -f "$rust_log"
