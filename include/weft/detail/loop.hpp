@@ -230,8 +230,8 @@ struct adaptive_loop {
   // costs no call of its own; the children's pieces call run.  `partitioned`: ws-ap's partitioner
   // runs this piece.
   WEFT_INLINE_FOR_SPEED static std::optional<T> run_piece(hot_state& h, shared_state& sh, std::uint64_t b, std::uint64_t e,
-                                                std::uint64_t chunks, bool partitioned,
-                                                std::uint64_t first_chunk = 0) {
+                                                          std::uint64_t chunks, bool partitioned,
+                                                          std::uint64_t first_chunk = 0) {
     WEFT_ASSERT(b < e, "a loop piece with no iterations (loops start, and splits leave, only non-empty ranges)");
     loop_record rec(b, e, &sh);
     frame* fr = push_loop_frame(h, rec);
@@ -259,8 +259,8 @@ struct adaptive_loop {
   // `next_chunk`: not 0 after run_for's head, whose untimed ramp the chunks go on with.
   // `acc`: the value of rec's iterations before rec.next (run_reduce's head), or empty.
   WEFT_INLINE_FOR_SPEED static std::optional<T> run_pushed(hot_state& h, shared_state& sh, loop_record& rec, frame* fr,
-                                                 std::uint64_t chunks, bool partitioned, std::uint64_t first_chunk,
-                                                 std::uint64_t next_chunk, std::optional<T> acc = {}) {
+                                                           std::uint64_t chunks, bool partitioned, std::uint64_t first_chunk,
+                                                           std::uint64_t next_chunk, std::optional<T> acc = {}) {
     if constexpr (valueless) acc.emplace();
     std::uint64_t executed = 0;
     bool complete;  // acc covers [b, rec.next): nothing skipped
@@ -448,8 +448,8 @@ struct adaptive_loop {
   // Returns false when it stopped early because a lower iteration failed; on a throw, records the
   // failing iteration.
   WEFT_INLINE_FOR_SPEED static bool run_chunks(hot_state& h, shared_state& sh, loop_record& rec, frame* fr, bool partitioned,
-                                     std::uint64_t first_chunk, std::optional<T>& acc, std::uint64_t& executed,
-                                     std::uint64_t next_chunk) {
+                                               std::uint64_t first_chunk, std::optional<T>& acc, std::uint64_t& executed,
+                                               std::uint64_t next_chunk) {
     // Locals whose addresses do not escape: the compiler keeps them (and a copied body's captures,
     // see loop_body) in registers instead of reloading them per iteration.  A reduction's body is
     // copied once for the piece (its chunks are short while the piece is young: a copy per chunk
