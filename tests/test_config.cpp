@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -587,17 +588,32 @@ TEST(ConfigEnvTypos, ForkChildKeepsTheList) {
 }
 
 // The global pool reads the environment on first use; a bad value raises there too, and a later
-// use with a good environment succeeds (no half-made pool is kept).
+// use with a good environment succeeds (no half-made pool is kept).  In a child process (fork, as
+// Trace.GlobalPoolWritesAtExit): the child forgets this process's global pool, if any (SPEC §2,
+// fork), and makes its own from its environment.  In this process, a global pool made by an
+// earlier test would leave no first use to check (the suite run as one process,
+// `build/tests/weft_tests`, failed here).  The child's failures print as this test's output; its
+// exit status says whether there were any.
 TEST(Config, GlobalPoolBadEnvironment) {
-  wt::clean_env clean;
-  {
-    wt::env_guard g("WEFT_WORKERS", "abc");
-    expect_invalid([] { (void)weft::pool::global(); }, {"WEFT_WORKERS"}, "global pool, WEFT_WORKERS=abc");
-    expect_invalid([] { (void)wt::fib(5); }, {"WEFT_WORKERS"}, "join from main, WEFT_WORKERS=abc");
+  const pid_t pid = ::fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    wt::clean_env clean;
+    {
+      wt::env_guard g("WEFT_WORKERS", "abc");
+      expect_invalid([] { (void)weft::pool::global(); }, {"WEFT_WORKERS"}, "global pool, WEFT_WORKERS=abc");
+      expect_invalid([] { (void)wt::fib(5); }, {"WEFT_WORKERS"}, "join from main, WEFT_WORKERS=abc");
+    }
+    wt::env_guard g("WEFT_WORKERS", "2");
+    EXPECT_EQ(weft::pool::global().size(), 2u);
+    EXPECT_EQ(wt::fib(12), wt::fib_serial(12));
+    std::fflush(stdout);
+    std::_Exit(testing::Test::HasFailure() ? 1 : 0);
   }
-  wt::env_guard g("WEFT_WORKERS", "2");
-  EXPECT_EQ(weft::pool::global().size(), 2u);
-  EXPECT_EQ(wt::fib(12), wt::fib_serial(12));
+  int status = 0;
+  ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFEXITED(status)) << "the child did not exit (signal " << (WIFSIGNALED(status) ? WTERMSIG(status) : 0) << ")";
+  EXPECT_EQ(WEXITSTATUS(status), 0) << "the child's checks failed: its output above";
 }
 
 }  // namespace
