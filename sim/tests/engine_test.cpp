@@ -8,6 +8,7 @@
 #include <fstream>
 #include <set>
 #include <string>
+#include <string_view>
 
 #include "generators.hpp"
 #include "report.hpp"
@@ -215,7 +216,7 @@ TEST(Engine, DetachedLoopPiecesStillRunEveryNodeOnce) {
 }
 
 // One test per DAG, so that a failure names its DAG.  (ctest runs them in one process since stop
-// 37, cmake/WeftTestGroups.cmake; ~58 s under ASan with a quota of 1 for the nar trees, ~12 s now.)
+// 37, cmake/WeftTestGroups.cmake; under ASan 58 s with a quota of 1 for the nar trees, 8.4 s now.)
 class EngineQuota : public testing::TestWithParam<const char*> {};
 
 TEST_P(EngineQuota, ThreadSchedulersWithAQuotaStillRunEveryNodeOnce) {
