@@ -56,8 +56,12 @@ spin_check() {
 
 # The checks are independent single-threaded searches (each: spin, gcc, pan): they run as many at a
 # time as there are cores, each into a file of its own, and are reported in the order queued (82 s
-# one at a time on the 2-core CI machine).  A check whose first line is not "ok" failed.
+# one at a time on the 2-core CI machine).  A check whose first line is not "ok" failed.  At most as
+# many as the available memory holds at pan's limit (-DMEMLIM=2048, MB) each.
 parallel=$(nproc 2>/dev/null || echo 1)
+avail_mb=$(awk '/^MemAvailable:/ {print int($2 / 1024)}' /proc/meminfo 2>/dev/null || true)
+if [ -n "$avail_mb" ] && [ "$((avail_mb / 2048))" -lt "$parallel" ]; then parallel=$((avail_mb / 2048)); fi
+[ "$parallel" -ge 1 ] || parallel=1
 spin_queue() {
   while [ "$(jobs -rp | wc -l)" -ge "$parallel" ]; do wait -n; done
   spin_check "$@" >"$work/$1.result" 2>&1 &
