@@ -62,15 +62,19 @@ parallel=$(nproc 2>/dev/null || echo 1)
 avail_mb=$(awk '/^MemAvailable:/ {print int($2 / 1024)}' /proc/meminfo 2>/dev/null || true)
 if [ -n "$avail_mb" ] && [ "$((avail_mb / 2048))" -lt "$parallel" ]; then parallel=$((avail_mb / 2048)); fi
 [ "$parallel" -ge 1 ] || parallel=1
+queued=()  # "MODEL NAME" of each check, in the order queued
 spin_queue() {
   while [ "$(jobs -rp | wc -l)" -ge "$parallel" ]; do wait -n; done
   spin_check "$@" >"$work/$1.result" 2>&1 &
+  queued+=("$2 $1")
 }
+# The results of every check queued on MODEL, under HEADER.
 spin_report() {
-  local header=$1 name
-  shift
+  local header=$1 model=$2 entry name
   echo "$header"
-  for name in "$@"; do
+  for entry in "${queued[@]}"; do
+    [ "${entry%% *}" = "$model" ] || continue
+    name=${entry#* }
     cat "$work/$name.result"
     if head -1 "$work/$name.result" | grep -q '^ok '; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
   done
@@ -91,8 +95,8 @@ spin_queue sleep-no-last-searcher-wake  sleep.pml fail -DNO_LAST_SEARCHER_WAKE
 spin_queue sleep-searching-until-checked  sleep.pml fail -DSEARCHING_UNTIL_CHECKED
 spin_queue sleep-no-pending-clear-at-sleep  sleep.pml fail -DNO_PENDING_CLEAR_AT_SLEEP
 wait
-spin_report "=== Spin: Wool's state word (verify/spin/wool.pml) ===" wool-window wool-leapfrog wool-window-ends wool-leapfrog-ends wool-no-bot-recheck wool-tag-beside wool-no-restore
-spin_report "=== Spin: sleep/wake (verify/spin/sleep.pml) ===" sleep-fixed sleep-cpp-today sleep-no-publish-fence sleep-no-epoch sleep-no-last-searcher-wake sleep-searching-until-checked sleep-no-pending-clear-at-sleep
+spin_report "=== Spin: Wool's state word (verify/spin/wool.pml) ===" wool.pml
+spin_report "=== Spin: sleep/wake (verify/spin/sleep.pml) ===" sleep.pml
 
 echo "=== loom: deque, Wool steal/join, sleep/wake (verify/loom) ==="
 loom_log="$work/loom.log"
