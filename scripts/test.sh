@@ -90,9 +90,12 @@ ninja -C build-chaos weft_tests
 # core, and a second of tests) run meanwhile on core 1, their output kept for their stage (stop 66).
 # On one core: in turn.
 rust_log=$(mktemp)
+# The Rust peers' tests, the command prefixed by "$@" (taskset), output to rust_log.  It ends in
+# exec: call it in a subshell (or with &, whose pid is then cargo's, for the trap below).
+rust_peer_tests() { cd bench/rust && exec "$@" cargo test --profile release-tests --quiet >"$rust_log" 2>&1; }
 rust_pid=""
 if [ "$jobs" -ge 2 ]; then
-  (cd bench/rust && exec taskset -c 1 cargo test --profile release-tests --quiet) >"$rust_log" 2>&1 &
+  rust_peer_tests taskset -c 1 &
   rust_pid=$!
   trap 'kill "$rust_pid" 2>/dev/null || true' EXIT  # a failing chaos run leaves no cargo behind
 fi
@@ -104,7 +107,7 @@ if [ -n "$rust_pid" ]; then
   wait "$rust_pid" || rust_status=$?
   trap - EXIT
 else
-  (cd bench/rust && cargo test --profile release-tests --quiet) >"$rust_log" 2>&1 || rust_status=$?
+  (rust_peer_tests) || rust_status=$?
 fi
 cat "$rust_log"
 rm -f "$rust_log"
