@@ -46,6 +46,16 @@ inline constexpr theft_size size_of_theft(std::uint64_t ran_ns, std::uint64_t vi
   const std::uint64_t overlap = ran_ns > victim_wait_ns ? ran_ns - victim_wait_ns : 0;
   return overlap >= overlap_gain_ns ? theft_size::overlapped : theft_size::small;
 }
+// The two thresholds size_of_theft takes, as a pool's mechanism sets them (Wool's thefts: a higher
+// small_theft and no overlapped ones; the deque policies': the defaults above).
+struct theft_thresholds {
+  std::uint64_t small_ns, overlap_gain_ns;
+};
+inline constexpr theft_thresholds theft_thresholds_for(bool wool_stack) noexcept {
+  const auto ns = [](std::chrono::microseconds d) { return std::uint64_t(std::chrono::nanoseconds(d).count()); };
+  return wool_stack ? theft_thresholds{ns(small_theft_wool), no_overlap_gain}
+                    : theft_thresholds{ns(small_theft_deque), ns(theft_overlap_gain)};
+}
 inline constexpr std::chrono::microseconds default_steal_backoff{256};
 inline constexpr std::chrono::microseconds first_steal_backoff{1};
 inline constexpr std::int64_t max_steal_backoff_us = 1000;

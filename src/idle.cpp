@@ -84,7 +84,7 @@ static_assert(max_steal_backoff_us * 1000 <= std::int64_t(spin_before_sleep_ns),
 void runtime::back_off_after_steal(worker& w, std::uint64_t ran_ns, std::uint64_t now) {
   // Unset (-1) under the policies with no stealing workers (config.cpp): no wait.
   const auto limit_ns = std::uint64_t(std::max<std::int64_t>(0, std::chrono::nanoseconds(cfg.steal_backoff).count()));
-  const theft_size size = size_of_theft(ran_ns, w.stolen_victim_wait_ns, small_theft_ns_, overlap_gain_ns_);
+  const theft_size size = size_of_theft(ran_ns, w.stolen_victim_wait_ns, theft_.small_ns, theft_.overlap_gain_ns);
   if (limit_ns == 0 || size == theft_size::large) {
     w.backoff_ns = 0;  // off, or the theft was no small one
     return;

@@ -30,11 +30,7 @@ runtime::runtime(const config& resolved)
       heartbeat_bits(traits_of(resolved.policy).when == trigger::heartbeat ? poll_bit::heartbeat : 0),
       fork_generation(current_fork_generation()),
       heap_id(register_heap_owner(*this)),
-      small_theft_ns_(std::uint64_t(std::chrono::nanoseconds(
-          traits_of(resolved.policy).runs_on == mechanism::wool_stack ? small_theft_wool : small_theft_deque).count())),
-      overlap_gain_ns_(traits_of(resolved.policy).runs_on == mechanism::wool_stack
-                           ? no_overlap_gain
-                           : std::uint64_t(std::chrono::nanoseconds(theft_overlap_gain).count())),
+      theft_(theft_thresholds_for(traits_of(resolved.policy).runs_on == mechanism::wool_stack)),
       beat_period_ns_(std::uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(resolved.heartbeat).count())),
       cores_(usable_cpus()) {
   // The caller mechanism keeps a deque scheduler too: a serial context that another pool's thread

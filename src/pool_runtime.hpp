@@ -24,6 +24,7 @@
 
 #include "weft/detail/chaos.hpp"
 #include "weft/detail/platform.hpp"
+#include "config_resolve.hpp"
 #include "fork_checked_mutex.hpp"
 #include "scheduler.hpp"
 #include "worker.hpp"
@@ -264,8 +265,7 @@ class runtime {
   void back_off_after_steal(worker& w, std::uint64_t ran_ns, std::uint64_t now);
   std::atomic<std::uint32_t> backing_off_{0};  // workers waiting out a steal backoff now
   std::atomic<bool> promotion_held_{false};    // a lazy check promoted nothing for that reason
-  const std::uint64_t small_theft_ns_;  // a stolen task's own work below this is a small theft
-  const std::uint64_t overlap_gain_ns_;  // ... unless it overlapped its victim's work by this much
+  const theft_thresholds theft_;  // small and overlapped thefts (config_resolve.hpp, size_of_theft)
   void sleep(worker& w);
   void take_back_slot(worker& w);
   std::atomic<std::uint32_t> wake_epoch_{0};
