@@ -598,6 +598,7 @@ TEST(Config, GlobalPoolBadEnvironment) {
   const pid_t pid = ::fork();
   ASSERT_GE(pid, 0);
   if (pid == 0) {
+    ::alarm(20);  // a child that hangs ends with SIGALRM, which the parent reports
     wt::clean_env clean;
     {
       wt::env_guard g("WEFT_WORKERS", "abc");
